@@ -1,0 +1,116 @@
+#pragma once
+/// \file
+/// The math functions on `simd::Vec<T>` packets, found by argument-dependent
+/// lookup when a functor is instantiated with a packet. Each forwards to the
+/// generic kernel in expr/math (the same code the scalar path runs), or, for
+/// rare functions without a packet kernel, applies the scalar kernel per lane.
+
+#include "tensorlib/backend/cpu/simd.hpp"
+#include "tensorlib/expr/math/exp_log.hpp"
+#include "tensorlib/expr/math/hyperbolic.hpp"
+#include "tensorlib/expr/math/power.hpp"
+#include "tensorlib/expr/math/special.hpp"
+#include "tensorlib/expr/math/trig.hpp"
+
+namespace tensorlib::simd {
+
+template <Lane T>
+inline Vec<T> exp(Vec<T> x) {
+  return math::detail::exp(x);
+}
+template <Lane T>
+inline Vec<T> exp2(Vec<T> x) {
+  return math::detail::exp2(x);
+}
+template <Lane T>
+inline Vec<T> expm1(Vec<T> x) {
+  return math::detail::expm1(x);
+}
+template <Lane T>
+inline Vec<T> log(Vec<T> x) {
+  return math::detail::log(x);
+}
+template <Lane T>
+inline Vec<T> log2(Vec<T> x) {
+  return math::detail::log2(x);
+}
+template <Lane T>
+inline Vec<T> log10(Vec<T> x) {
+  return math::detail::log10(x);
+}
+template <Lane T>
+inline Vec<T> log1p(Vec<T> x) {
+  return math::detail::log1p(x);
+}
+template <Lane T>
+inline Vec<T> tanh(Vec<T> x) {
+  return math::detail::tanh(x);
+}
+template <Lane T>
+inline Vec<T> sinh(Vec<T> x) {
+  return math::detail::sinh(x);
+}
+template <Lane T>
+inline Vec<T> cosh(Vec<T> x) {
+  return math::detail::cosh(x);
+}
+
+// Trigonometric and special functions.
+template <Lane T>
+inline Vec<T> sin(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::sin(v); });
+}
+template <Lane T>
+inline Vec<T> cos(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::cos(v); });
+}
+template <Lane T>
+inline Vec<T> tan(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::tan(v); });
+}
+template <Lane T>
+inline Vec<T> asin(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::asin(v); });
+}
+template <Lane T>
+inline Vec<T> acos(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::acos(v); });
+}
+template <Lane T>
+inline Vec<T> atan(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::atan(v); });
+}
+template <Lane T>
+inline Vec<T> atan2(Vec<T> y, Vec<T> x) {
+  return map_lanes(y, x, [](T a, T b) { return math::atan2(a, b); });
+}
+template <Lane T>
+inline Vec<T> erf(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::erf(v); });
+}
+template <Lane T>
+inline Vec<T> erfc(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::erfc(v); });
+}
+template <Lane T>
+inline Vec<T> erfinv(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::erfinv(v); });
+}
+template <Lane T>
+inline Vec<T> lgamma(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::lgamma(v); });
+}
+template <Lane T>
+inline Vec<T> digamma(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::digamma(v); });
+}
+template <Lane T>
+inline Vec<T> fmod(Vec<T> x, Vec<T> y) {
+  return map_lanes(x, y, [](T a, T b) { return math::fmod(a, b); });
+}
+template <Lane T>
+inline Vec<T> pow(Vec<T> x, Vec<T> y) {
+  return map_lanes(x, y, [](T a, T b) { return math::pow(a, b); });
+}
+
+}  // namespace tensorlib::simd

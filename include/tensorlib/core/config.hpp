@@ -1,0 +1,49 @@
+#pragma once
+/// \file
+/// Every macro tensorlib defines lives here (STYLE 5): version, host/device
+/// annotations, inlining hints and the compile-time limits.
+
+/// Version of tensorlib. CMake reads these three lines (one source of truth).
+#define TENSORLIB_VERSION_MAJOR 0
+#define TENSORLIB_VERSION_MINOR 1
+#define TENSORLIB_VERSION_PATCH 0
+
+// Functors and math kernels are written once and run on the host and, when the
+// translation unit is compiled by nvcc, on the device too (DESIGN 3.3).
+#if defined(__CUDACC__)
+#define TENSORLIB_HOST_DEVICE __host__ __device__
+#else
+#define TENSORLIB_HOST_DEVICE
+#endif
+
+// The fused loops rely on the whole expression tree being inlined into one
+// loop body; GCC's heuristics give up on deep trees without this hint.
+#if defined(__GNUC__) || defined(__clang__)
+#define TENSORLIB_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define TENSORLIB_ALWAYS_INLINE inline
+#endif
+
+/// Largest number of dimensions a tensor may have. Shapes and strides are
+/// stored inline (no heap) so that handles, iteration plans and kernel
+/// arguments stay allocation-free; PyTorch's CUDA kernels use a similar cap.
+#define TENSORLIB_MAX_DIMS 16
+
+namespace tensorlib {
+
+/// The version as numbers, for run-time checks by consumers.
+struct Version {
+  int major;
+  int minor;
+  int patch;
+};
+
+/// Returns the version of the headers this translation unit was compiled with.
+constexpr Version version() noexcept {
+  return {TENSORLIB_VERSION_MAJOR, TENSORLIB_VERSION_MINOR, TENSORLIB_VERSION_PATCH};
+}
+
+}  // namespace tensorlib
+
+/// Short public alias: `tl::Tensor<float>`.
+namespace tl = tensorlib;

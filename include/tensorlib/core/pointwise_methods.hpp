@@ -1,0 +1,137 @@
+#pragma once
+/// \file
+/// `PointwiseMethods<Derived>`: the method forms of the pointwise catalogue
+/// (`x.exp()`, `(a + b).sigmoid()`, `x.clamp(0, 1)`), shared by `Tensor<T>`
+/// and the lazy expression nodes. Each method returns exactly what the free
+/// function `tl::name(x, ...)` returns: an unevaluated expression.
+///
+/// Why CRTP: a concept can constrain functions but cannot add member functions
+/// to two unrelated class templates; this base is the one place the method
+/// list is written. The methods are declared here (core/) and defined in
+/// expr/methods.hpp, the layer that builds expressions (DESIGN section 2).
+
+#include <concepts>
+#include <optional>
+#include <type_traits>
+
+#include "tensorlib/core/dtype.hpp"
+#include "tensorlib/core/expression.hpp"
+#include "tensorlib/core/tensor_index.hpp"
+
+namespace tensorlib {
+
+/// A value usable as the other operand of a pointwise op: an expression or a
+/// C++ scalar.
+template <class X>
+concept Operand = Expression<X> || Scalar<std::remove_cvref_t<X>>;
+
+/// A bound of `clamp`: a scalar, or `tl::None` for "unbounded".
+template <class B>
+concept ClampBound = Scalar<B> || std::same_as<B, NoneType>;
+
+template <class Derived>
+class PointwiseMethods {
+ public:
+  auto abs() const;
+  auto acos() const;
+  auto asin() const;
+  auto atan() const;
+  auto ceil() const;
+  auto cos() const;
+  auto cosh() const;
+  auto digamma() const;
+  auto erf() const;
+  auto erfc() const;
+  auto erfinv() const;
+  auto exp() const;
+  auto exp2() const;
+  auto expm1() const;
+  auto floor() const;
+  auto frac() const;
+  auto lgamma() const;
+  auto log() const;
+  auto log10() const;
+  auto log1p() const;
+  auto log2() const;
+  auto neg() const;
+  auto reciprocal() const;
+  auto relu() const;
+  auto round() const;
+  auto rsqrt() const;
+  auto sigmoid() const;
+  auto sign() const;
+  auto sin() const;
+  auto sinh() const;
+  auto sqrt() const;
+  auto square() const;
+  auto tan() const;
+  auto tanh() const;
+  auto trunc() const;
+  auto isnan() const;
+  auto isinf() const;
+  auto isfinite() const;
+  auto logical_not() const;
+  auto bitwise_not() const;
+  auto logit(std::optional<double> eps = std::nullopt) const;
+
+  template <Operand O>
+  auto add(const O& other) const;
+  template <Operand O>
+  auto sub(const O& other) const;
+  template <Operand O>
+  auto mul(const O& other) const;
+  template <Operand O>
+  auto div(const O& other) const;
+  template <Operand O>
+  auto pow(const O& exponent) const;
+  template <Operand O>
+  auto atan2(const O& other) const;
+  template <Operand O>
+  auto fmod(const O& other) const;
+  template <Operand O>
+  auto remainder(const O& other) const;
+  template <Operand O>
+  auto maximum(const O& other) const;
+  template <Operand O>
+  auto minimum(const O& other) const;
+  template <Operand O>
+  auto eq(const O& other) const;
+  template <Operand O>
+  auto ne(const O& other) const;
+  template <Operand O>
+  auto lt(const O& other) const;
+  template <Operand O>
+  auto le(const O& other) const;
+  template <Operand O>
+  auto gt(const O& other) const;
+  template <Operand O>
+  auto ge(const O& other) const;
+  template <Operand O>
+  auto logical_and(const O& other) const;
+  template <Operand O>
+  auto logical_or(const O& other) const;
+  template <Operand O>
+  auto logical_xor(const O& other) const;
+  template <Operand O>
+  auto bitwise_and(const O& other) const;
+  template <Operand O>
+  auto bitwise_or(const O& other) const;
+  template <Operand O>
+  auto bitwise_xor(const O& other) const;
+  template <Operand A, Operand B>
+  auto lerp(const A& end, const B& weight) const;
+  template <ClampBound Lo, ClampBound Hi = NoneType>
+  auto clamp(Lo min, Hi max = None) const;
+  template <Scalar S>
+  auto clamp_min(S min) const;
+  template <Scalar S>
+  auto clamp_max(S max) const;
+  /// `where(condition, self, other)`.
+  template <Expression C, Operand O>
+  auto where(const C& condition, const O& other) const;
+
+ protected:
+  const Derived& self() const { return static_cast<const Derived&>(*this); }
+};
+
+}  // namespace tensorlib

@@ -1,0 +1,44 @@
+#pragma once
+/// \file
+/// `Storage`: the reference-counted buffer that tensors and their views share
+/// (PyTorch's StorageImpl). It knows bytes and device, not element types.
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "tensorlib/core/allocator.hpp"
+
+namespace tensorlib {
+
+/// A shared, untyped buffer. Copies of a `Storage` alias the same bytes.
+class Storage {
+ public:
+  Storage() = default;
+
+  /// Allocates `nbytes` on `device` with the registered allocator.
+  Storage(int64_t nbytes, Device device)
+      : impl_(std::make_shared<Impl>(allocator_for(device).allocate(nbytes), nbytes)) {}
+
+  /// Adopts an existing buffer (used by `from_blob`).
+  Storage(DataPtr data, int64_t nbytes) : impl_(std::make_shared<Impl>(std::move(data), nbytes)) {}
+
+  bool defined() const noexcept { return impl_ != nullptr; }
+  void* data() const noexcept { return impl_ ? impl_->data.get() : nullptr; }
+  int64_t nbytes() const noexcept { return impl_ ? impl_->nbytes : 0; }
+  Device device() const noexcept { return impl_ ? impl_->data.device() : Device{}; }
+  long use_count() const noexcept { return impl_.use_count(); }
+
+  /// True when both handles share one buffer.
+  bool is_alias_of(const Storage& other) const noexcept { return impl_ && impl_ == other.impl_; }
+
+ private:
+  struct Impl {
+    Impl(DataPtr d, int64_t n) : data(std::move(d)), nbytes(n) {}
+    DataPtr data;
+    int64_t nbytes;
+  };
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace tensorlib

@@ -1,0 +1,76 @@
+#pragma once
+/// \file
+/// `TensorImpl`: the untyped state behind every tensor handle (PyTorch's
+/// TensorImpl): a storage, sizes, strides, an offset and the element type.
+/// `Tensor<T>` and `AnyTensor` are two typed views of the same object, so a
+/// tensor can travel type-erased and come back without copying.
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "tensorlib/core/dtype.hpp"
+#include "tensorlib/core/shape.hpp"
+#include "tensorlib/core/storage.hpp"
+
+namespace tensorlib {
+
+/// Untyped tensor state. Handles share it through `std::shared_ptr`, so
+/// copies of a handle are the same tensor (as in PyTorch).
+struct TensorImpl {
+  Storage storage;
+  Shape sizes;
+  Shape strides;    ///< in elements
+  int64_t offset;   ///< in elements, from the start of `storage`
+  ScalarType dtype;
+
+  TensorImpl(Storage s, Shape sz, Shape st, int64_t off, ScalarType t)
+      : storage(std::move(s)), sizes(sz), strides(st), offset(off), dtype(t) {}
+
+  int64_t numel() const noexcept { return sizes.numel(); }
+
+  /// Pointer to element [0, ..., 0].
+  void* data() const noexcept {
+    return static_cast<char*>(storage.data()) + offset * element_size(dtype);
+  }
+
+  /// Row-major contiguity, ignoring the strides of size-1 dimensions (PyTorch).
+  bool is_contiguous() const noexcept {
+    int64_t expected = 1;
+    for (int64_t i = sizes.size() - 1; i >= 0; --i) {
+      if (sizes[i] == 1) continue;
+      if (sizes[i] == 0) return true;
+      if (strides[i] != expected) return false;
+      expected *= sizes[i];
+    }
+    return true;
+  }
+
+  /// True when the elements exactly tile a dense block in some dimension
+  /// order (no gaps, no overlap): the layouts `clone()` preserves.
+  bool is_non_overlapping_and_dense() const noexcept {
+    const int64_t n = sizes.size();
+    if (n == 1) return sizes[0] < 2 || strides[0] == 1;
+    int64_t order[Shape::kMaxDims];
+    for (int64_t i = 0; i < n; ++i) order[i] = i;
+    // Insertion sort of dims by stride (then size), innermost first.
+    for (int64_t i = 1; i < n; ++i) {
+      for (int64_t j = i; j > 0; --j) {
+        const int64_t a = order[j - 1], b = order[j];
+        const bool swap = sizes[a] == 1 || (sizes[b] != 1 && strides[a] > strides[b]);
+        if (!swap) break;
+        std::swap(order[j - 1], order[j]);
+      }
+    }
+    int64_t expected = 1;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t d = order[i];
+      if (sizes[d] == 1) continue;
+      if (strides[d] != expected) return false;
+      expected *= sizes[d];
+    }
+    return true;
+  }
+};
+
+}  // namespace tensorlib
