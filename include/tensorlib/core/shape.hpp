@@ -45,8 +45,8 @@ class Shape {
   int64_t back() const noexcept { return d_[n_ - 1]; }
 
   void push_back(int64_t v) {
-    detail::check<ShapeError>(n_ < kMaxDims, "tensor: at most ", kMaxDims,
-                              " dimensions are supported, got ", n_ + 1);
+    if (n_ >= kMaxDims) [[unlikely]]
+      too_many_dims(n_ + 1);
     d_[n_++] = v;
   }
   void insert(int64_t pos, int64_t v) {
@@ -59,8 +59,8 @@ class Shape {
     --n_;
   }
   void resize(int64_t n, int64_t value = 0) {
-    detail::check<ShapeError>(n <= kMaxDims, "tensor: at most ", kMaxDims,
-                              " dimensions are supported, got ", n);
+    if (n > kMaxDims) [[unlikely]]
+      too_many_dims(n);
     for (int64_t i = n_; i < n; ++i) d_[i] = value;
     n_ = n;
   }
@@ -85,11 +85,15 @@ class Shape {
   }
 
  private:
+  [[noreturn]] static void too_many_dims(int64_t n) {
+    throw ShapeError(detail::concat("tensor: at most ", kMaxDims, " dimensions are supported, got ", n));
+  }
+
   template <class It>
   void assign(It first, It last) {
     const auto n = static_cast<int64_t>(last - first);
-    detail::check<ShapeError>(n <= kMaxDims, "tensor: at most ", kMaxDims,
-                              " dimensions are supported, got ", n);
+    if (n > kMaxDims) [[unlikely]]
+      too_many_dims(n);
     std::copy(first, last, d_);
     n_ = n;
   }

@@ -28,6 +28,7 @@
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
+#include "tensorlib/core/generator.hpp"
 #include "tensorlib/core/pointwise_methods.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor_impl.hpp"
@@ -188,6 +189,10 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor& clamp_min_(S min) { return clamp_(min, None); }
   template <Scalar S>
   Tensor& clamp_max_(S max) { return clamp_(None, max); }
+  /// Fills with values uniform on [from, to) (defined in ops/random.hpp).
+  Tensor& uniform_(double from = 0, double to = 1, Generator& gen = default_generator());
+  /// Fills with normal values.
+  Tensor& normal_(double mean = 0, double std = 1, Generator& gen = default_generator());
   /// Applies a pointwise functor in place: `x.apply_(fn::Exp{})`.
   template <class F>
   Tensor& apply_(F f);

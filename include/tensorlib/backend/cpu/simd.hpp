@@ -76,6 +76,8 @@ struct Mask {
   friend Mask operator&&(Mask a, Mask b) { return {a.m & b.m}; }
   friend Mask operator||(Mask a, Mask b) { return {a.m | b.m}; }
   friend Mask operator!(Mask a) { return {~a.m}; }
+  friend Mask operator!=(Mask a, Mask b) { return {a.m ^ b.m}; }
+  friend Mask operator==(Mask a, Mask b) { return {~(a.m ^ b.m)}; }
 };
 
 /// A packet of `size` lanes of T.
@@ -87,7 +89,8 @@ struct Vec {
 
   Vec() = default;
   /// Broadcasts a scalar to every lane (implicit, like a scalar operand).
-  Vec(T s) : v(native{} + s) {}  // NOLINT
+  /// `s - 0` rather than `0 + s`, which would turn -0.0 into +0.0.
+  Vec(T s) : v(s - native{}) {}  // NOLINT
   explicit Vec(native n) : v(n) {}
 
   static Vec load(const T* p) {

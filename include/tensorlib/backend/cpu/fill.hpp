@@ -1,0 +1,35 @@
+#pragma once
+/// \file
+/// Filling a (possibly strided) CPU tensor with one value: a write-only loop,
+/// cheaper than any expression, which would read the destination.
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "tensorlib/backend/cpu/loop_plan.hpp"
+#include "tensorlib/backend/cpu/thread_pool.hpp"
+#include "tensorlib/core/tensor.hpp"
+
+namespace tensorlib::cpu {
+
+/// Sets every element of `out` to `value`.
+template <Element T>
+void fill(const Tensor<T>& out, T value) {
+  if (out.numel() == 0) return;
+  const LoopPlan plan = make_loop_plan(out.sizes(), std::vector<Shape>{out.strides()});
+  T* base = out.data_ptr();
+  const int64_t inner = plan.inner(), inner_stride = plan.strides[0].back();
+  parallel_for(0, plan.rows(), std::max<int64_t>(1, 32768 / inner), [&](int64_t r0, int64_t r1) {
+    int64_t index[Shape::kMaxDims] = {};
+    for (int64_t r = r0; r < r1; ++r) {
+      unravel_row(r, plan, index);
+      T* row = base + row_offset(index, plan, plan.strides[0]);
+      if (inner_stride == 1) std::fill(row, row + inner, value);
+      else
+        for (int64_t j = 0; j < inner; ++j) row[j * inner_stride] = value;
+    }
+  });
+}
+
+}  // namespace tensorlib::cpu

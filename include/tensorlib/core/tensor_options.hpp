@@ -1,0 +1,16 @@
+#pragma once
+/// \file
+/// `TensorOptions`: where and how a factory creates a tensor. The element
+/// type is the factory's template argument (`tl::zeros<double>({2, 3})`).
+
+#include "tensorlib/core/device.hpp"
+
+namespace tensorlib {
+
+/// Options of tensor factories, written with designated initializers:
+/// `tl::zeros({2, 3}, {.device = tl::kCPU})`.
+struct TensorOptions {
+  Device device{kCPU};
+};
+
+}  // namespace tensorlib

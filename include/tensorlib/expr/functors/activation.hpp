@@ -1,0 +1,116 @@
+#pragma once
+/// \file
+/// Activation functors: relu, gelu (exact and tanh), silu, softplus,
+/// hardtanh, leaky_relu, elu. Parameters are stored as double and converted to
+/// the element type at the call (the conversion is hoisted out of loops).
+
+#include <string_view>
+#include <type_traits>
+
+#include "tensorlib/core/config.hpp"
+#include "tensorlib/expr/math/exp_log.hpp"
+#include "tensorlib/expr/math/hyperbolic.hpp"
+#include "tensorlib/expr/math/primitives.hpp"
+#include "tensorlib/expr/math/special.hpp"
+#include "tensorlib/expr/promotion.hpp"
+
+namespace tensorlib::fn {
+
+/// max(x, 0); NaN and -0 pass through (PyTorch).
+struct Relu {
+  static constexpr std::string_view name = "relu";
+  using promotion = promotion::Common;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_integral_v<T>) return x > 0 ? x : T(0);
+    else {
+      using math::select;
+      return select(x < T(0), T(0), x);
+    }
+  }
+};
+
+/// x * Phi(x); with `tanh_approximation`, PyTorch's approximate='tanh' form.
+struct Gelu {
+  static constexpr std::string_view name = "gelu";
+  using promotion = promotion::CommonFloating;
+  bool tanh_approximation = false;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::erf;
+    using math::tanh;
+    if (tanh_approximation) {
+      const T inner = T(0.79788456080286535588) * (x + T(0.044715) * x * x * x);  // sqrt(2/pi)
+      return T(0.5) * x * (T(1) + tanh(inner));
+    }
+    return T(0.5) * x * (T(1) + erf(x * T(0.70710678118654752440)));  // 1/sqrt(2)
+  }
+};
+
+/// x * sigmoid(x).
+struct Silu {
+  static constexpr std::string_view name = "silu";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::exp;
+    return x / (T(1) + exp(-x));
+  }
+};
+
+/// log(1 + e^(beta x)) / beta, linear above `threshold` (PyTorch).
+struct Softplus {
+  static constexpr std::string_view name = "softplus";
+  using promotion = promotion::CommonFloating;
+  double beta = 1;
+  double threshold = 20;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::exp;
+    using math::log1p;
+    using math::select;
+    const T bx = x * T(beta);
+    return select(bx > T(threshold), x, log1p(exp(bx)) / T(beta));
+  }
+};
+
+/// Clamp to [min_val, max_val].
+struct Hardtanh {
+  static constexpr std::string_view name = "hardtanh";
+  using promotion = promotion::CommonFloating;
+  double min_val = -1;
+  double max_val = 1;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::select;
+    x = select(x < T(min_val), T(min_val), x);
+    return select(x > T(max_val), T(max_val), x);
+  }
+};
+
+/// x for x > 0, else negative_slope * x.
+struct LeakyRelu {
+  static constexpr std::string_view name = "leaky_relu";
+  using promotion = promotion::CommonFloating;
+  double negative_slope = 0.01;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::select;
+    return select(x > T(0), x, x * T(negative_slope));
+  }
+};
+
+/// x for x > 0, else alpha * (e^x - 1).
+struct Elu {
+  static constexpr std::string_view name = "elu";
+  using promotion = promotion::CommonFloating;
+  double alpha = 1;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::expm1;
+    using math::select;
+    return select(x > T(0), x, T(alpha) * expm1(x));
+  }
+};
+
+}  // namespace tensorlib::fn

@@ -1,0 +1,99 @@
+#pragma once
+/// \file
+/// Special-function functors: erf, erfc, erfinv, lgamma, digamma, sigmoid,
+/// logit. Integral operands compute in float.
+
+#include <string_view>
+
+#include "tensorlib/core/config.hpp"
+#include "tensorlib/expr/math/exp_log.hpp"
+#include "tensorlib/expr/math/primitives.hpp"
+#include "tensorlib/expr/math/special.hpp"
+#include "tensorlib/expr/promotion.hpp"
+
+namespace tensorlib::fn {
+
+/// Error function.
+struct Erf {
+  static constexpr std::string_view name = "erf";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::erf;
+    return erf(x);
+  }
+};
+
+/// Complementary error function 1 - erf(x), accurate in the tail.
+struct Erfc {
+  static constexpr std::string_view name = "erfc";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::erfc;
+    return erfc(x);
+  }
+};
+
+/// Inverse of erf on (-1, 1).
+struct Erfinv {
+  static constexpr std::string_view name = "erfinv";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::erfinv;
+    return erfinv(x);
+  }
+};
+
+/// log|Gamma(x)|.
+struct Lgamma {
+  static constexpr std::string_view name = "lgamma";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::lgamma;
+    return lgamma(x);
+  }
+};
+
+/// Digamma, the derivative of lgamma.
+struct Digamma {
+  static constexpr std::string_view name = "digamma";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::digamma;
+    return digamma(x);
+  }
+};
+
+/// Logistic function 1 / (1 + e^-x).
+struct Sigmoid {
+  static constexpr std::string_view name = "sigmoid";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::exp;
+    return T(1) / (T(1) + exp(-x));
+  }
+};
+
+/// log(x / (1 - x)), with x first clamped to [eps, 1 - eps] when eps >= 0.
+struct Logit {
+  static constexpr std::string_view name = "logit";
+  using promotion = promotion::CommonFloating;
+  double eps = -1;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::log;
+    using math::select;
+    if (eps >= 0) {
+      x = select(x < T(eps), T(eps), x);
+      x = select(x > T(1 - eps), T(1 - eps), x);
+    }
+    return log(x / (T(1) - x));
+  }
+};
+
+}  // namespace tensorlib::fn

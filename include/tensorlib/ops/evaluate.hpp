@@ -1,0 +1,151 @@
+#pragma once
+/// \file
+/// Materializing expressions: a tensor constructed or assigned from an
+/// expression, `.eval()`, and every write into existing memory (`copy_`,
+/// in-place ops, assignment to a view), with the alias check below.
+///
+/// Note [alias-safe writes]
+/// Writing `src` into `dst` in one pass is safe when each source leaf that
+/// shares memory with `dst` reads exactly the element being written (same
+/// address, same strides: `x += y`, `x.copy_(x * 2)`). Any other overlap
+/// (`x.copy_(x.t())`, `x.slice(0, 1) = x.slice(0, 0, -1)`) would read values
+/// already overwritten, so `src` is first evaluated into a temporary. Byte
+/// ranges decide "overlap", so disjoint views of one storage stay one pass.
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/expression.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/broadcast.hpp"
+#include "tensorlib/expr/build.hpp"
+#include "tensorlib/expr/traverse.hpp"
+#include "tensorlib/ops/dispatch.hpp"
+#include "tensorlib/ops/factories.hpp"
+
+namespace tensorlib {
+namespace detail {
+
+/// Evaluates an expression into a new contiguous tensor on its device.
+template <Expression E>
+Tensor<value_type_t<E>> evaluate(const E& expr) {
+  auto out = empty<value_type_t<E>>(expr.shape(), {.device = expr.device()});
+  dispatch_pointwise(out, expr);
+  return out;
+}
+
+/// `evaluate` for a constructor of Tensor<T>: the element types must agree.
+template <Element T, Expression E>
+Tensor<T> evaluate_as(const E& expr) {
+  static_assert(std::is_same_v<value_type_t<E>, T>,
+                "Tensor<T>: the expression has a different element type; convert it explicitly with .to<T>()");
+  return evaluate(expr);
+}
+
+// Lowest and one-past-highest byte a view touches.
+template <Element T>
+std::pair<const char*, const char*> byte_range(const Tensor<T>& t) {
+  const char* p = reinterpret_cast<const char*>(t.data_ptr());
+  int64_t lo = 0, hi = 0;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    const int64_t span = (t.size(d) - 1) * t.stride(d);
+    (span < 0 ? lo : hi) += span;
+  }
+  return {p + lo * static_cast<int64_t>(sizeof(T)), p + (hi + 1) * static_cast<int64_t>(sizeof(T))};
+}
+
+// True when `leaf`, broadcast to dst's shape, reads exactly the elements of dst.
+template <Element T, Element U>
+bool reads_same_elements(const Tensor<U>& leaf, const Tensor<T>& dst) {
+  if (sizeof(T) != sizeof(U) || static_cast<const void*>(leaf.data_ptr()) != static_cast<const void*>(dst.data_ptr()))
+    return false;
+  const Shape s = broadcast_strides(leaf.sizes(), leaf.strides(), dst.sizes());
+  for (int64_t d = 0; d < dst.dim(); ++d)
+    if (dst.size(d) > 1 && s[d] != dst.stride(d)) return false;
+  return true;
+}
+
+/// Writes `src` (broadcast and converted to T) into the memory of `dst`,
+/// alias-safely (Note [alias-safe writes]).
+template <Element T, Expression E>
+void write_into(const Tensor<T>& dst, const E& src, const char* op) {
+  detail::check<ShapeError>(broadcast_shapes(dst.sizes(), src.shape(), op) == dst.sizes(), op, ": output with shape ",
+                            dst.sizes(), " doesn't match the broadcast shape ",
+                            broadcast_shapes(dst.sizes(), src.shape(), op));
+  detail::check<DeviceError>(src.device() == dst.device(), op, ": expected all tensors to be on the same device, but "
+                                                               "found at least two devices, ",
+                             dst.device(), " and ", src.device());
+  for (int64_t d = 0; d < dst.dim(); ++d) {
+    detail::check<ValueError>(dst.stride(d) != 0 || dst.size(d) <= 1, op,
+                              ": unsupported operation: more than one element of the written-to tensor refers to a "
+                              "single memory location. Please clone() the tensor before performing the operation.");
+  }
+  bool overlap = false;
+  for_each_tensor(src, [&](const auto& leaf) {
+    if (overlap || !leaf.storage().is_alias_of(dst.storage()) || reads_same_elements(leaf, dst)) return;
+    const auto [a0, a1] = byte_range(leaf);
+    const auto [b0, b1] = byte_range(dst);
+    overlap = a0 < b1 && b0 < a1;
+  });
+  const auto node = as_node<T>(src);
+  if (overlap) dispatch_pointwise(dst, evaluate(node));
+  else dispatch_pointwise(dst, node);
+}
+
+}  // namespace detail
+
+template <Element T>
+template <Expression E>
+  requires(!std::same_as<std::remove_cvref_t<E>, Tensor<T>>)
+Tensor<T>::Tensor(const E& expr) : Tensor(detail::evaluate_as<T>(expr)) {}
+
+template <Element T>
+template <Expression E>
+  requires(!std::same_as<std::remove_cvref_t<E>, Tensor<T>>)
+Tensor<T>& Tensor<T>::operator=(const E& expr) & {
+  return *this = Tensor<T>(expr);
+}
+
+template <Element T>
+Tensor<T>& Tensor<T>::operator=(const Tensor& src) && {
+  detail::write_into(*this, src, "copy_");
+  return *this;
+}
+
+template <Element T>
+template <Expression E>
+  requires(!std::same_as<std::remove_cvref_t<E>, Tensor<T>>)
+Tensor<T>& Tensor<T>::operator=(const E& src) && {
+  detail::write_into(*this, src, "copy_");
+  return *this;
+}
+
+template <Element T>
+template <Scalar S>
+Tensor<T>& Tensor<T>::operator=(S value) && {
+  return fill_(static_cast<T>(value));
+}
+
+template <Functor F, Node... Cs>
+Tensor<typename Map<F, Cs...>::value_type> Map<F, Cs...>::eval() const {
+  return detail::evaluate(*this);
+}
+
+template <Element T>
+T Tensor<T>::item() const {
+  detail::check<ValueError>(numel() == 1, "item: a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  detail::check<DeviceError>(is_cpu(), "item: reading a ", device(), " tensor needs the CUDA backend");
+  return *data_ptr();
+}
+
+template <Element T>
+std::vector<T> Tensor<T>::to_vector() const {
+  detail::check<DeviceError>(is_cpu(), "to_vector: reading a ", device(), " tensor needs the CUDA backend");
+  const Tensor c = contiguous();
+  const T* p = c.data_ptr();
+  return std::vector<T>(p, p + c.numel());
+}
+
+}  // namespace tensorlib

@@ -1,0 +1,222 @@
+#pragma once
+/// \file
+/// Random tensors from counter-based Philox streams (Note [philox streams] in
+/// core/generator.hpp): `rand`, `randn`, `randint`, `randperm`, `normal`,
+/// `bernoulli`, their `*_like` forms and the in-place `uniform_`/`normal_`.
+/// Each op documents which words of which block element i uses; the CUDA
+/// backend follows the same mapping.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "tensorlib/backend/cpu/thread_pool.hpp"
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/generator.hpp"
+#include "tensorlib/core/philox.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/core/tensor_options.hpp"
+#include "tensorlib/ops/copy.hpp"
+#include "tensorlib/ops/factories.hpp"
+
+namespace tensorlib {
+namespace detail {
+
+inline constexpr double kTwoPi = 6.283185307179586476925;
+
+/// Uniform in [0, 1) from the top 24 bits of a word (float streams).
+TENSORLIB_HOST_DEVICE inline float uniform_float(uint32_t w) { return static_cast<float>(w >> 8) * 0x1p-24f; }
+/// Uniform in [0, 1) from the top 53 bits of two words (double streams).
+TENSORLIB_HOST_DEVICE inline double uniform_double(uint32_t hi, uint32_t lo) {
+  return static_cast<double>(((uint64_t{hi} << 32) | lo) >> 11) * 0x1p-53;
+}
+/// High 64 bits of a 64 x 64-bit product (maps a random word onto [0, range)).
+TENSORLIB_HOST_DEVICE inline uint64_t mul_high(uint64_t a, uint64_t b) {
+  const uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32, b_lo = b & 0xffffffffu, b_hi = b >> 32;
+  const uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi, hi_hi = a_hi * b_hi;
+  const uint64_t cross = (lo_lo >> 32) + (hi_lo & 0xffffffffu) + lo_hi;
+  return hi_hi + (hi_lo >> 32) + (cross >> 32);
+}
+
+/// Standard normal value for lane `lane` of a block (Box-Muller in double).
+/// float: lanes 2p and 2p+1 share words 2p (radius) and 2p+1 (angle).
+/// double: lanes 0 and 1 share 53-bit uniforms from words (0,1) and (2,3).
+template <class T>
+TENSORLIB_HOST_DEVICE inline T normal_lane(const PhiloxBlock& w, int lane) {
+  double u1, u2;
+  if constexpr (sizeof(T) == 4) {
+    const int p = lane / 2;
+    u1 = (static_cast<double>(w[2 * p] >> 8) + 1.0) * 0x1p-24;
+    u2 = static_cast<double>(w[2 * p + 1] >> 8) * 0x1p-24;
+  } else {
+    u1 = uniform_double(w[0], w[1]) + 0x1p-53;
+    u2 = uniform_double(w[2], w[3]);
+  }
+  const double r = std::sqrt(-2.0 * std::log(u1));
+  return static_cast<T>(lane % 2 == 0 ? r * std::cos(kTwoPi * u2) : r * std::sin(kTwoPi * u2));
+}
+
+/// Fills a new contiguous CPU tensor: element i is value(block, lane) with
+/// block = start + i / per_block and lane = i % per_block.
+template <Element T, class F>
+Tensor<T> random_tensor(const Shape& sizes, TensorOptions options, Generator& gen, int64_t per_block, const char* op,
+                        F value) {
+  detail::check<DeviceError>(options.device.is_cpu(), op, ": random CUDA tensors need the CUDA backend");
+  auto t = empty<T>(sizes, options);
+  const int64_t n = t.numel();
+  const int64_t blocks = (n + per_block - 1) / per_block;
+  const auto state = gen.reserve(static_cast<uint64_t>(blocks));
+  T* p = t.data_ptr();
+  cpu::parallel_for(0, blocks, 1024, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const PhiloxBlock block = philox_block(state.seed, state.offset + static_cast<uint64_t>(b));
+      for (int64_t lane = 0; lane < per_block && b * per_block + lane < n; ++lane)
+        p[b * per_block + lane] = value(block, static_cast<int>(lane));
+    }
+  });
+  return t;
+}
+
+}  // namespace detail
+
+/// Uniform on [0, 1). float: element i is word i % 4 of block i / 4 (top 24
+/// bits); double: words 2(i % 2), 2(i % 2) + 1 of block i / 2 (top 53 bits).
+template <Element T = float>
+Tensor<T> rand(const Shape& sizes, Generator& gen, TensorOptions options = {}) {
+  static_assert(is_floating<T>, "tl::rand: the element type must be floating point");
+  check_sizes(sizes, "rand");
+  if constexpr (sizeof(T) == 4) {
+    return detail::random_tensor<T>(sizes, options, gen, 4, "rand",
+                                    [](const PhiloxBlock& w, int l) { return detail::uniform_float(w[l]); });
+  } else {
+    return detail::random_tensor<T>(sizes, options, gen, 2, "rand", [](const PhiloxBlock& w, int l) {
+      return detail::uniform_double(w[2 * l], w[2 * l + 1]);
+    });
+  }
+}
+template <Element T = float>
+Tensor<T> rand(const Shape& sizes, TensorOptions options = {}) {
+  return rand<T>(sizes, default_generator(), options);
+}
+
+/// Standard normal (Box-Muller, see detail::normal_lane): float uses 4
+/// elements per block, double 2.
+template <Element T = float>
+Tensor<T> randn(const Shape& sizes, Generator& gen, TensorOptions options = {}) {
+  static_assert(is_floating<T>, "tl::randn: the element type must be floating point");
+  check_sizes(sizes, "randn");
+  return detail::random_tensor<T>(sizes, options, gen, sizeof(T) == 4 ? 4 : 2, "randn",
+                                  [](const PhiloxBlock& w, int l) { return detail::normal_lane<T>(w, l); });
+}
+template <Element T = float>
+Tensor<T> randn(const Shape& sizes, TensorOptions options = {}) {
+  return randn<T>(sizes, default_generator(), options);
+}
+
+/// Normal with the given mean and standard deviation.
+template <Element T = float>
+Tensor<T> normal(double mean, double std, const Shape& sizes, Generator& gen = default_generator(),
+                 TensorOptions options = {}) {
+  detail::check<ValueError>(std >= 0, "normal: expects std >= 0.0, but found std ", std);
+  auto t = randn<T>(sizes, gen, options);
+  T* p = t.data_ptr();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<T>(p[i] * std + mean);
+  return t;
+}
+
+/// Integers uniform on [low, high): element i uses words 2(i % 2) (high half)
+/// and 2(i % 2) + 1 of block i / 2, scaled onto the range by a 64-bit
+/// multiply-high.
+template <Element T = int64_t>
+Tensor<T> randint(int64_t low, int64_t high, const Shape& sizes, Generator& gen, TensorOptions options = {}) {
+  check_sizes(sizes, "randint");
+  detail::check<ValueError>(low < high, "randint: random_ expects 'from' to be less than 'to', but got from=", low,
+                            " >= to=", high);
+  const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  return detail::random_tensor<T>(sizes, options, gen, 2, "randint", [=](const PhiloxBlock& w, int l) {
+    const uint64_t r = (uint64_t{w[2 * l]} << 32) | w[2 * l + 1];
+    return static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(low) + detail::mul_high(r, range)));
+  });
+}
+template <Element T = int64_t>
+Tensor<T> randint(int64_t low, int64_t high, const Shape& sizes, TensorOptions options = {}) {
+  return randint<T>(low, high, sizes, default_generator(), options);
+}
+template <Element T = int64_t>
+Tensor<T> randint(int64_t high, const Shape& sizes, TensorOptions options = {}) {
+  return randint<T>(0, high, sizes, default_generator(), options);
+}
+
+/// A random permutation of 0..n-1: element i gets the 64-bit key of the
+/// randint stream, and indices are ordered by (key, index).
+template <Element T = int64_t>
+Tensor<T> randperm(int64_t n, Generator& gen, TensorOptions options = {}) {
+  detail::check<ValueError>(n >= 0, "randperm: n must be non-negative, got ", n);
+  const auto keys = detail::random_tensor<int64_t>(Shape{n}, {}, gen, 2, "randperm", [](const PhiloxBlock& w, int l) {
+    return static_cast<int64_t>((uint64_t{w[2 * l]} << 32) | w[2 * l + 1]);
+  });
+  const int64_t* k = keys.data_ptr();
+  std::vector<int64_t> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  std::sort(order.begin(), order.end(), [k](int64_t a, int64_t b) {
+    const auto ka = static_cast<uint64_t>(k[a]), kb = static_cast<uint64_t>(k[b]);
+    return ka != kb ? ka < kb : a < b;
+  });
+  return detail::generate<T>(Shape{n}, options, [&](int64_t i) { return static_cast<T>(order[static_cast<std::size_t>(i)]); });
+}
+template <Element T = int64_t>
+Tensor<T> randperm(int64_t n, TensorOptions options = {}) {
+  return randperm<T>(n, default_generator(), options);
+}
+
+/// 1 with probability p[i], else 0, using the uniform stream of `rand`.
+template <Element T>
+Tensor<T> bernoulli(const Tensor<T>& p, Generator& gen = default_generator()) {
+  static_assert(is_floating<T>, "tl::bernoulli: probabilities must be floating point");
+  const auto probs = p.contiguous();
+  const T* pp = probs.data_ptr();
+  for (int64_t i = 0; i < probs.numel(); ++i)
+    detail::check<ValueError>(pp[i] >= 0 && pp[i] <= 1, "bernoulli: all elements of p must be in [0, 1], got ",
+                              pp[i]);
+  const auto u = rand<T>(p.sizes(), gen, {.device = p.device()});
+  T* up = u.data_ptr();
+  for (int64_t i = 0; i < u.numel(); ++i) up[i] = up[i] < pp[i] ? T(1) : T(0);
+  return u;
+}
+/// 1 with probability p, else 0.
+template <Element T = float>
+Tensor<T> bernoulli(const Shape& sizes, double p, Generator& gen = default_generator(), TensorOptions options = {}) {
+  detail::check<ValueError>(p >= 0 && p <= 1, "bernoulli: p must be in [0, 1], got ", p);
+  return bernoulli(full<T>(sizes, static_cast<T>(p), options), gen);
+}
+
+template <Expression E>
+auto rand_like(const E& like) {
+  return rand<value_type_t<E>>(like.shape(), {.device = like.device()});
+}
+template <Expression E>
+auto randn_like(const E& like) {
+  return randn<value_type_t<E>>(like.shape(), {.device = like.device()});
+}
+template <Expression E>
+auto randint_like(const E& like, int64_t low, int64_t high) {
+  return randint<value_type_t<E>>(low, high, like.shape(), {.device = like.device()});
+}
+
+template <Element T>
+Tensor<T>& Tensor<T>::uniform_(double from, double to, Generator& gen) {
+  static_assert(is_floating<T>, "uniform_: the tensor must be floating point");
+  detail::check<ValueError>(from <= to, "uniform_: expects to return a [from, to) range, but found from=", from,
+                            " > to=", to);
+  return copy_(rand<T>(sizes(), gen, {.device = device()}) * (to - from) + from);
+}
+
+template <Element T>
+Tensor<T>& Tensor<T>::normal_(double mean, double std, Generator& gen) {
+  static_assert(is_floating<T>, "normal_: the tensor must be floating point");
+  return copy_(normal<T>(mean, std, sizes(), gen, {.device = device()}));
+}
+
+}  // namespace tensorlib

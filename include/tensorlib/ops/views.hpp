@@ -1,0 +1,322 @@
+#pragma once
+/// \file
+/// Views: tensors that alias their input's storage with new sizes, strides or
+/// offset (`view`, `reshape`, `permute`, `expand`, `slice`, `index`, ...).
+/// Pure stride arithmetic; nothing is copied except by `reshape` when no view
+/// exists. Errors follow PyTorch's wording.
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <vector>
+
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/shape.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/core/tensor_index.hpp"
+
+namespace tensorlib {
+namespace detail {
+
+template <Element T>
+Tensor<T> restride(const Tensor<T>& t, const Shape& sizes, const Shape& strides, int64_t offset) {
+  return Tensor<T>::from_storage(t.storage(), sizes, strides, offset);
+}
+
+/// Replaces one -1 in `sizes` so that the product is `numel`.
+inline Shape infer_size(const Shape& sizes, int64_t numel, const char* op) {
+  Shape out = sizes;
+  int64_t known = 1;
+  int64_t infer = -1;
+  for (int64_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == -1) {
+      detail::check<ValueError>(infer < 0, op, ": only one dimension can be inferred");
+      infer = d;
+    } else {
+      detail::check<ValueError>(sizes[d] >= 0, op, ": invalid shape dimension ", sizes[d]);
+      known *= sizes[d];
+    }
+  }
+  const bool ok = infer >= 0 ? known != 0 && numel % known == 0 : known == numel;
+  detail::check<ShapeError>(ok, op, ": shape '", sizes, "' is invalid for input of size ", numel);
+  if (infer >= 0) out[infer] = numel / known;
+  return out;
+}
+
+/// Strides that view a tensor of (sizes, strides) as `target` without copying,
+/// if they exist: each run of dimensions that is contiguous in memory must be
+/// split or merged as a whole (PyTorch's computeStride).
+inline std::optional<Shape> view_strides(const Shape& sizes, const Shape& strides, const Shape& target) {
+  if (sizes.empty()) return Shape::filled(target.size(), 1);
+  const int64_t numel = sizes.numel();
+  if (numel == 0 && sizes == target) return strides;
+  Shape out = Shape::filled(target.size(), 0);
+  if (numel == 0) {
+    int64_t running = 1;
+    for (int64_t d = target.size() - 1; d >= 0; --d) {
+      out[d] = running;
+      running *= std::max<int64_t>(target[d], 1);
+    }
+    return out;
+  }
+  int64_t view_d = target.size() - 1;
+  int64_t chunk_stride = strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = sizes.size() - 1; d >= 0; --d) {
+    tensor_numel *= sizes[d];
+    const bool chunk_ends = d == 0 || (sizes[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_stride);
+    if (!chunk_ends) continue;
+    while (view_d >= 0 && (view_numel < tensor_numel || target[view_d] == 1)) {
+      out[view_d] = view_numel * chunk_stride;
+      view_numel *= target[view_d];
+      --view_d;
+    }
+    if (view_numel != tensor_numel) return std::nullopt;
+    if (d > 0) {
+      chunk_stride = strides[d - 1];
+      tensor_numel = 1;
+      view_numel = 1;
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+}  // namespace detail
+
+template <Element T>
+Tensor<T> Tensor<T>::view(const Shape& sizes) const {
+  const Shape target = detail::infer_size(sizes, numel(), "view");
+  const auto strides = detail::view_strides(this->sizes(), this->strides(), target);
+  detail::check<ShapeError>(strides.has_value(),
+                            "view: view size is not compatible with input tensor's size and stride (at least one "
+                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+  return detail::restride(*this, target, *strides, storage_offset());
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::reshape(const Shape& sizes) const {
+  const Shape target = detail::infer_size(sizes, numel(), "reshape");
+  if (const auto strides = detail::view_strides(this->sizes(), this->strides(), target))
+    return detail::restride(*this, target, *strides, storage_offset());
+  return clone().view(target);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::flatten(int64_t start_dim, int64_t end_dim) const {
+  if (dim() == 0) return reshape({1});
+  const int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
+  detail::check<ValueError>(s <= e, "flatten: start_dim cannot come after end_dim");
+  Shape target;
+  for (int64_t d = 0; d < s; ++d) target.push_back(size(d));
+  int64_t merged = 1;
+  for (int64_t d = s; d <= e; ++d) merged *= size(d);
+  target.push_back(merged);
+  for (int64_t d = e + 1; d < dim(); ++d) target.push_back(size(d));
+  return reshape(target);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::unflatten(int64_t dim_, const Shape& sizes) const {
+  const int64_t d = wrap_dim(dim_, dim(), "unflatten");
+  detail::check<ValueError>(!sizes.empty(), "unflatten: sizes must be non-empty");
+  const Shape inner = detail::infer_size(sizes, size(d), "unflatten");
+  Shape target;
+  for (int64_t i = 0; i < d; ++i) target.push_back(size(i));
+  for (int64_t s : inner) target.push_back(s);
+  for (int64_t i = d + 1; i < dim(); ++i) target.push_back(size(i));
+  return view(target);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::permute(const Shape& dims) const {
+  detail::check<ShapeError>(dims.size() == dim(), "permute: number of dims don't match in permute (expected ", dim(),
+                            ", got ", dims.size(), ")");
+  Shape sizes_out = Shape::filled(dim(), 0), strides_out = Shape::filled(dim(), 0);
+  std::vector<bool> seen(static_cast<std::size_t>(dim()), false);
+  for (int64_t i = 0; i < dim(); ++i) {
+    const int64_t d = wrap_dim(dims[i], dim(), "permute");
+    detail::check<ValueError>(!seen[static_cast<std::size_t>(d)], "permute: repeated dim ", dims[i], " in ", dims);
+    seen[static_cast<std::size_t>(d)] = true;
+    sizes_out[i] = size(d);
+    strides_out[i] = stride(d);
+  }
+  return detail::restride(*this, sizes_out, strides_out, storage_offset());
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::transpose(int64_t dim0, int64_t dim1) const {
+  if (dim() == 0) {
+    wrap_dim(dim0, 0, "transpose");
+    wrap_dim(dim1, 0, "transpose");
+    return *this;
+  }
+  const int64_t a = wrap_dim(dim0, dim(), "transpose"), b = wrap_dim(dim1, dim(), "transpose");
+  Shape sz = sizes(), st = strides();
+  std::swap(sz[a], sz[b]);
+  std::swap(st[a], st[b]);
+  return detail::restride(*this, sz, st, storage_offset());
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::t() const {
+  detail::check<ShapeError>(dim() <= 2, "t: expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
+  return dim() < 2 ? *this : transpose(0, 1);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::unsqueeze(int64_t dim_) const {
+  const int64_t d = wrap_dim(dim_, dim() + 1, "unsqueeze");
+  Shape sz = sizes(), st = strides();
+  const int64_t new_stride = d >= dim() ? 1 : size(d) * stride(d);
+  sz.insert(d, 1);
+  st.insert(d, new_stride);
+  return detail::restride(*this, sz, st, storage_offset());
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::squeeze() const {
+  Shape sz, st;
+  for (int64_t d = 0; d < dim(); ++d) {
+    if (size(d) == 1) continue;
+    sz.push_back(size(d));
+    st.push_back(stride(d));
+  }
+  return detail::restride(*this, sz, st, storage_offset());
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::squeeze(int64_t dim_) const {
+  const int64_t d = wrap_dim(dim_, dim(), "squeeze");
+  if (dim() == 0 || size(d) != 1) return detail::restride(*this, sizes(), strides(), storage_offset());
+  Shape sz = sizes(), st = strides();
+  sz.erase(d);
+  st.erase(d);
+  return detail::restride(*this, sz, st, storage_offset());
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::expand(const Shape& target) const {
+  detail::check<ShapeError>(target.size() >= dim(), "expand: the number of sizes provided (", target.size(),
+                            ") must be greater or equal to the number of dimensions in the tensor (", dim(), ")");
+  const int64_t lead = target.size() - dim();
+  Shape sz = Shape::filled(target.size(), 0), st = Shape::filled(target.size(), 0);
+  for (int64_t i = 0; i < target.size(); ++i) {
+    if (i < lead) {
+      detail::check<ShapeError>(target[i] >= 0, "expand: the expanded size of the tensor (", target[i],
+                                ") isn't allowed in a leading, non-existing dimension ", i);
+      sz[i] = target[i];
+      st[i] = 0;
+      continue;
+    }
+    const int64_t have = size(i - lead);
+    const int64_t want = target[i] == -1 ? have : target[i];
+    detail::check<ShapeError>(have == want || have == 1, "expand: the expanded size of the tensor (", want,
+                              ") must match the existing size (", have, ") at non-singleton dimension ", i,
+                              ".  Target sizes: ", target, ".  Tensor sizes: ", sizes());
+    sz[i] = want;
+    st[i] = have == want ? stride(i - lead) : 0;
+  }
+  return detail::restride(*this, sz, st, storage_offset());
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::narrow(int64_t dim_, int64_t start, int64_t length) const {
+  detail::check<IndexError>(dim() > 0, "narrow: cannot be applied to a 0-dim tensor.");
+  const int64_t d = wrap_dim(dim_, dim(), "narrow");
+  const int64_t n = size(d);
+  detail::check<IndexError>(start >= -n && start <= n, "narrow: start out of range (expected to be in range of [", -n,
+                            ", ", n, "], but got ", start, ")");
+  if (start < 0) start += n;
+  detail::check<ValueError>(length >= 0, "narrow: length must be non-negative, got ", length);
+  detail::check<IndexError>(start + length <= n, "narrow: start (", start, ") + length (", length,
+                            ") exceeds dimension size (", n, ").");
+  Shape sz = sizes();
+  sz[d] = length;
+  return detail::restride(*this, sz, strides(), storage_offset() + start * stride(d));
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::select(int64_t dim_, int64_t index) const {
+  detail::check<IndexError>(dim() > 0, "select: cannot be applied to a 0-dim tensor.");
+  const int64_t d = wrap_dim(dim_, dim(), "select");
+  const int64_t n = size(d);
+  detail::check<IndexError>(index >= -n && index < n, "select: index ", index, " out of range for tensor of size ",
+                            sizes(), " at dimension ", d);
+  if (index < 0) index += n;
+  Shape sz = sizes(), st = strides();
+  const int64_t offset = storage_offset() + index * st[d];
+  sz.erase(d);
+  st.erase(d);
+  return detail::restride(*this, sz, st, offset);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::slice(int64_t dim_, SliceBound start_, SliceBound end_, int64_t step) const {
+  detail::check<IndexError>(dim() > 0, "slice: cannot be applied to a 0-dim tensor.");
+  const int64_t d = wrap_dim(dim_, dim(), "slice");
+  detail::check<ValueError>(step > 0, "slice: step must be positive, got ", step);
+  const int64_t n = size(d);
+  int64_t start = start_.value.value_or(0), end = end_.value.value_or(n);
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  start = std::clamp<int64_t>(start, 0, n);
+  end = std::clamp<int64_t>(end, start, n);
+  Shape sz = sizes(), st = strides();
+  sz[d] = (end - start + step - 1) / step;
+  st[d] *= step;
+  return detail::restride(*this, sz, st, storage_offset() + start * stride(d));
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::index(std::initializer_list<TensorIndex> indices) const {
+  int64_t consumed = 0, ellipses = 0;
+  for (const auto& i : indices) {
+    if (i.is_integer() || i.is_slice()) ++consumed;
+    if (i.is_ellipsis()) ++ellipses;
+  }
+  detail::check<IndexError>(ellipses <= 1, "index: an index can only have a single ellipsis ('...')");
+  detail::check<IndexError>(consumed <= dim(), "index: too many indices for tensor of dimension ", dim());
+  Tensor out = *this;
+  int64_t d = 0;  // the next dimension of `out` to index
+  for (const auto& i : indices) {
+    if (i.is_integer()) {
+      out = out.select(d, i.integer());
+    } else if (i.is_slice()) {
+      const Slice& s = i.slice();
+      out = out.slice(d, s.start, s.stop, s.step.value.value_or(1));
+      ++d;
+    } else if (i.is_none()) {
+      out = out.unsqueeze(d);
+      ++d;
+    } else {
+      d += dim() - consumed;
+    }
+  }
+  return out;
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::as_strided(const Shape& sizes_, const Shape& strides_, std::optional<int64_t> offset) const {
+  detail::check<ShapeError>(sizes_.size() == strides_.size(), "as_strided: mismatch in length of strides and shape");
+  check_sizes(sizes_, "as_strided");
+  for (int64_t s : strides_)
+    detail::check<ValueError>(s >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
+                              strides_);
+  const int64_t off = offset.value_or(storage_offset());
+  detail::check<ValueError>(off >= 0, "as_strided: storage offset must be non-negative, got ", off);
+  int64_t extent = off;
+  if (sizes_.numel() > 0) {
+    extent += 1;
+    for (int64_t d = 0; d < sizes_.size(); ++d) extent += (sizes_[d] - 1) * strides_[d];
+  }
+  const int64_t available = storage().nbytes() / static_cast<int64_t>(sizeof(T));
+  detail::check<ShapeError>(extent <= available, "as_strided: sizes ", sizes_, ", strides ", strides_,
+                            ", storage offset ", off, " and itemsize ", sizeof(T), " requiring a storage size of ",
+                            extent * static_cast<int64_t>(sizeof(T)), " are out of bounds for storage of size ",
+                            storage().nbytes());
+  return detail::restride(*this, sizes_, strides_, off);
+}
+
+}  // namespace tensorlib

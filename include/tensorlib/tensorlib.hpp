@@ -1,0 +1,46 @@
+#pragma once
+/// \file
+/// The umbrella header: includes every public header, in layer order
+/// (core, expr, backend, ops). It contains nothing else (STYLE 3).
+
+#include "tensorlib/core/config.hpp"
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/shape.hpp"
+#include "tensorlib/core/device.hpp"
+#include "tensorlib/core/dtype.hpp"
+#include "tensorlib/core/stats.hpp"
+#include "tensorlib/core/allocator.hpp"
+#include "tensorlib/core/storage.hpp"
+#include "tensorlib/core/tensor_impl.hpp"
+#include "tensorlib/core/tensor_options.hpp"
+#include "tensorlib/core/philox.hpp"
+#include "tensorlib/core/generator.hpp"
+#include "tensorlib/core/tensor_index.hpp"
+#include "tensorlib/core/expression.hpp"
+#include "tensorlib/core/pointwise_methods.hpp"
+#include "tensorlib/core/tensor.hpp"
+
+#include "tensorlib/expr/broadcast.hpp"
+#include "tensorlib/expr/promotion.hpp"
+#include "tensorlib/expr/map.hpp"
+#include "tensorlib/expr/build.hpp"
+#include "tensorlib/expr/traverse.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/expr/operators.hpp"
+#include "tensorlib/expr/methods.hpp"
+
+#include "tensorlib/backend/cpu/thread_pool.hpp"
+#include "tensorlib/backend/cpu/simd.hpp"
+#include "tensorlib/backend/cpu/simd_math.hpp"
+#include "tensorlib/backend/cpu/loop_plan.hpp"
+#include "tensorlib/backend/cpu/evaluator.hpp"
+#include "tensorlib/backend/cpu/pointwise.hpp"
+#include "tensorlib/backend/cpu/fill.hpp"
+
+#include "tensorlib/ops/dispatch.hpp"
+#include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/evaluate.hpp"
+#include "tensorlib/ops/views.hpp"
+#include "tensorlib/ops/copy.hpp"
+#include "tensorlib/ops/inplace.hpp"
+#include "tensorlib/ops/random.hpp"

@@ -1,0 +1,78 @@
+// Tensor handles: properties, sharing semantics, item/to_vector, storage,
+// allocator alignment and counters.
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <tensorlib/tensorlib.hpp>
+
+TEST_CASE("a tensor handle exposes its geometry") {
+  const auto t = tl::zeros<double>({2, 3});
+  CHECK(t.defined());
+  CHECK(t.dim() == 2);
+  CHECK(t.numel() == 6);
+  CHECK(t.size(-1) == 3);
+  CHECK(t.stride(0) == 3);
+  CHECK(t.storage_offset() == 0);
+  CHECK(t.dtype() == tl::kFloat64);
+  CHECK(t.element_size() == 8);
+  CHECK(t.nbytes() == 48);
+  CHECK(t.device() == tl::Device(tl::kCPU));
+  CHECK(t.is_cpu());
+  CHECK(t.is_contiguous());
+  CHECK_FALSE(tl::Tensor<float>().defined());
+  CHECK_THROWS_WITH_AS(tl::Tensor<float>().numel(), "tensor: operation on an undefined tensor", tl::ValueError);
+}
+
+TEST_CASE("copies of a handle are the same tensor") {
+  auto a = tl::zeros<float>({3});
+  auto b = a;
+  CHECK(b.is_same(a));
+  b.fill_(2.f);
+  CHECK(a.to_vector() == std::vector<float>(3, 2.f));
+  CHECK(a.use_count() >= 2);
+}
+
+TEST_CASE("the CPU allocator aligns to 64 bytes and counts bytes in use") {
+  const auto before = tl::stats::snapshot();
+  {
+    const auto t = tl::empty<float>({1000});
+    CHECK(reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 64 == 0);
+    const auto during = tl::stats::snapshot() - before;
+    CHECK(during.allocations == 1);
+    CHECK(during.bytes_in_use == 4000);
+  }
+  CHECK((tl::stats::snapshot() - before).bytes_in_use == 0);
+}
+
+TEST_CASE("item reads the single element and rejects more than one") {
+  CHECK(tl::tensor(3.5).item() == 3.5f);
+  CHECK(tl::ones<int32_t>({1, 1}).item() == 1);
+  CHECK_THROWS_WITH_AS(tl::ones<float>({2, 3}).item(), "item: a Tensor with 6 elements cannot be converted to Scalar",
+                       tl::ValueError);
+}
+
+TEST_CASE("to_vector reads row-major through any strides") {
+  const auto t = tl::arange(6).view({2, 3}).t();
+  CHECK(t.to_vector() == std::vector<int64_t>{0, 3, 1, 4, 2, 5});
+  CHECK(tl::tensor({true, false}).to_vector() == std::vector<bool>{true, false});
+}
+
+TEST_CASE("Tensor<T> refuses to wrap an implementation of another element type") {
+  const auto d = tl::zeros<double>({2});
+  CHECK_THROWS_WITH_AS(tl::Tensor<float>(d.impl()), "Tensor<float32>: cannot wrap a tensor of dtype float64",
+                       tl::TypeError);
+}
+
+TEST_CASE("CUDA tensors give a clear error until the CUDA backend is present") {
+  CHECK_THROWS_WITH_AS(tl::zeros<float>({2}, {.device = tl::kCUDA}), doctest::Contains("no allocator for device cuda"),
+                       tl::DeviceError);
+}
+
+TEST_CASE("version") {
+  constexpr auto v = tl::version();
+  static_assert(v.major == TENSORLIB_VERSION_MAJOR && v.minor == TENSORLIB_VERSION_MINOR);
+  CHECK(v.patch == TENSORLIB_VERSION_PATCH);
+}

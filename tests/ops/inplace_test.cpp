@@ -1,0 +1,88 @@
+// In-place ops equal their out-of-place forms, write through views, and
+// refuse results that cannot be cast back.
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "fixtures.hpp"
+
+namespace {
+
+template <class F, class G>
+void check_same(F in_place, G out_of_place) {
+  auto x = tl::linspace(0.1, 0.9, 7);
+  const tl::Tensor<float> expected = out_of_place(x);
+  in_place(x);
+  CHECK(x.to_vector() == expected.to_vector());
+}
+
+}  // namespace
+
+TEST_CASE("every trailing-underscore method equals its out-of-place form") {
+  check_same([](auto& x) { x.abs_(); }, [](const auto& x) { return tl::abs(x); });
+  check_same([](auto& x) { x.acos_(); }, [](const auto& x) { return tl::acos(x); });
+  check_same([](auto& x) { x.asin_(); }, [](const auto& x) { return tl::asin(x); });
+  check_same([](auto& x) { x.atan_(); }, [](const auto& x) { return tl::atan(x); });
+  check_same([](auto& x) { x.ceil_(); }, [](const auto& x) { return tl::ceil(x); });
+  check_same([](auto& x) { x.cos_(); }, [](const auto& x) { return tl::cos(x); });
+  check_same([](auto& x) { x.cosh_(); }, [](const auto& x) { return tl::cosh(x); });
+  check_same([](auto& x) { x.digamma_(); }, [](const auto& x) { return tl::digamma(x); });
+  check_same([](auto& x) { x.erf_(); }, [](const auto& x) { return tl::erf(x); });
+  check_same([](auto& x) { x.erfc_(); }, [](const auto& x) { return tl::erfc(x); });
+  check_same([](auto& x) { x.erfinv_(); }, [](const auto& x) { return tl::erfinv(x); });
+  check_same([](auto& x) { x.exp_(); }, [](const auto& x) { return tl::exp(x); });
+  check_same([](auto& x) { x.exp2_(); }, [](const auto& x) { return tl::exp2(x); });
+  check_same([](auto& x) { x.expm1_(); }, [](const auto& x) { return tl::expm1(x); });
+  check_same([](auto& x) { x.floor_(); }, [](const auto& x) { return tl::floor(x); });
+  check_same([](auto& x) { x.frac_(); }, [](const auto& x) { return tl::frac(x); });
+  check_same([](auto& x) { x.lgamma_(); }, [](const auto& x) { return tl::lgamma(x); });
+  check_same([](auto& x) { x.log_(); }, [](const auto& x) { return tl::log(x); });
+  check_same([](auto& x) { x.log10_(); }, [](const auto& x) { return tl::log10(x); });
+  check_same([](auto& x) { x.log1p_(); }, [](const auto& x) { return tl::log1p(x); });
+  check_same([](auto& x) { x.log2_(); }, [](const auto& x) { return tl::log2(x); });
+  check_same([](auto& x) { x.neg_(); }, [](const auto& x) { return -x; });
+  check_same([](auto& x) { x.reciprocal_(); }, [](const auto& x) { return tl::reciprocal(x); });
+  check_same([](auto& x) { x.relu_(); }, [](const auto& x) { return tl::relu(x); });
+  check_same([](auto& x) { x.round_(); }, [](const auto& x) { return tl::round(x); });
+  check_same([](auto& x) { x.rsqrt_(); }, [](const auto& x) { return tl::rsqrt(x); });
+  check_same([](auto& x) { x.sigmoid_(); }, [](const auto& x) { return tl::sigmoid(x); });
+  check_same([](auto& x) { x.sign_(); }, [](const auto& x) { return tl::sign(x); });
+  check_same([](auto& x) { x.sin_(); }, [](const auto& x) { return tl::sin(x); });
+  check_same([](auto& x) { x.sinh_(); }, [](const auto& x) { return tl::sinh(x); });
+  check_same([](auto& x) { x.sqrt_(); }, [](const auto& x) { return tl::sqrt(x); });
+  check_same([](auto& x) { x.square_(); }, [](const auto& x) { return tl::square(x); });
+  check_same([](auto& x) { x.tan_(); }, [](const auto& x) { return tl::tan(x); });
+  check_same([](auto& x) { x.tanh_(); }, [](const auto& x) { return tl::tanh(x); });
+  check_same([](auto& x) { x.trunc_(); }, [](const auto& x) { return tl::trunc(x); });
+  check_same([](auto& x) { x.add_(2.f); }, [](const auto& x) { return x + 2; });
+  check_same([](auto& x) { x.add_(x, 3.f); }, [](const auto& x) { return x + x * 3; });
+  check_same([](auto& x) { x.sub_(x * x, 0.5f); }, [](const auto& x) { return x - x * x * 0.5f; });
+  check_same([](auto& x) { x.mul_(x); }, [](const auto& x) { return x * x; });
+  check_same([](auto& x) { x.div_(4); }, [](const auto& x) { return x / 4; });
+  check_same([](auto& x) { x.pow_(3); }, [](const auto& x) { return tl::pow(x, 3); });
+  check_same([](auto& x) { x.clamp_(0.3, 0.6); }, [](const auto& x) { return tl::clamp(x, 0.3, 0.6); });
+  check_same([](auto& x) { x.clamp_min_(0.5); }, [](const auto& x) { return tl::clamp_min(x, 0.5); });
+  check_same([](auto& x) { x.clamp_max_(0.5); }, [](const auto& x) { return tl::clamp_max(x, 0.5); });
+  check_same([](auto& x) { x.apply_(tl::fn::Gelu{}); }, [](const auto& x) { return tl::gelu(x); });
+  check_same([](auto& x) { x += 1; }, [](const auto& x) { return x + 1; });
+  check_same([](auto& x) { x -= x; }, [](const auto& x) { return x - x; });
+  check_same([](auto& x) { x *= 2; }, [](const auto& x) { return x * 2; });
+  check_same([](auto& x) { x /= x + 1; }, [](const auto& x) { return x / (x + 1); });
+}
+
+TEST_CASE("in-place ops write through views and integer tensors keep their type") {
+  auto x = tl::arange(12).view({3, 4});
+  x.t().slice(0, 1, 3) *= 10;  // columns 1 and 2
+  CHECK(x.to_vector() == std::vector<int64_t>{0, 10, 20, 3, 4, 50, 60, 7, 8, 90, 100, 11});
+  auto y = tl::ones<int32_t>({3});
+  y += 2;
+  y *= y;
+  CHECK(y.to_vector() == std::vector<int32_t>{9, 9, 9});
+  y.zero_();
+  CHECK(y.to_vector() == std::vector<int32_t>{0, 0, 0});
+  auto b = tl::zeros<float>({2, 2});
+  CHECK_THROWS_WITH_AS(b.add_(tl::ones<float>({3, 2, 2})), "in-place op: output with shape [2, 2] doesn't match the "
+                                                            "broadcast shape [3, 2, 2]",
+                       tl::ShapeError);
+}

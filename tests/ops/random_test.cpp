@@ -1,0 +1,112 @@
+// Random tensors: reproducible from a seed, independent of the thread count,
+// with the right distributions.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+#include <vector>
+
+#include "fixtures.hpp"
+
+namespace {
+
+template <class T>
+double mean(const std::vector<T>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+template <class T>
+double variance(const std::vector<T>& v) {
+  const double m = mean(v);
+  double s = 0;
+  for (T x : v) s += (x - m) * (x - m);
+  return s / static_cast<double>(v.size() - 1);
+}
+
+}  // namespace
+
+TEST_CASE("the same seed gives the same numbers; the stream advances between calls") {
+  tl::manual_seed(42);
+  const auto a = tl::rand({1000}).to_vector();
+  const auto b = tl::rand({1000}).to_vector();
+  tl::manual_seed(42);
+  CHECK(tl::rand({1000}).to_vector() == a);
+  CHECK(a != b);
+  tl::Generator g(7);
+  const auto state = g.get_state();
+  const auto x = tl::randn({10}, g).to_vector();
+  g.set_state(state);
+  CHECK(tl::randn({10}, g).to_vector() == x);
+  CHECK(g.initial_seed() == 7);
+}
+
+TEST_CASE("random numbers do not depend on the thread count") {
+  const int threads = tl::get_num_threads();
+  tl::Generator g1(123), g2(123);
+  tl::set_num_threads(1);
+  const auto one = tl::randn({100003}, g1).to_vector();
+  tl::set_num_threads(2);
+  const auto two = tl::randn({100003}, g2).to_vector();
+  tl::set_num_threads(threads);
+  CHECK(one == two);
+}
+
+TEST_CASE("element i depends only on the seed, the stream offset and i") {
+  tl::Generator g(5);
+  const auto big = tl::rand({16}, g).to_vector();
+  tl::Generator h(5);
+  const auto small = tl::rand({7}, h).to_vector();
+  CHECK(std::equal(small.begin(), small.end(), big.begin()));
+  // rand reserves ceil(n / 4) blocks: the next call starts at block 2 for n = 7.
+  CHECK(h.get_state().offset == 2);
+}
+
+TEST_CASE("distributions have the right moments and ranges") {
+  tl::Generator g(2024);
+  const auto u = tl::rand({200000}, g).to_vector();
+  CHECK(*std::min_element(u.begin(), u.end()) >= 0.f);
+  CHECK(*std::max_element(u.begin(), u.end()) < 1.f);
+  CHECK(mean(u) == doctest::Approx(0.5).epsilon(0.01));
+  CHECK(variance(u) == doctest::Approx(1.0 / 12).epsilon(0.02));
+  const auto n = tl::randn<double>({200000}, g).to_vector();
+  CHECK(std::abs(mean(n)) < 0.01);
+  CHECK(variance(n) == doctest::Approx(1.0).epsilon(0.02));
+  const auto m = tl::normal(3.0, 0.5, {100000}, g).to_vector();
+  CHECK(mean(m) == doctest::Approx(3.0).epsilon(0.01));
+  CHECK(std::sqrt(variance(m)) == doctest::Approx(0.5).epsilon(0.02));
+  const auto r = tl::randint(-3, 4, {70000}, g).to_vector();
+  CHECK(*std::min_element(r.begin(), r.end()) == -3);
+  CHECK(*std::max_element(r.begin(), r.end()) == 3);
+  for (int64_t v = -3; v <= 3; ++v) CHECK(std::count(r.begin(), r.end(), v) == doctest::Approx(10000).epsilon(0.05));
+  const auto b = tl::bernoulli({100000}, 0.3, g).to_vector();
+  CHECK(mean(b) == doctest::Approx(0.3).epsilon(0.02));
+  auto x = tl::empty<float>({50000});
+  x.uniform_(-2, 2, g);
+  CHECK(mean(x.to_vector()) == doctest::Approx(0.0).epsilon(0.02));
+  x.normal_(1, 2, g);
+  CHECK(mean(x.to_vector()) == doctest::Approx(1.0).epsilon(0.05));
+}
+
+TEST_CASE("randperm is a permutation") {
+  tl::Generator g(9);
+  const auto p = tl::randperm(1000, g).to_vector();
+  std::set<int64_t> s(p.begin(), p.end());
+  CHECK(s.size() == 1000);
+  CHECK(*s.begin() == 0);
+  CHECK(*s.rbegin() == 999);
+  CHECK(p != tl::randperm(1000, g).to_vector());
+  CHECK(tl::randperm(0).numel() == 0);
+}
+
+TEST_CASE("random argument errors") {
+  CHECK_THROWS_WITH_AS(tl::randint(5, 5, {2}), "randint: random_ expects 'from' to be less than 'to', but got from=5 "
+                                               ">= to=5",
+                       tl::ValueError);
+  CHECK_THROWS_AS(tl::normal(0, -1, {2}), tl::ValueError);
+  CHECK_THROWS_AS(tl::bernoulli(tl::tensor({0.5f, 1.5f})), tl::ValueError);
+  CHECK_THROWS_AS(tl::randperm(-1), tl::ValueError);
+  auto x = tl::empty<float>({2});
+  CHECK_THROWS_AS(x.uniform_(1, 0), tl::ValueError);
+}

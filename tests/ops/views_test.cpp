@@ -1,0 +1,133 @@
+// Views against the strides PyTorch produces (tests/fixtures/views.txt), plus
+// aliasing and every error path.
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "fixtures.hpp"
+
+namespace {
+
+std::string describe(const tl::Tensor<int64_t>& t) {
+  std::ostringstream os;
+  os << "sizes=" << t.sizes() << " strides=" << t.strides() << " offset=" << t.storage_offset()
+     << " contiguous=" << t.is_contiguous();
+  return os.str();
+}
+
+tl::Shape parse_shape(const std::string& s) {  // "[6, 4]"
+  tl::Shape out;
+  std::istringstream in(s.substr(1, s.size() - 2));
+  for (std::string tok; std::getline(in, tok, ',');) out.push_back(std::stoll(tok));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("view, squeeze, unsqueeze and transpose give PyTorch's strides") {
+  const auto base = tl::arange(24).view({2, 3, 4});
+  std::map<std::string, tl::Tensor<int64_t>> inputs{
+      {"contig", base},
+      {"perm120", base.permute({1, 2, 0})},
+      {"transpose01", base.transpose(0, 1)},
+      {"slice_step2", base.slice(2, tl::None, tl::None, 2)},
+      {"narrow", base.narrow(2, 1, 2)},
+      {"expand", tl::arange(4).view({1, 4}).expand({3, 4})},
+      {"unsq", base.unsqueeze(1)},
+  };
+  std::istringstream table(fixtures::load("views.txt")["views"].text("table"));
+  int checked = 0;
+  for (std::string line; std::getline(table, line); ++checked) {
+    const auto space = line.find(' ');
+    const std::string label = line.substr(0, space), expected = line.substr(space + 1);
+    const auto dot = label.find('.');
+    const std::string input = label.substr(0, dot), op = dot == std::string::npos ? "" : label.substr(dot + 1);
+    if (!inputs.count(input)) continue;  // the standalone cases are checked below
+    INFO(label);
+    const auto& t = inputs.at(input);
+    if (op.empty()) {
+      CHECK(describe(t) == expected);
+    } else if (op.rfind("view", 0) == 0) {
+      const tl::Shape target = parse_shape(op.substr(4));
+      if (expected == "error") CHECK_THROWS_AS(t.view(target), tl::ShapeError);
+      else CHECK(describe(t.view(target)) == expected);
+    } else if (op == "unsqueeze0") {
+      CHECK(describe(t.unsqueeze(0)) == expected);
+    } else if (op == "unsqueeze-1") {
+      CHECK(describe(t.unsqueeze(-1)) == expected);
+    } else if (op == "squeeze") {
+      CHECK(describe(t.squeeze()) == expected);
+    } else if (op == "t01") {
+      CHECK(describe(t.transpose(0, -1)) == expected);
+    }
+  }
+  CHECK(checked > 80);
+  std::istringstream rest(fixtures::load("views.txt")["views"].text("table"));
+  std::map<std::string, std::string> lines;
+  for (std::string line; std::getline(rest, line);) lines[line.substr(0, line.find(' '))] = line.substr(line.find(' ') + 1);
+  CHECK(describe(tl::arange(3).view({3, 1}).expand({2, 3, 5})) == lines["expand_new"]);
+  CHECK(describe(base.index({tl::Slice(), tl::Slice(-2, tl::None), tl::Slice(1, tl::None, 2)})) == lines["slice_neg"]);
+  CHECK(describe(base.index({1, tl::Slice(), 2})) == lines["select"]);
+  CHECK(describe(base.index({tl::None, 0, tl::Ellipsis, tl::None})) == lines["index_none"]);
+}
+
+TEST_CASE("views alias their input's storage") {
+  auto x = tl::zeros<float>({3, 4});
+  x.t().select(0, 1).fill_(1.f);  // column 1 of x
+  x.narrow(0, 2, 1).fill_(2.f);   // row 2
+  x.view({12}).slice(0, 0, 2).fill_(3.f);
+  CHECK(x.to_vector() == std::vector<float>{3, 3, 0, 0, 0, 1, 0, 0, 2, 2, 2, 2});
+  CHECK(x.reshape({4, 3}).is_alias_of(x));
+  CHECK(x.flatten().is_alias_of(x));
+  CHECK_FALSE(x.t().reshape({12}).is_alias_of(x));  // needs a copy
+  CHECK(x.t().reshape({12}).to_vector()[1] == 0.f);
+  CHECK(x.unflatten(1, {2, -1}).sizes() == tl::Shape{3, 2, 2});
+  CHECK(x[2].to_vector() == std::vector<float>(4, 2.f));
+  CHECK(x.as_strided({2, 2}, {1, 4}, 1).to_vector() == std::vector<float>{3, 1, 0, 0});
+  CHECK(x.expand_as(tl::zeros<float>({2, 3, 4})).stride(0) == 0);
+  CHECK(tl::scalar_tensor(1.f).flatten().sizes() == tl::Shape{1});
+}
+
+TEST_CASE("view and shape errors say what was expected and what was got") {
+  const auto x = tl::arange(6).view({2, 3});
+  CHECK_THROWS_WITH_AS(x.view({4, 2}), "view: shape '[4, 2]' is invalid for input of size 6", tl::ShapeError);
+  CHECK_THROWS_WITH_AS(x.view({-1, -1}), "view: only one dimension can be inferred", tl::ValueError);
+  CHECK_THROWS_WITH_AS(x.t().view({6}), doctest::Contains("view size is not compatible with input tensor's size and "
+                                                          "stride"),
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(x.permute({0, 0}), "permute: repeated dim 0 in [0, 0]", tl::ValueError);
+  CHECK_THROWS_AS(x.permute({0}), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(x.transpose(0, 2), "transpose: dimension out of range (expected to be in range of [-2, 1], but "
+                                          "got 2)",
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::zeros<float>({2, 2, 2}).t(), "t: expects a tensor with <= 2 dimensions, but self is 3D",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(x.expand({2, 4}), "expand: the expanded size of the tensor (4) must match the existing size (3) "
+                                         "at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]",
+                       tl::ShapeError);
+  CHECK_THROWS_AS(x.expand({3}), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(x.select(0, 2), "select: index 2 out of range for tensor of size [2, 3] at dimension 0",
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(x.narrow(1, 2, 2), "narrow: start (2) + length (2) exceeds dimension size (3).", tl::IndexError);
+  CHECK_THROWS_WITH_AS(x.slice(0, 0, 2, 0), "slice: step must be positive, got 0", tl::ValueError);
+  CHECK_THROWS_WITH_AS(x.index({0, 0, 0}), "index: too many indices for tensor of dimension 2", tl::IndexError);
+  CHECK_THROWS_AS(x.index({tl::Ellipsis, 0, tl::Ellipsis}), tl::IndexError);
+  CHECK_THROWS_WITH_AS(x.as_strided({3, 3}, {3, 1}), doctest::Contains("out of bounds for storage of size 48"),
+                       tl::ShapeError);
+  CHECK_THROWS_AS(x.unsqueeze(3), tl::IndexError);
+  CHECK_THROWS_AS(x.flatten(1, 0), tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::scalar_tensor(1).select(0, 0), "select: cannot be applied to a 0-dim tensor.",
+                       tl::IndexError);
+}
+
+TEST_CASE("slicing clamps out-of-range bounds like Python") {
+  const auto x = tl::arange(10);
+  CHECK(x.slice(0, -3).to_vector() == std::vector<int64_t>{7, 8, 9});
+  CHECK(x.slice(0, 8, 100).to_vector() == std::vector<int64_t>{8, 9});
+  CHECK(x.slice(0, 5, 2).numel() == 0);
+  CHECK(x.slice(0, -100, 3, 2).to_vector() == std::vector<int64_t>{0, 2});
+  CHECK(x.index({tl::Slice(tl::None, tl::None, 3)}).to_vector() == std::vector<int64_t>{0, 3, 6, 9});
+}
