@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Derives the coefficients and constants of the float math kernels in
+"""Derives the coefficients and constants of the math kernels in
 include/tensorlib/expr/math/{trig,inverse_trig,special}.hpp.
 
-Every polynomial is a minimax fit (Remez exchange on a dense grid, minimising
-the maximum *relative* error of the whole kernel result) computed here with
-mpmath at 40 digits; nothing is copied from another library. The
-coefficients are then rounded to float one at a time, refitting the
-remaining ones after each rounding so that the rounding of the large low-order
-terms is absorbed. The script prints C++ arrays and the achieved error.
+Every float polynomial is a minimax fit (Remez exchange on a dense grid,
+minimising the maximum *relative* error of the kernel's result) computed here
+with mpmath at 60 digits; nothing is copied from another library. The
+coefficients are rounded to float one at a time from the constant term, the
+others refitted after each rounding so that they absorb it. The double lgamma
+series is the exact Taylor series (zeta values). Also printed: the splits of
+pi/2 for the trig reduction and the hi + lo forms of multiples of pi/4.
+The script prints C++ arrays and the achieved errors (it takes a few minutes).
 
     pip install mpmath && python3 tools/fit_math.py
 """
@@ -129,13 +131,25 @@ def emit(name, coeffs, err, how):
 
 
 def split_pio2():
-    """pi/2 = c1 + c2 + c3: c1, c2 of 12 significant bits (n * c1, n * c2 exact for
-    n < 2^12), c3 the rest rounded to float."""
+    """pi/2 = c1 + c2 + c3 + tail for the reduction in trig.hpp (Note [trig
+    reduction]). With FMA: three consecutive floats of pi/2. Without: pi/2 and
+    the remainder rounded to 17 bits (c1 then needs 12, c2 17, so n c1 and n c2
+    are exact for n < 2^24 / c2's integer significand = 219), the rest to float."""
     pio2 = mp.pi / 2
-    c1 = round_bits(pio2, 12)
-    c2 = round_bits(pio2 - c1, 12)
-    c3 = f32_exact(pio2 - c1 - c2)
-    print("// pi/2 split:", repr(f32(c1)), repr(f32(c2)), repr(f32(c3)), "tail", mp.nstr(pio2 - c1 - c2 - c3, 3))
+    for name, bits in (("with FMA", 24), ("without FMA", 17)):
+        c1 = round_bits(pio2, bits)
+        c2 = round_bits(pio2 - c1, bits)
+        c3 = f32_exact(pio2 - c1 - c2)
+        print(f"// pi/2 split {name}: {float(c1).hex()} {float(c2).hex()} {float(c3).hex()},"
+              f" tail {mp.nstr(pio2 - c1 - c2 - c3, 3)}")
+
+
+def lgamma_taylor(n=28):
+    """lgamma(2 + t) = (1 - euler_gamma) t + sum_{k>=2} (-1)^k (zeta(k) - 1) / k t^k."""
+    cs = [1 - mp.euler] + [(-1) ** k * (mp.zeta(k) - 1) / k for k in range(2, n + 1)]
+    tail = sum(abs((mp.zeta(k) - 1) / k) * mp.mpf(0.5) ** k for k in range(n + 1, 200))
+    print(f"// lgamma(2 + t) Taylor coefficients 1..{n}; remainder at |t| = 1/2: {mp.nstr(tail, 3)}")
+    print("inline constexpr double kLgammaAround2[] = {0.0, " + ", ".join(mp.nstr(c, 17) for c in cs) + "};\n")
 
 
 def hi_lo(name, v):
@@ -146,6 +160,7 @@ def hi_lo(name, v):
 def main():
     sq = mp.sqrt
     split_pio2()
+    lgamma_taylor()
     for name, v in [("pi/2", mp.pi / 2), ("pi/4", mp.pi / 4), ("pi", mp.pi), ("3pi/4", 3 * mp.pi / 4)]:
         hi_lo(name, v)
     print("// 2/pi", repr(f32(2 / mp.pi)), " tan(pi/8)", repr(f32(mp.tan(mp.pi / 8))), " tan(3pi/8)", repr(f32(mp.tan(3 * mp.pi / 8))))
@@ -175,22 +190,29 @@ def main():
     c, e = fit_float(lambda z: mp.erf(sq(z)) / sq(z) - 1, lambda z: z, 7,
                      lambda z: sq(z) / mp.erf(sq(z)), 1e-6, 1)
     emit("kErfF32", c, e, "erf(x) = x + x P(x^2), |x| <= 1")
-    # erfc(x) = exp(-x^2) S(x) / x with S(x) = x exp(x^2) erfc(x), which tends to
-    # 1/sqrt(pi): a polynomial in x - 5/4 on [1/2, 2] and in 1/x on [2, 10.1]
-    # (erfc underflows past 10.06).
+    # erfc(x) = exp(-x^2) R(x) with R(x) = e^(x^2) erfc(x): on [1/2, 2] R as a
+    # polynomial in x - m; on [2, 10.1] (erfc underflows past 10.06) R = S(x) / x
+    # with S(x) = x R(x) -> 1/sqrt(pi) a polynomial in 1/x - c.
+    def r_of_x(x):
+        return mp.exp(x * x) * mp.erfc(x)
+
     def s_of_x(x):
-        return x * mp.exp(x * x) * mp.erfc(x)
+        return x * r_of_x(x)
 
-    # The constant term S(m) is the value at the expansion point m: pick m near
-    # 5/4 where S(m) is within 2^-34 of a float, so its rounding costs nothing.
-    m = min((mp.mpf(5) / 4 + mp.mpf(k) / 4096 for k in range(-128, 129)),
-            key=lambda m: abs(f32_exact(s_of_x(m)) / s_of_x(m) - 1))
-    print("// erfc expansion point", m, "S(m) rounding", mp.nstr(f32_exact(s_of_x(m)) / s_of_x(m) - 1, 3))
-    c, e = fit_float(s_of_x, lambda x: x - m, 12, lambda x: 1 / s_of_x(x), 0.5, 2, c0=s_of_x(m))
-    emit("kErfcNearF32", c, e, f"S(x) as a polynomial in x - {m} on [1/2, 2]")
-    c, e = fit_float(s_of_x, lambda x: 1 / x, 12, lambda x: 1 / s_of_x(x), 2, 10.1)
-    emit("kErfcFarF32", c, e, "S(x) as a polynomial in 1/x on [2, 10.1]")
+    # The constant term is the value at the expansion point and its rounding
+    # cannot be absorbed: try the points (multiples of 2^-12, exact in float)
+    # where that value is closest to a float, and keep the best rounded fit.
+    def best_fit(f, var_at, value_at, points, a, b):
+        points = sorted(points, key=lambda p: abs(f32_exact(value_at(p)) / value_at(p) - 1))[:6]
+        fits = [(p,) + fit_float(f, var_at(p), 12, lambda x: 1 / f(x), a, b, c0=value_at(p)) for p in points]
+        return min(fits, key=lambda fit: fit[2])
 
+    m, c, e = best_fit(r_of_x, lambda m: (lambda x: x - m), r_of_x,
+                       [mp.mpf(k) / 4096 for k in range(4864, 5376)], 0.5, 2)
+    emit("kErfcNearF32", c, e, f"R(x) as a polynomial in x - {m} on [1/2, 2]")
+    m, c, e = best_fit(s_of_x, lambda m: (lambda x: 1 / x - m), lambda m: s_of_x(1 / m),
+                       [mp.mpf(k) / 4096 for k in range(1129, 1329)], 2, 10.1)
+    emit("kErfcFarF32", c, e, f"S(x) as a polynomial in 1/x - {m} on [2, 10.1]")
 
 if __name__ == "__main__":
     main()

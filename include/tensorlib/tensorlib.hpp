@@ -19,6 +19,8 @@
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/pointwise_methods.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/core/any_tensor.hpp"
+#include "tensorlib/core/print.hpp"
 
 #include "tensorlib/expr/broadcast.hpp"
 #include "tensorlib/expr/promotion.hpp"
@@ -44,3 +46,4 @@
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/inplace.hpp"
 #include "tensorlib/ops/random.hpp"
+#include "tensorlib/ops/compare.hpp"

@@ -100,7 +100,7 @@ Tensor<T> Tensor<T>::reshape(const Shape& sizes) const {
   const Shape target = detail::infer_size(sizes, numel(), "reshape");
   if (const auto strides = detail::view_strides(this->sizes(), this->strides(), target))
     return detail::restride(*this, target, *strides, storage_offset());
-  return clone().view(target);
+  return contiguous().view(target);  // not viewable, so not contiguous: a copy
 }
 
 template <Element T>

@@ -1,22 +1,31 @@
 #pragma once
 /// \file
-/// Evaluators: the executable mirror of an expression tree. `Eval<E, Flat>`
-/// turns each node of E into a small struct holding what the inner loop needs
-/// (row pointers and inner strides for tensor leaves, the functor for maps),
-/// so the whole tree inlines into one loop body. `Flat` evaluators serve the
-/// single flat contiguous loop; the others serve the general row loop, with
-/// broadcasting and hoisting.
+/// Evaluators: the executable mirror of an expression tree. `EvalOf<E>` turns
+/// each node of E into a small struct holding what the inner loop needs, so
+/// the whole tree inlines into one loop body (backend/cpu/pointwise.hpp).
+///
+/// Note [blocks]
+/// The executor walks the output row by row (the coalesced outer
+/// dimensions) and each row in blocks of `kBlock` elements. At the start of
+/// a block every tensor leaf exposes a *contiguous* pointer: its own memory
+/// when its inner stride is 1, otherwise a per-task scratch block it fills by
+/// a gather (strided) or a splat (broadcast along the row). The packet loop
+/// therefore never branches on a leaf's layout.
 ///
 /// Note [hoisting]
-/// In the row loop a `Map` node whose leaves never move along the inner
-/// dimension is constant along a row: it is computed once per row and
-/// splatted (`kRowConstant`). A node whose leaves never move along the outer
-/// dimensions is the same for every row (e.g. `sigmoid(d)` of a broadcast
-/// row vector d): it is computed once for the whole inner extent into a
-/// buffer before the loop and read back like a contiguous leaf
-/// (`kBuffered`). Only the outermost qualifying node of a subtree is hoisted.
+/// A subtree whose tensor leaves never move along the row is the same for the
+/// whole row (kRowConstant: computed once per row, e.g. a function of a
+/// column vector); one whose leaves never move between rows is the same for
+/// every row (kBuffered: computed once for the whole inner extent before the
+/// loop, e.g. `sigmoid(d)` of a broadcast row vector d). Only the topmost
+/// subtrees with exactly one tensor leaf are candidates: whether such a
+/// subtree can be hoisted depends on that one leaf alone, and it is known at
+/// compile time which nodes these are, so every other node evaluates with no
+/// hoisting test at all. (A subtree of two broadcast rows, e.g.
+/// `exp(d1 * d2)`, is evaluated per element.)
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <tuple>
@@ -29,8 +38,12 @@
 #include "tensorlib/backend/cpu/simd_math.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/map.hpp"
+#include "tensorlib/expr/traverse.hpp"
 
 namespace tensorlib::cpu {
+
+/// Elements per block of the inner loop (Note [blocks]).
+inline constexpr int64_t kBlock = 512;
 
 /// Packet type of an element type (the element itself where no packet exists).
 template <class T>
@@ -62,6 +75,14 @@ struct PacketEvaluable<Map<F, Cs...>, T>
     : std::bool_constant<std::is_same_v<typename Map<F, Cs...>::value_type, T> && (PacketEvaluable<Cs, T>::value && ...) &&
                          std::is_invocable_r_v<simd::Vec<T>, const F&, detail::as_type<Cs, simd::Vec<T>>...>> {};
 
+/// Number of tensor leaves in an expression type.
+template <class N>
+inline constexpr int leaf_count = 0;
+template <Element T>
+inline constexpr int leaf_count<Tensor<T>> = 1;
+template <class F, class... Cs>
+inline constexpr int leaf_count<Map<F, Cs...>> = (0 + ... + leaf_count<Cs>);
+
 /// Everything an evaluator needs from the executor while it is built.
 struct EvalContext {
   const LoopPlan& plan;
@@ -69,61 +90,95 @@ struct EvalContext {
   int64_t next_operand = 1;
 };
 
+/// Per-task scratch: one block per operand (Note [blocks]), allocated on
+/// first use since contiguous operands never need it.
+class Scratch {
+ public:
+  explicit Scratch(int64_t operands) : operands_(operands) {}
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  template <class T>
+  T* block(int64_t operand) {
+    if (!memory_) memory_ = std::make_unique<std::byte[]>(static_cast<std::size_t>(operands_ * kStride));
+    return reinterpret_cast<T*>(memory_.get() + operand * kStride);
+  }
+
+ private:
+  static constexpr int64_t kStride = kBlock * 8 + 64;  // any element type, keeps 64-byte alignment
+  int64_t operands_;
+  std::unique_ptr<std::byte[]> memory_;
+};
+
 enum class Hoist : uint8_t { kNone, kRowConstant, kBuffered };
 
-template <class E, bool Flat>
+/// Where an operand is in the loop nest: a row pointer stepped by precomputed
+/// carry deltas, and its inner stride.
+template <class T>
+struct RowCursor {
+  T* base;
+  T* row;
+  int64_t inner;
+  Shape strides;
+  int64_t deltas[Shape::kMaxDims] = {};
+
+  RowCursor(T* data, const Shape& op_strides, const LoopPlan& plan)
+      : base(data), row(data), inner(op_strides.back()), strides(op_strides) {
+    carry_deltas(plan, strides, deltas);
+  }
+  void seek(const int64_t* index, const LoopPlan& plan) { row = base + row_offset(index, plan, strides); }
+  void advance(int64_t k) { row += deltas[k]; }
+};
+
+template <class E, bool Candidate>
 struct EvalOf;
 
-/// A tensor leaf: a row pointer that steps with the loop nest.
-template <Element T, bool Flat>
+/// A tensor leaf.
+template <Element T>
 class LeafEval {
  public:
   using value_type = T;
   using packet = packet_t<T>;
 
-  LeafEval(const Tensor<T>&, EvalContext& ctx) {
-    const int64_t op = ctx.next_operand++;
-    const LoopPlan& plan = ctx.plan;
-    base_ = row_ = static_cast<const T*>(ctx.leaf_data[op]);
-    inner_ = plan.strides[op].back();
-    strides_ = plan.strides[op];
-    moves_ = plan.moves(op);
-    carry_deltas(plan, strides_, deltas_);
+  LeafEval(const Tensor<T>&, EvalContext& ctx)
+      : operand_(ctx.next_operand),
+        cursor_(static_cast<const T*>(ctx.leaf_data[ctx.next_operand]), ctx.plan.strides[ctx.next_operand], ctx.plan),
+        moves_(ctx.plan.moves(ctx.next_operand)) {
+    ++ctx.next_operand;
   }
 
   uint32_t moves() const { return moves_; }
   void plan_hoist(uint32_t, bool) {}
   template <bool Packets>
-  void fill_buffers(int64_t, std::vector<std::unique_ptr<std::byte[]>>&) {}
-  void seek(const int64_t* index, const LoopPlan& plan) { row_ = base_ + row_offset(index, plan, strides_); }
-  void advance(int64_t k) { row_ += deltas_[k]; }
+  void fill_buffers(int64_t, std::vector<std::unique_ptr<std::byte[]>>&, Scratch&) {}
+  void seek(const int64_t* index, const LoopPlan& plan) { cursor_.seek(index, plan); }
+  void advance(int64_t k) { cursor_.advance(k); }
   template <bool Packets>
-  void start_row() {
-    if constexpr (!Flat && Packets) {
-      if (inner_ == 0) splat_ = packet(*row_);
+  void start_row(Scratch&) {}
+  /// Exposes elements [c0, c0 + n) of the current row contiguously.
+  void begin_block(int64_t c0, int64_t n, Scratch& scratch) {
+    const int64_t s = cursor_.inner;
+    if (s == 1) {
+      block_ = cursor_.row + c0;
+      return;
     }
+    T* buf = scratch.template block<T>(operand_);
+    if (s == 0) std::fill(buf, buf + n, *cursor_.row);
+    else
+      for (int64_t j = 0; j < n; ++j) buf[j] = cursor_.row[(c0 + j) * s];
+    block_ = buf;
   }
 
-  T scalar(int64_t j) const {
-    if constexpr (Flat) return row_[j];
-    else return row_[j * inner_];
-  }
-  /// The packet of lanes j, j+1, ..., j+n-1 (n <= packet size; missing lanes are 0).
-  packet load(int64_t j, int n) const {
-    constexpr int W = packet::size;
-    if (Flat || inner_ == 1) return n == W ? packet::load(row_ + j) : packet::load_partial(row_ + j, n);
-    if (inner_ == 0) return splat_;
-    return packet::gather(row_ + j * inner_, inner_, n);
+  [[gnu::always_inline]] T scalar(int64_t j) const { return block_[j]; }
+  /// Lanes j .. j+n-1 of the block (n <= packet size; missing lanes are 0).
+  [[gnu::always_inline]] packet load(int64_t j, int n) const {
+    return n == packet::size ? packet::load(block_ + j) : packet::load_partial(block_ + j, n);
   }
 
  private:
-  const T* base_;
-  const T* row_;
-  int64_t inner_;
-  Shape strides_;
-  int64_t deltas_[Shape::kMaxDims] = {};
-  uint32_t moves_ = 0;
-  packet splat_{};
+  int64_t operand_;
+  RowCursor<const T> cursor_;
+  uint32_t moves_;
+  const T* block_ = nullptr;
 };
 
 /// A scalar operand.
@@ -138,25 +193,28 @@ class ConstEval {
   uint32_t moves() const { return 0; }
   void plan_hoist(uint32_t, bool) {}
   template <bool Packets>
-  void fill_buffers(int64_t, std::vector<std::unique_ptr<std::byte[]>>&) {}
+  void fill_buffers(int64_t, std::vector<std::unique_ptr<std::byte[]>>&, Scratch&) {}
   void seek(const int64_t*, const LoopPlan&) {}
   void advance(int64_t) {}
   template <bool Packets>
-  void start_row() {}
-  T scalar(int64_t) const { return value_; }
-  packet load(int64_t, int) const { return splat_; }
+  void start_row(Scratch&) {}
+  void begin_block(int64_t, int64_t, Scratch&) {}
+  [[gnu::always_inline]] T scalar(int64_t) const { return value_; }
+  [[gnu::always_inline]] packet load(int64_t, int) const { return splat_; }
 
  private:
   T value_;
   packet splat_;
 };
 
-/// A functor applied to child evaluators, with optional hoisting (Note [hoisting]).
-template <bool Flat, class F, class... Cs>
+/// A functor applied to child evaluators. `Candidate` nodes (Note
+/// [hoisting]) may be hoisted; all others always compute from their children.
+template <bool Candidate, class F, class... Cs>
 class MapEval {
  public:
   using value_type = std::remove_cvref_t<std::invoke_result_t<const F&, typename Cs::value_type...>>;
   using packet = packet_t<value_type>;
+  static constexpr int W = packet_size<value_type>;
 
   template <class... Children>
   MapEval(const Map<F, Children...>& node, EvalContext& ctx)
@@ -167,35 +225,36 @@ class MapEval {
   uint32_t moves() const { return moves_; }
 
   /// Decides hoisting top-down (the executor calls it on the root).
-  void plan_hoist(uint32_t inner_bit, bool has_outer) {
-    if ((moves_ & inner_bit) == 0) {
-      hoist_ = Hoist::kRowConstant;
-    } else if (has_outer && (moves_ & ~inner_bit) == 0) {
-      hoist_ = Hoist::kBuffered;
-    } else {
-      std::apply([&](auto&... c) { (c.plan_hoist(inner_bit, has_outer), ...); }, children_);
+  void plan_hoist(uint32_t inner_bit, bool several_rows) {
+    if constexpr (Candidate) {
+      if ((moves_ & inner_bit) == 0) hoist_ = Hoist::kRowConstant;
+      else if (several_rows && (moves_ & ~inner_bit) == 0) hoist_ = Hoist::kBuffered;
     }
+    if (hoist_ == Hoist::kNone) std::apply([&](auto&... c) { (c.plan_hoist(inner_bit, several_rows), ...); }, children_);
   }
 
-  /// Computes buffered nodes over [0, inner) (the tree must be at row 0),
-  /// with the loop's own code path, so hoisting never changes a result.
+  /// Computes buffered nodes over [0, inner) with the loop's own code, so
+  /// hoisting never changes a result (the tree must be at row 0).
   template <bool Packets>
-  [[gnu::noinline]] void fill_buffers(int64_t inner, std::vector<std::unique_ptr<std::byte[]>>& arena) {
+  [[gnu::noinline]] void fill_buffers(int64_t inner, std::vector<std::unique_ptr<std::byte[]>>& arena,
+                                      Scratch& scratch) {
     if (hoist_ != Hoist::kBuffered) {
-      std::apply([&](auto&... c) { (c.template fill_buffers<Packets>(inner, arena), ...); }, children_);
+      std::apply([&](auto&... c) { (c.template fill_buffers<Packets>(inner, arena, scratch), ...); }, children_);
       return;
     }
     arena.push_back(std::make_unique<std::byte[]>(static_cast<std::size_t>(inner) * sizeof(value_type) + 64));
     auto* out = reinterpret_cast<value_type*>(arena.back().get());
-    std::apply([&](auto&... c) { (c.template start_row<Packets>(), ...); }, children_);
-    if constexpr (Packets) {
-      constexpr int64_t W = packet_size<value_type>;
-      for (int64_t j = 0; j < inner; j += W) {
-        const int n = static_cast<int>(std::min(W, inner - j));
-        compute_load(j, n).store_partial(out + j, n);
+    for (int64_t c0 = 0; c0 < inner; c0 += kBlock) {
+      const int64_t n = std::min(kBlock, inner - c0);
+      std::apply([&](auto&... c) { (c.begin_block(c0, n, scratch), ...); }, children_);
+      if constexpr (Packets) {
+        for (int64_t j = 0; j < n; j += W) {
+          const int m = static_cast<int>(std::min<int64_t>(W, n - j));
+          compute_load(j, m).store_partial(out + c0 + j, m);
+        }
+      } else {
+        for (int64_t j = 0; j < n; ++j) out[c0 + j] = compute_scalar(j);
       }
-    } else {
-      for (int64_t j = 0; j < inner; ++j) out[j] = compute_scalar(j);
     }
     buffer_ = out;
   }
@@ -208,23 +267,37 @@ class MapEval {
     std::apply([&](auto&... c) { (c.advance(k), ...); }, children_);
   }
   template <bool Packets>
-  void start_row() {
-    if (hoist_ == Hoist::kBuffered) return;
-    std::apply([&](auto&... c) { (c.template start_row<Packets>(), ...); }, children_);
-    if (hoist_ == Hoist::kRowConstant) compute_row_constant<Packets>();
+  void start_row(Scratch& scratch) {
+    if constexpr (Candidate) {
+      if (hoist_ == Hoist::kBuffered) return;
+      if (hoist_ == Hoist::kRowConstant) return compute_row_constant<Packets>(scratch);
+    }
+    std::apply([&](auto&... c) { (c.template start_row<Packets>(scratch), ...); }, children_);
+  }
+  void begin_block(int64_t c0, int64_t n, Scratch& scratch) {
+    if constexpr (Candidate) {
+      if (hoist_ == Hoist::kBuffered) {
+        hoisted_ = buffer_ + c0;
+        return;
+      }
+      if (hoist_ == Hoist::kRowConstant) return;
+    }
+    std::apply([&](auto&... c) { (c.begin_block(c0, n, scratch), ...); }, children_);
   }
 
-  value_type scalar(int64_t j) const {
-    if constexpr (!Flat) {
-      if (hoist_ == Hoist::kBuffered) return buffer_[j];
-      if (hoist_ == Hoist::kRowConstant) return row_value_;
+  [[gnu::always_inline]] value_type scalar(int64_t j) const {
+    if constexpr (Candidate) {
+      if (hoist_ != Hoist::kNone) [[unlikely]]
+        return hoisted_[j * hoisted_step_];
     }
     return compute_scalar(j);
   }
-  packet load(int64_t j, int n) const {
-    if constexpr (!Flat) {
-      if (hoist_ == Hoist::kBuffered) return n == packet::size ? packet::load(buffer_ + j) : packet::load_partial(buffer_ + j, n);
-      if (hoist_ == Hoist::kRowConstant) return row_packet_;
+  [[gnu::always_inline]] packet load(int64_t j, int n) const {
+    if constexpr (Candidate) {
+      if (hoist_ != Hoist::kNone) [[unlikely]] {
+        const value_type* p = hoisted_ + j * hoisted_step_;
+        return n == W ? packet::load(p) : packet::load_partial(p, n);
+      }
     }
     return compute_load(j, n);
   }
@@ -237,18 +310,24 @@ class MapEval {
     return std::tuple<Cs...>{Cs(std::get<I>(nodes), ctx)...};
   }
 
-  // Once per row, out of line: every leaf below is constant along the row,
-  // so lane 0 (or any packet, whose lanes are all equal) is the row's value.
+  // Once per row, out of line. Every leaf below is constant along the row;
+  // the value is computed through the packet path (one lane) and repeated
+  // so that loads read it with a step of 0.
   template <bool Packets>
-  [[gnu::noinline]] void compute_row_constant() {
-    if constexpr (Packets) row_packet_ = compute_load(0, packet::size);
-    else row_value_ = compute_scalar(0);
+  [[gnu::noinline]] void compute_row_constant(Scratch& scratch) {
+    std::apply([&](auto&... c) { (c.template start_row<Packets>(scratch), ...); }, children_);
+    std::apply([&](auto&... c) { (c.begin_block(0, 1, scratch), ...); }, children_);
+    value_type v;
+    if constexpr (Packets) v = compute_load(0, 1)[0];
+    else v = compute_scalar(0);
+    std::fill(std::begin(row_values_), std::end(row_values_), v);
+    hoisted_ = row_values_;
+    hoisted_step_ = 0;
   }
-
-  value_type compute_scalar(int64_t j) const {
+  [[gnu::always_inline]] value_type compute_scalar(int64_t j) const {
     return std::apply([&](const auto&... c) { return static_cast<value_type>(f_(c.scalar(j)...)); }, children_);
   }
-  packet compute_load(int64_t j, int n) const {
+  [[gnu::always_inline]] packet compute_load(int64_t j, int n) const {
     return std::apply([&](const auto&... c) { return f_(c.load(j, n)...); }, children_);
   }
 
@@ -257,56 +336,59 @@ class MapEval {
   uint32_t moves_ = 0;
   Hoist hoist_ = Hoist::kNone;
   const value_type* buffer_ = nullptr;
-  value_type row_value_{};
-  packet row_packet_{};
+  const value_type* hoisted_ = nullptr;
+  int64_t hoisted_step_ = 1;
+  value_type row_values_[W > 1 ? W : 1] = {};
 };
 
-template <Element T, bool Flat>
-struct EvalOf<Tensor<T>, Flat> {
-  using type = LeafEval<T, Flat>;
+template <Element T, bool Candidate>
+struct EvalOf<Tensor<T>, Candidate> {
+  using type = LeafEval<T>;
 };
-template <Element T, bool Flat>
-struct EvalOf<ScalarLeaf<T>, Flat> {
+template <Element T, bool Candidate>
+struct EvalOf<ScalarLeaf<T>, Candidate> {
   using type = ConstEval<T>;
 };
-template <class F, class... Cs, bool Flat>
-struct EvalOf<Map<F, Cs...>, Flat> {
-  using type = MapEval<Flat, F, typename EvalOf<Cs, Flat>::type...>;
+// A child is a candidate when it is the topmost node with a single tensor leaf.
+template <class F, class... Cs, bool Candidate>
+struct EvalOf<Map<F, Cs...>, Candidate> {
+  static constexpr bool kSingleLeaf = leaf_count<Map<F, Cs...>> == 1;
+  using type = MapEval<Candidate, F, typename EvalOf<Cs, !kSingleLeaf && leaf_count<Cs> == 1>::type...>;
 };
 
-/// Where results go: the output operand, stepping like a leaf.
-template <Element T, bool Flat>
+/// The evaluator of an expression's root.
+template <class E>
+using root_eval_t = typename EvalOf<E, leaf_count<E> == 1>::type;
+
+/// Where results go: the output block is written in place when the output
+/// is contiguous along the row, else staged in scratch and scattered.
+template <Element T>
 class OutEval {
  public:
   using packet = packet_t<T>;
 
-  OutEval(T* data, const LoopPlan& plan) : base_(data), row_(data) {
-    inner_ = plan.strides[0].back();
-    strides_ = plan.strides[0];
-    carry_deltas(plan, strides_, deltas_);
-  }
-  void seek(const int64_t* index, const LoopPlan& plan) { row_ = base_ + row_offset(index, plan, strides_); }
-  void advance(int64_t k) { row_ += deltas_[k]; }
+  OutEval(T* data, const LoopPlan& plan) : cursor_(data, plan.strides[0], plan) {}
+  void seek(const int64_t* index, const LoopPlan& plan) { cursor_.seek(index, plan); }
+  void advance(int64_t k) { cursor_.advance(k); }
 
-  void put(int64_t j, T v) const {
-    if constexpr (Flat) row_[j] = v;
-    else row_[j * inner_] = v;
+  void begin_block(int64_t c0, Scratch& scratch) {
+    c0_ = c0;
+    block_ = cursor_.inner == 1 ? cursor_.row + c0 : scratch.template block<T>(0);
   }
-  void store(int64_t j, const packet& p, int n) const {
-    if (Flat || inner_ == 1) {
-      if (n == packet::size) p.store(row_ + j);
-      else p.store_partial(row_ + j, n);
-    } else {
-      p.scatter(row_ + j * inner_, inner_, n);
-    }
+  void end_block(int64_t n) const {
+    if (cursor_.inner == 1) return;
+    for (int64_t j = 0; j < n; ++j) cursor_.row[(c0_ + j) * cursor_.inner] = block_[j];
+  }
+  [[gnu::always_inline]] void put(int64_t j, T v) const { block_[j] = v; }
+  [[gnu::always_inline]] void store(int64_t j, const packet& p, int n) const {
+    if (n == packet::size) p.store(block_ + j);
+    else p.store_partial(block_ + j, n);
   }
 
  private:
-  T* base_;
-  T* row_;
-  int64_t inner_;
-  Shape strides_;
-  int64_t deltas_[Shape::kMaxDims] = {};
+  RowCursor<T> cursor_;
+  T* block_ = nullptr;
+  int64_t c0_ = 0;
 };
 
 }  // namespace tensorlib::cpu

@@ -1,11 +1,14 @@
 #pragma once
 /// \file
 /// The CPU executor of pointwise expressions: one fused loop per expression
-/// (DESIGN 3.4). A flat contiguous loop when every operand is contiguous in
-/// the output's order; otherwise a row loop over the coalesced nest, with
-/// incremental row pointers (no per-element division) and hoisting (Note
-/// [hoisting] in evaluator.hpp). Both split across the thread pool and run on
-/// SIMD packets when every node of the tree computes in one float type.
+/// (DESIGN 3.4). It walks the coalesced loop nest (backend/cpu/loop_plan.hpp)
+/// row by row with incremental row pointers (no per-element division), each
+/// row in blocks whose operands are all contiguous (Note [blocks] in
+/// evaluator.hpp), with hoisting of row- and column-invariant subtrees (Note
+/// [hoisting]). Work is split across the thread pool by rows, or by column
+/// blocks when there are fewer rows than threads, and runs on SIMD packets
+/// when every node of the tree computes in one float type. A same-shape
+/// contiguous chain is the special case of a single row.
 
 #include <algorithm>
 #include <cstdint>
@@ -28,43 +31,41 @@ inline constexpr int64_t kGrainSize = 32768;
 
 namespace detail {
 
-template <bool Packets, Element T, class E>
-void run_flat(const Tensor<T>& out, const E& expr, EvalContext& ctx) {
-  using Ev = typename EvalOf<E, true>::type;
-  const Ev ev(expr, ctx);
-  const OutEval<T, true> o(out.data_ptr(), ctx.plan);
-  constexpr int64_t W = packet_size<T>;
-  const int64_t total = ctx.plan.inner();
-  const int64_t packets = (total + W - 1) / W;
-  parallel_for(0, packets, kGrainSize / W, [&](int64_t b, int64_t e) {
-    const int64_t j0 = b * W, j1 = std::min(total, e * W);
-    if constexpr (Packets) {
-      for (int64_t j = j0; j < j1; j += W) {
-        const int n = static_cast<int>(std::min(W, j1 - j));
-        o.store(j, ev.load(j, n), n);
-      }
-    } else {
-      for (int64_t j = j0; j < j1; ++j) o.put(j, ev.scalar(j));
-    }
-  });
+// One block: full packets with a constant lane count (so the tree inlines
+// without tail tests), then one partial packet.
+template <bool Packets, class Ev, class Out>
+TENSORLIB_ALWAYS_INLINE void run_block(const Ev& ev, const Out& o, int64_t n) {
+  if constexpr (Packets) {
+    constexpr int W = Out::packet::size;
+    int64_t j = 0;
+    for (; j + W <= n; j += W) o.store(j, ev.load(j, W), W);
+    if (j < n) o.store(j, ev.load(j, static_cast<int>(n - j)), static_cast<int>(n - j));
+  } else {
+    for (int64_t j = 0; j < n; ++j) o.put(j, ev.scalar(j));
+  }
 }
 
 template <bool Packets, Element T, class E>
-void run_rows(const Tensor<T>& out, const E& expr, EvalContext& ctx) {
-  using Ev = typename EvalOf<E, false>::type;
+void run_nest(const Tensor<T>& out, const E& expr, EvalContext& ctx) {
+  using Ev = root_eval_t<E>;
   const LoopPlan& plan = ctx.plan;
-  Ev root(expr, ctx);
   const int64_t inner = plan.inner(), rows = plan.rows();
+  const int64_t operands = static_cast<int64_t>(ctx.leaf_data.size());
+  Ev root(expr, ctx);
   root.plan_hoist(1u << (plan.ndim() - 1), rows > 1);
   int64_t origin[Shape::kMaxDims] = {};
   root.seek(origin, plan);
   std::vector<std::unique_ptr<std::byte[]>> buffers;
-  root.template fill_buffers<Packets>(inner, buffers);
-  const OutEval<T, false> out0(out.data_ptr(), plan);
+  {
+    Scratch scratch(operands);
+    root.template fill_buffers<Packets>(inner, buffers, scratch);
+  }
+  const OutEval<T> out0(out.data_ptr(), plan);
 
-  constexpr int64_t W = packet_size<T>;
+  // Tasks take whole rows, or, with fewer rows than tasks, column ranges.
   const int64_t ntasks = std::clamp<int64_t>(rows * inner / kGrainSize, 1, get_num_threads());
   const bool split_rows = rows >= ntasks;
+  constexpr int64_t W = packet_size<T>;
   const int64_t col_chunk = ((inner + ntasks - 1) / ntasks + W - 1) / W * W;
   parallel_for(0, ntasks, 1, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
@@ -73,20 +74,20 @@ void run_rows(const Tensor<T>& out, const E& expr, EvalContext& ctx) {
       const int64_t c1 = split_rows ? inner : std::min(inner, (t + 1) * col_chunk);
       if (r0 >= r1 || c0 >= c1) continue;
       Ev ev = root;
-      OutEval<T, false> o = out0;
+      OutEval<T> o = out0;
+      Scratch scratch(operands);
       int64_t index[Shape::kMaxDims] = {};
       unravel_row(r0, plan, index);
       ev.seek(index, plan);
       o.seek(index, plan);
       for (int64_t r = r0; r < r1; ++r) {
-        ev.template start_row<Packets>();
-        if constexpr (Packets) {
-          for (int64_t j = c0; j < c1; j += W) {
-            const int n = static_cast<int>(std::min(W, c1 - j));
-            o.store(j, ev.load(j, n), n);
-          }
-        } else {
-          for (int64_t j = c0; j < c1; ++j) o.put(j, ev.scalar(j));
+        ev.template start_row<Packets>(scratch);
+        for (int64_t b = c0; b < c1; b += kBlock) {
+          const int64_t n = std::min(kBlock, c1 - b);
+          ev.begin_block(b, n, scratch);
+          o.begin_block(b, scratch);
+          run_block<Packets>(ev, o, n);
+          o.end_block(n);
         }
         if (r + 1 < r1) {
           const int64_t k = advance_index(index, plan);
@@ -101,7 +102,7 @@ void run_rows(const Tensor<T>& out, const E& expr, EvalContext& ctx) {
 }  // namespace detail
 
 /// Evaluates `expr` into `out` (same element type; `expr` broadcasts to
-/// `out`'s shape; no partial overlap between them — ops/ checks that).
+/// `out`'s shape; no partial overlap between them: ops/ checks that).
 template <Element T, class E>
 void run_pointwise(const Tensor<T>& out, const E& expr) {
   static_assert(std::is_same_v<typename E::value_type, T>, "run_pointwise: expression and output types differ");
@@ -115,9 +116,7 @@ void run_pointwise(const Tensor<T>& out, const E& expr) {
   });
   const LoopPlan plan = make_loop_plan(out.sizes(), strides);
   EvalContext ctx{plan, std::move(data)};
-  constexpr bool packets = PacketEvaluable<E, T>::value;
-  if (plan.is_flat_contiguous()) detail::run_flat<packets>(out, expr, ctx);
-  else detail::run_rows<packets>(out, expr, ctx);
+  detail::run_nest<PacketEvaluable<E, T>::value>(out, expr, ctx);
 }
 
 }  // namespace tensorlib::cpu

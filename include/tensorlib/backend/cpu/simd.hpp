@@ -44,13 +44,18 @@ namespace detail {
 // vector types are spelled out per element type.
 template <class T>
 struct Native;
+// `unaligned` is the same vector with element alignment, for loads and
+// stores: unlike memcpy, such an access aliases only its element type, so
+// the compiler may keep unrelated pointers in registers across stores.
 template <>
 struct Native<float> {
   typedef float type __attribute__((vector_size(kBytes)));
+  typedef float unaligned __attribute__((vector_size(kBytes), aligned(4)));
 };
 template <>
 struct Native<double> {
   typedef double type __attribute__((vector_size(kBytes)));
+  typedef double unaligned __attribute__((vector_size(kBytes), aligned(8)));
 };
 template <>
 struct Native<int32_t> {
@@ -93,11 +98,7 @@ struct Vec {
   Vec(T s) : v(s - native{}) {}  // NOLINT
   explicit Vec(native n) : v(n) {}
 
-  static Vec load(const T* p) {
-    Vec r;
-    std::memcpy(&r.v, p, sizeof(native));
-    return r;
-  }
+  static Vec load(const T* p) { return Vec(*reinterpret_cast<const typename detail::Native<T>::unaligned*>(p)); }
   /// Loads `n < size` lanes; the rest are 0.
   static Vec load_partial(const T* p, int n) {
     Vec r(T(0));
@@ -110,7 +111,7 @@ struct Vec {
     for (int i = 0; i < n; ++i) r.v[i] = p[i * stride];
     return r;
   }
-  void store(T* p) const { std::memcpy(p, &v, sizeof(native)); }
+  void store(T* p) const { *reinterpret_cast<typename detail::Native<T>::unaligned*>(p) = v; }
   void store_partial(T* p, int n) const { std::memcpy(p, &v, static_cast<std::size_t>(n) * sizeof(T)); }
   void scatter(T* p, int64_t stride, int n = size) const {
     for (int i = 0; i < n; ++i) p[i * stride] = v[i];
@@ -138,17 +139,31 @@ template <Lane T>
 inline Vec<T> select(Mask<T> m, Vec<T> a, Vec<T> b) {
   return Vec<T>(m.m ? a.v : b.v);
 }
+namespace detail {
+// One bit per lane (the lane's sign bit), as movemask gives it.
+template <Lane T>
+inline int lane_bits(Mask<T> m) {
+#if defined(__AVX__)
+  if constexpr (sizeof(T) == 4) return _mm256_movemask_ps(std::bit_cast<__m256>(m.m));
+  else return _mm256_movemask_pd(std::bit_cast<__m256d>(m.m));
+#elif defined(__SSE2__)
+  if constexpr (sizeof(T) == 4) return _mm_movemask_ps(std::bit_cast<__m128>(m.m));
+  else return _mm_movemask_pd(std::bit_cast<__m128d>(m.m));
+#else
+  int bits = 0;
+  for (int i = 0; i < Vec<T>::size; ++i) bits |= (m.m[i] != 0) << i;
+  return bits;
+#endif
+}
+}  // namespace detail
+
 template <Lane T>
 inline bool any(Mask<T> m) {
-  for (int i = 0; i < Vec<T>::size; ++i)
-    if (m.m[i]) return true;
-  return false;
+  return detail::lane_bits(m) != 0;
 }
 template <Lane T>
 inline bool all(Mask<T> m) {
-  for (int i = 0; i < Vec<T>::size; ++i)
-    if (!m.m[i]) return false;
-  return true;
+  return detail::lane_bits(m) == (1 << Vec<T>::size) - 1;
 }
 
 template <Lane T>

@@ -72,6 +72,7 @@ struct ExpLogConstants<float> {
   static constexpr float exp_overflow = 88.7228391116729996f;     // log(FLT_MAX)
   static constexpr float exp_underflow = -103.972077083991796f;   // log(smallest subnormal / 2)
   static constexpr float expm1_saturate = -17.5f;                 // expm1(x) rounds to -1 below
+  static constexpr float exp_fast_limit = 87.0f;  // |x| below: 2^n is a normal number, one scaling suffices
   static constexpr float min_normal = std::numeric_limits<float>::min();
   static constexpr float subnormal_scale = 8388608.0f;  // 2^23
   static constexpr float subnormal_shift = 23.0f;
@@ -88,6 +89,7 @@ struct ExpLogConstants<double> {
   static constexpr double exp_overflow = 709.782712893383996843;
   static constexpr double exp_underflow = -745.133219101941108420;
   static constexpr double expm1_saturate = -38.0;
+  static constexpr double exp_fast_limit = 707.0;
   static constexpr double min_normal = std::numeric_limits<double>::min();
   static constexpr double subnormal_scale = 4503599627370496.0;  // 2^52
   static constexpr double subnormal_shift = 52.0;
@@ -114,8 +116,9 @@ TENSORLIB_HOST_DEVICE inline V reduce_ln2(V x, V& n) {
   return mul_add(n, V(-C::ln2_lo), r);
 }
 
+/// exp over the whole range: overflow, underflow into subnormals, NaN.
 template <class V>
-TENSORLIB_HOST_DEVICE inline V exp(V x) {
+TENSORLIB_HOST_DEVICE inline V exp_full_range(V x) {
   using S = scalar_of_t<V>;
   using C = ExpLogConstants<S>;
   V xc = select(x > V(C::exp_overflow), V(C::exp_overflow), x);
@@ -127,6 +130,19 @@ TENSORLIB_HOST_DEVICE inline V exp(V x) {
   y = select(x > V(C::exp_overflow), V(std::numeric_limits<S>::infinity()), y);
   y = select(x < V(C::exp_underflow), V(S(0)), y);
   return select(isnan(x), x, y);
+}
+
+/// e^x. When every lane is well inside the normal range (the common case)
+/// one multiplication by 2^n finishes the job; otherwise the full-range path
+/// runs, which gives bit-identical results on such lanes (scaling by a power
+/// of two in two exact steps or one is the same).
+template <class V>
+TENSORLIB_HOST_DEVICE inline V exp(V x) {
+  using C = ExpLogConstants<scalar_of_t<V>>;
+  if (!all(abs(x) < V(C::exp_fast_limit))) return exp_full_range(x);
+  V n;
+  const V r = reduce_ln2(x, n);
+  return exp_poly(r) * pow2i(n);
 }
 
 template <class V>
@@ -199,10 +215,40 @@ TENSORLIB_HOST_DEVICE inline V log_edges(V x, V y) {
   return select(isnan(x), x, y);
 }
 
+/// log(m) for x = 2^e m, without the subnormal rescaling: valid for positive
+/// normal finite x (the fast path of log, log2 and log10).
+template <class V>
+TENSORLIB_HOST_DEVICE inline V log_reduced_normal(V x, V& e) {
+  using S = scalar_of_t<V>;
+  using C = ExpLogConstants<S>;
+  V m = mantissa_of(x);
+  e = exponent_of(x);
+  const auto big = m > V(C::sqrt2);
+  m = select(big, m * V(S(0.5)), m);
+  e = select(big, e + V(S(1)), e);
+  const V s = (m - V(S(1))) / (m + V(S(1)));
+  const V z = s * s;
+  V p;
+  if constexpr (std::is_same_v<S, float>) p = polynomial(z, kLogF32);
+  else p = polynomial(z, kLogF64);
+  return mul_add(V(S(2)) * s, z * p, V(S(2)) * s);
+}
+
+/// True when every lane is a positive normal finite number.
+template <class V>
+TENSORLIB_HOST_DEVICE inline bool all_positive_normal(V x) {
+  using S = scalar_of_t<V>;
+  return all((x >= V(ExpLogConstants<S>::min_normal)) && (x < V(std::numeric_limits<S>::infinity())));
+}
+
 template <class V>
 TENSORLIB_HOST_DEVICE inline V log(V x) {
   using C = ExpLogConstants<scalar_of_t<V>>;
   V e;
+  if (all_positive_normal(x)) {
+    const V lm = log_reduced_normal(x, e);
+    return mul_add(e, V(C::ln2_hi), mul_add(e, V(C::ln2_lo), lm));
+  }
   const V lm = log_reduced(x, e);
   return log_edges(x, mul_add(e, V(C::ln2_hi), mul_add(e, V(C::ln2_lo), lm)));
 }

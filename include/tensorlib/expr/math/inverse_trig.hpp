@@ -9,6 +9,11 @@
 /// comes from one polynomial. m pi/4 is kept as a float plus its rounding
 /// error (hi + lo, tools/fit_math.py), and p and lo are added before hi so
 /// that the constant is effectively carried with ~48 bits.
+/// Measured max error (exhaustive over all floats; atan2 over a 573 x 573 grid
+/// of magnitudes and special values): atan 2.1 ulp, asin 1.9 ulp, acos 1.1 ulp,
+/// atan2 1.9 ulp. atan and asin are worst just past their reduction points,
+/// where the rounding of (a - 1) / (a + 1), or of sqrt((1 - a) / 2), is
+/// carried into a result of half the size.
 
 #include <cmath>
 #include <limits>

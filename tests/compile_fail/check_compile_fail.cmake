@@ -1,0 +1,21 @@
+# Compiles SOURCE twice: without TENSORLIB_COMPILE_FAIL it must compile (the
+# control), with it it must fail with a message matching EXPECT.
+foreach(var COMPILER SOURCE EXPECT INCLUDE)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "check_compile_fail.cmake: ${var} not set")
+  endif()
+endforeach()
+set(flags -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I${INCLUDE})
+execute_process(COMMAND ${COMPILER} ${flags} ${SOURCE} RESULT_VARIABLE ok_rc ERROR_VARIABLE ok_err)
+if(NOT ok_rc EQUAL 0)
+  message(FATAL_ERROR "control compile of ${SOURCE} failed:\n${ok_err}")
+endif()
+execute_process(COMMAND ${COMPILER} ${flags} -DTENSORLIB_COMPILE_FAIL ${SOURCE} RESULT_VARIABLE bad_rc
+                ERROR_VARIABLE bad_err)
+if(bad_rc EQUAL 0)
+  message(FATAL_ERROR "${SOURCE} compiled with TENSORLIB_COMPILE_FAIL; it must not")
+endif()
+if(NOT bad_err MATCHES "${EXPECT}")
+  message(FATAL_ERROR "${SOURCE} failed, but without the expected message '${EXPECT}':\n${bad_err}")
+endif()
+message(STATUS "${SOURCE}: rejected with the expected message")
