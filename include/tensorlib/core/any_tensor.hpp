@@ -10,6 +10,7 @@
 
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/print.hpp"
 #include "tensorlib/core/tensor.hpp"
 
 namespace tensorlib {
@@ -61,9 +62,13 @@ class AnyTensor {
     return visit([](const auto& t) { return t.template to<U>(); });
   }
 
-  friend std::ostream& operator<<(std::ostream& os, const AnyTensor& t) {
+  /// Prints like the typed tensor. A template so that it is instantiated
+  /// where it is used, after the layers that define `to_vector` (clang
+  /// instantiates eagerly inside non-template functions).
+  template <class CharT, class Traits>
+  friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, const AnyTensor& t) {
     if (!t.defined()) return os << "tensor(undefined)";
-    return t.visit([&](const auto& typed) -> std::ostream& { return os << typed; });
+    return t.visit([&](const auto& typed) -> std::basic_ostream<CharT, Traits>& { return os << repr(typed); });
   }
 
  private:

@@ -36,6 +36,16 @@
 
 namespace tensorlib {
 
+template <Element T>
+class Tensor;
+
+/// A lazy expression whose result would become a Tensor<T> (any expression
+/// but a Tensor<T> itself, which copies as a handle). A named concept rather
+/// than a requires-clause: clang 14 cannot match the out-of-line definitions
+/// of members constrained by an expression mentioning the injected class name.
+template <class E, class T>
+concept ForeignExpression = Expression<E> && !std::same_as<std::remove_cvref_t<E>, Tensor<T>>;
+
 /// A handle to a strided, typed, device-resident array. Cheap to copy;
 /// copies share the same tensor.
 template <Element T>
@@ -56,8 +66,7 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   }
 
   /// Evaluates a lazy expression of the same element type into a new tensor.
-  template <Expression E>
-    requires(!std::same_as<std::remove_cvref_t<E>, Tensor>)
+  template <ForeignExpression<T> E>
   Tensor(const E& expr);  // NOLINT: implicit, so `Tensor<float> y = a + b;` reads naturally
 
   Tensor(const Tensor&) = default;
@@ -68,13 +77,11 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor& operator=(const Tensor&) & = default;
   Tensor& operator=(Tensor&&) & noexcept = default;
   /// Rebinds this handle to the evaluated expression.
-  template <Expression E>
-    requires(!std::same_as<std::remove_cvref_t<E>, Tensor>)
+  template <ForeignExpression<T> E>
   Tensor& operator=(const E& expr) &;
   /// Writes into the viewed memory (broadcasting, converting dtype).
   Tensor& operator=(const Tensor& src) &&;
-  template <Expression E>
-    requires(!std::same_as<std::remove_cvref_t<E>, Tensor>)
+  template <ForeignExpression<T> E>
   Tensor& operator=(const E& src) &&;
   /// Fills the viewed memory with a value.
   template <Scalar S>

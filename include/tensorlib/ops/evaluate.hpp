@@ -97,13 +97,11 @@ void write_into(const Tensor<T>& dst, const E& src, const char* op) {
 }  // namespace detail
 
 template <Element T>
-template <Expression E>
-  requires(!std::same_as<std::remove_cvref_t<E>, Tensor<T>>)
+template <ForeignExpression<T> E>
 Tensor<T>::Tensor(const E& expr) : Tensor(detail::evaluate_as<T>(expr)) {}
 
 template <Element T>
-template <Expression E>
-  requires(!std::same_as<std::remove_cvref_t<E>, Tensor<T>>)
+template <ForeignExpression<T> E>
 Tensor<T>& Tensor<T>::operator=(const E& expr) & {
   return *this = Tensor<T>(expr);
 }
@@ -115,8 +113,7 @@ Tensor<T>& Tensor<T>::operator=(const Tensor& src) && {
 }
 
 template <Element T>
-template <Expression E>
-  requires(!std::same_as<std::remove_cvref_t<E>, Tensor<T>>)
+template <ForeignExpression<T> E>
 Tensor<T>& Tensor<T>::operator=(const E& src) && {
   detail::write_into(*this, src, "copy_");
   return *this;

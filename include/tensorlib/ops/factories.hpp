@@ -270,40 +270,31 @@ auto tensor_from_list(const L& list, TensorOptions options) {
   return generate<R>(shape, options, [&](int64_t i) { return flat[static_cast<std::size_t>(i)]; });
 }
 
-template <class E>
-using list1 = std::initializer_list<E>;
-template <class E>
-using list2 = std::initializer_list<list1<E>>;
-template <class E>
-using list3 = std::initializer_list<list2<E>>;
-template <class E>
-using list4 = std::initializer_list<list3<E>>;
-template <class E>
-using list5 = std::initializer_list<list4<E>>;
-
 }  // namespace detail
 
-/// A tensor from nested braces: `tl::tensor({{1., 2.}, {3., 4.}})`. Integer
+/// A tensor from nested braces: `tl::tensor({{1., 2.}, {3., 4.}})`. (The
+/// nested initializer_list types are spelled out: clang 14 fails to deduce
+/// through alias templates here.) Integer
 /// literals give int64, floating literals float, unless T is given. Ragged
 /// nesting is a `ValueError` naming the dimension.
 template <class T = void, Scalar E>
-auto tensor(detail::list1<E> values, TensorOptions options = {}) {
+auto tensor(std::initializer_list<E> values, TensorOptions options = {}) {
   return detail::tensor_from_list<T>(values, options);
 }
 template <class T = void, Scalar E>
-auto tensor(detail::list2<E> values, TensorOptions options = {}) {
+auto tensor(std::initializer_list<std::initializer_list<E>> values, TensorOptions options = {}) {
   return detail::tensor_from_list<T>(values, options);
 }
 template <class T = void, Scalar E>
-auto tensor(detail::list3<E> values, TensorOptions options = {}) {
+auto tensor(std::initializer_list<std::initializer_list<std::initializer_list<E>>> values, TensorOptions options = {}) {
   return detail::tensor_from_list<T>(values, options);
 }
 template <class T = void, Scalar E>
-auto tensor(detail::list4<E> values, TensorOptions options = {}) {
+auto tensor(std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<E>>>> values, TensorOptions options = {}) {
   return detail::tensor_from_list<T>(values, options);
 }
 template <class T = void, Scalar E>
-auto tensor(detail::list5<E> values, TensorOptions options = {}) {
+auto tensor(std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<E>>>>> values, TensorOptions options = {}) {
   return detail::tensor_from_list<T>(values, options);
 }
 /// A 0-d tensor from one value.

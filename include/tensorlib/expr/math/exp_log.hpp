@@ -132,6 +132,20 @@ TENSORLIB_HOST_DEVICE inline V exp_full_range(V x) {
   return select(isnan(x), x, y);
 }
 
+/// e^x / 2 without overflow in between (sinh and cosh past exp's overflow
+/// threshold): one reduction, then a two-step scaling by 2^(n-1). Arguments
+/// are capped just above the point where the result overflows anyway, so
+/// +inf gives +inf rather than inf - inf in the reduction.
+template <class V>
+TENSORLIB_HOST_DEVICE inline V half_exp(V x) {
+  using S = scalar_of_t<V>;
+  using C = ExpLogConstants<S>;
+  x = select(x > V(C::exp_overflow + S(2)), V(C::exp_overflow + S(2)), x);
+  V n;
+  const V r = reduce_ln2(x, n);
+  return ldexp_integral(exp_poly(r), n - V(S(1)));
+}
+
 /// e^x. When every lane is well inside the normal range (the common case)
 /// one multiplication by 2^n finishes the job; otherwise the full-range path
 /// runs, which gives bit-identical results on such lanes (scaling by a power
@@ -172,11 +186,15 @@ TENSORLIB_HOST_DEVICE inline V expm1(V x) {
   xc = select(isnan(x), V(S(0)), xc);
   V n;
   const V r = reduce_ln2(xc, n);
-  // expm1(x) = 2^n (expm1(r) + 1) - 1, with 2^n split in two for n = 128 / 1024.
-  const V half_n = floor(n * V(S(0.5)));
-  const V t1 = pow2i(half_n), t2 = pow2i(n - half_n);
-  const V t = t1 * t2;
-  V y = mul_add(t, expm1_poly(r), t - V(S(1)));
+  // expm1(x) = 2^n (expm1(r) + 1) - 1 = t e + (t - 1) with t = 2^n. At the top
+  // of the range (n = 128 / 1024) 2^n itself overflows although the result
+  // does not, so there t = 2^(n-1) and the product is doubled; the -1 is far
+  // below half an ulp at that size.
+  constexpr S kMaxExp = std::is_same_v<S, float> ? S(127) : S(1023);
+  const auto top = n > V(kMaxExp);
+  const V t = pow2i(select(top, V(kMaxExp), n));
+  const V e = expm1_poly(r);
+  V y = select(top, ((e + V(S(1))) * V(S(2))) * t, mul_add(t, e, t - V(S(1))));
   y = select(abs(x) <= V(S(0.5) * C::ln2), small, y);
   y = select(x > V(C::exp_overflow), V(std::numeric_limits<S>::infinity()), y);
   y = select(x < V(C::expm1_saturate), V(S(-1)), y);

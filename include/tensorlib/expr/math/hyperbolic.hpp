@@ -29,11 +29,11 @@ TENSORLIB_HOST_DEVICE inline V sinh(V x) {
   using S = scalar_of_t<V>;
   using C = ExpLogConstants<S>;
   // sinh|x| = (t + t / (t + 1)) / 2 with t = expm1|x|; above the exp
-  // overflow threshold, sinh|x| = exp(|x| - ln 2).
+  // overflow threshold, sinh|x| = e^|x| / 2.
   const V a = abs(x);
   const V t = expm1(select(a > V(C::exp_overflow), V(S(0)), a));
   const V mid = V(S(0.5)) * (t + t / (t + V(S(1))));
-  const V big = exp(a - V(C::ln2));
+  const V big = half_exp(select(a > V(C::exp_overflow), a, V(S(0))));
   const V y = select(a > V(C::exp_overflow), big, mid);
   return select(isnan(x), x, copysign(y, x));
 }
@@ -45,7 +45,7 @@ TENSORLIB_HOST_DEVICE inline V cosh(V x) {
   const V a = abs(x);
   const V e = exp(select(a > V(C::exp_overflow), V(S(0)), a));
   const V mid = V(S(0.5)) * e + V(S(0.5)) / e;
-  const V big = exp(a - V(C::ln2));
+  const V big = half_exp(select(a > V(C::exp_overflow), a, V(S(0))));
   return select(a > V(C::exp_overflow), big, mid);
 }
 
