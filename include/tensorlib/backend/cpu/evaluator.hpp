@@ -88,13 +88,15 @@ struct EvalContext {
   const LoopPlan& plan;
   std::vector<const void*> leaf_data;  // by operand index (0 = output)
   int64_t next_operand = 1;
+  /// Scratch blocks: one per operand, then one per hoisting candidate.
+  int64_t next_slot = static_cast<int64_t>(leaf_data.size());
 };
 
-/// Per-task scratch: one block per operand (Note [blocks]), allocated on
-/// first use since contiguous operands never need it.
+/// Per-task scratch: one block per operand and per hoisting candidate (Note
+/// [blocks]), allocated on first use since contiguous runs never need it.
 class Scratch {
  public:
-  explicit Scratch(int64_t operands) : operands_(operands) {}
+  explicit Scratch(int64_t slots) : operands_(slots) {}
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
   template <class T>
@@ -153,7 +155,9 @@ class LeafEval {
   void seek(const int64_t* index, const LoopPlan& plan) { cursor_.seek(index, plan); }
   void advance(int64_t k) { cursor_.advance(k); }
   template <bool Packets>
-  void start_row(Scratch&) {}
+  void start_row(Scratch&, int64_t) {}
+  template <bool Packets>
+  void materialize(int64_t, int64_t, Scratch&) {}
   /// Exposes elements [c0, c0 + n) of the current row contiguously.
   void begin_block(int64_t c0, int64_t n, Scratch& scratch) {
     const int64_t s = cursor_.inner;
@@ -168,8 +172,14 @@ class LeafEval {
     block_ = buf;
   }
 
-  [[gnu::always_inline]] T scalar(int64_t j) const { return block_[j]; }
+  static constexpr bool has_candidates = false;
+  bool any_hoisted() const { return false; }
+  template <bool Materialized>
+  [[gnu::always_inline]] T scalar(int64_t j) const {
+    return block_[j];
+  }
   /// Lanes j .. j+n-1 of the block (n <= packet size; missing lanes are 0).
+  template <bool Materialized>
   [[gnu::always_inline]] packet load(int64_t j, int n) const {
     return n == packet::size ? packet::load(block_ + j) : packet::load_partial(block_ + j, n);
   }
@@ -197,10 +207,20 @@ class ConstEval {
   void seek(const int64_t*, const LoopPlan&) {}
   void advance(int64_t) {}
   template <bool Packets>
-  void start_row(Scratch&) {}
+  void start_row(Scratch&, int64_t) {}
+  template <bool Packets>
+  void materialize(int64_t, int64_t, Scratch&) {}
   void begin_block(int64_t, int64_t, Scratch&) {}
-  [[gnu::always_inline]] T scalar(int64_t) const { return value_; }
-  [[gnu::always_inline]] packet load(int64_t, int) const { return splat_; }
+  static constexpr bool has_candidates = false;
+  bool any_hoisted() const { return false; }
+  template <bool Materialized>
+  [[gnu::always_inline]] T scalar(int64_t) const {
+    return value_;
+  }
+  template <bool Materialized>
+  [[gnu::always_inline]] packet load(int64_t, int) const {
+    return splat_;
+  }
 
  private:
   T value_;
@@ -215,11 +235,14 @@ class MapEval {
   using value_type = std::remove_cvref_t<std::invoke_result_t<const F&, typename Cs::value_type...>>;
   using packet = packet_t<value_type>;
   static constexpr int W = packet_size<value_type>;
+  /// True when this subtree contains a hoisting candidate.
+  static constexpr bool has_candidates = Candidate || (Cs::has_candidates || ...);
 
   template <class... Children>
   MapEval(const Map<F, Children...>& node, EvalContext& ctx)
       : f_(node.functor()), children_(make_children(node.children(), ctx, std::index_sequence_for<Children...>{})) {
     moves_ = std::apply([](const auto&... c) { return (0u | ... | c.moves()); }, children_);
+    if constexpr (Candidate) slot_ = ctx.next_slot++;
   }
 
   uint32_t moves() const { return moves_; }
@@ -231,6 +254,11 @@ class MapEval {
       else if (several_rows && (moves_ & ~inner_bit) == 0) hoist_ = Hoist::kBuffered;
     }
     if (hoist_ == Hoist::kNone) std::apply([&](auto&... c) { (c.plan_hoist(inner_bit, several_rows), ...); }, children_);
+  }
+  /// True when some node of this subtree is hoisted in this run.
+  bool any_hoisted() const {
+    if (hoist_ != Hoist::kNone) return true;
+    return std::apply([](const auto&... c) { return (false || ... || c.any_hoisted()); }, children_);
   }
 
   /// Computes buffered nodes over [0, inner) with the loop's own code, so
@@ -247,14 +275,7 @@ class MapEval {
     for (int64_t c0 = 0; c0 < inner; c0 += kBlock) {
       const int64_t n = std::min(kBlock, inner - c0);
       std::apply([&](auto&... c) { (c.begin_block(c0, n, scratch), ...); }, children_);
-      if constexpr (Packets) {
-        for (int64_t j = 0; j < n; j += W) {
-          const int m = static_cast<int>(std::min<int64_t>(W, n - j));
-          compute_load(j, m).store_partial(out + c0 + j, m);
-        }
-      } else {
-        for (int64_t j = 0; j < n; ++j) out[c0 + j] = compute_scalar(j);
-      }
+      compute_block<Packets>(out + c0, n);
     }
     buffer_ = out;
   }
@@ -266,40 +287,52 @@ class MapEval {
     if (hoist_ == Hoist::kBuffered) return;
     std::apply([&](auto&... c) { (c.advance(k), ...); }, children_);
   }
+  /// Row setup; `width` is the longest block the row will use.
   template <bool Packets>
-  void start_row(Scratch& scratch) {
+  void start_row(Scratch& scratch, int64_t width) {
     if constexpr (Candidate) {
       if (hoist_ == Hoist::kBuffered) return;
-      if (hoist_ == Hoist::kRowConstant) return compute_row_constant<Packets>(scratch);
+      if (hoist_ == Hoist::kRowConstant) return compute_row_constant<Packets>(scratch, width);
     }
-    std::apply([&](auto&... c) { (c.template start_row<Packets>(scratch), ...); }, children_);
+    std::apply([&](auto&... c) { (c.template start_row<Packets>(scratch, width), ...); }, children_);
   }
   void begin_block(int64_t c0, int64_t n, Scratch& scratch) {
     if constexpr (Candidate) {
-      if (hoist_ == Hoist::kBuffered) {
-        hoisted_ = buffer_ + c0;
-        return;
-      }
-      if (hoist_ == Hoist::kRowConstant) return;
+      if (hoist_ != Hoist::kNone) return;
     }
     std::apply([&](auto&... c) { (c.begin_block(c0, n, scratch), ...); }, children_);
   }
-
-  [[gnu::always_inline]] value_type scalar(int64_t j) const {
+  /// In a run that hoists, gives every candidate a block pointer before the
+  /// block's loop: into its buffer, its row-constant block, or a scratch
+  /// block it computes now. The loop then reads candidates like leaves.
+  template <bool Packets>
+  void materialize(int64_t c0, int64_t n, Scratch& scratch) {
     if constexpr (Candidate) {
-      if (hoist_ != Hoist::kNone) [[unlikely]]
-        return hoisted_[j * hoisted_step_];
-    }
-    return compute_scalar(j);
-  }
-  [[gnu::always_inline]] packet load(int64_t j, int n) const {
-    if constexpr (Candidate) {
-      if (hoist_ != Hoist::kNone) [[unlikely]] {
-        const value_type* p = hoisted_ + j * hoisted_step_;
-        return n == W ? packet::load(p) : packet::load_partial(p, n);
+      if (hoist_ == Hoist::kBuffered) {
+        block_ = buffer_ + c0;
+      } else if (hoist_ == Hoist::kRowConstant) {
+        block_ = scratch.template block<value_type>(slot_);
+      } else {
+        value_type* out = scratch.template block<value_type>(slot_);
+        compute_block<Packets>(out, n);
+        block_ = out;
       }
+    } else {
+      std::apply([&](auto&... c) { (c.template materialize<Packets>(c0, n, scratch), ...); }, children_);
     }
-    return compute_load(j, n);
+  }
+
+  // Materialized == true only in runs that hoist: candidates then read their
+  // block (see materialize) and the loop body has no hoisting test at all.
+  template <bool Materialized>
+  [[gnu::always_inline]] value_type scalar(int64_t j) const {
+    if constexpr (Candidate && Materialized) return block_[j];
+    else return compute_scalar<Materialized>(j);
+  }
+  template <bool Materialized>
+  [[gnu::always_inline]] packet load(int64_t j, int n) const {
+    if constexpr (Candidate && Materialized) return n == W ? packet::load(block_ + j) : packet::load_partial(block_ + j, n);
+    else return compute_load<Materialized>(j, n);
   }
 
  private:
@@ -310,35 +343,51 @@ class MapEval {
     return std::tuple<Cs...>{Cs(std::get<I>(nodes), ctx)...};
   }
 
-  // Once per row, out of line. Every leaf below is constant along the row;
-  // the value is computed through the packet path (one lane) and repeated
-  // so that loads read it with a step of 0.
+  // Writes this node's values for the current block (children prepared).
   template <bool Packets>
-  [[gnu::noinline]] void compute_row_constant(Scratch& scratch) {
-    std::apply([&](auto&... c) { (c.template start_row<Packets>(scratch), ...); }, children_);
+  void compute_block(value_type* out, int64_t n) const {
+    if constexpr (Packets) {
+      int64_t j = 0;
+      for (; j + W <= n; j += W) compute_load(j, W).store(out + j);
+      if (j < n) compute_load(j, static_cast<int>(n - j)).store_partial(out + j, static_cast<int>(n - j));
+    } else {
+      for (int64_t j = 0; j < n; ++j) out[j] = compute_scalar(j);
+    }
+  }
+
+  // Once per row, out of line. Every leaf below is constant along the row:
+  // computed through the packet path (one lane), repeated over a block.
+  template <bool Packets>
+  [[gnu::noinline]] void compute_row_constant(Scratch& scratch, int64_t width) {
+    std::apply([&](auto&... c) { (c.template start_row<Packets>(scratch, width), ...); }, children_);
     std::apply([&](auto&... c) { (c.begin_block(0, 1, scratch), ...); }, children_);
     value_type v;
     if constexpr (Packets) v = compute_load(0, 1)[0];
     else v = compute_scalar(0);
-    std::fill(std::begin(row_values_), std::end(row_values_), v);
-    hoisted_ = row_values_;
-    hoisted_step_ = 0;
+    value_type* out = scratch.template block<value_type>(slot_);
+    std::fill(out, out + width, v);
   }
+
+  // Below a candidate nothing is materialized, so the candidate's own
+  // computations (compute_block, compute_row_constant) use <false>.
+  template <bool Materialized = false>
   [[gnu::always_inline]] value_type compute_scalar(int64_t j) const {
-    return std::apply([&](const auto&... c) { return static_cast<value_type>(f_(c.scalar(j)...)); }, children_);
+    return std::apply(
+        [&](const auto&... c) { return static_cast<value_type>(f_(c.template scalar<Materialized>(j)...)); },
+        children_);
   }
+  template <bool Materialized = false>
   [[gnu::always_inline]] packet compute_load(int64_t j, int n) const {
-    return std::apply([&](const auto&... c) { return f_(c.load(j, n)...); }, children_);
+    return std::apply([&](const auto&... c) { return f_(c.template load<Materialized>(j, n)...); }, children_);
   }
 
   F f_;
   std::tuple<Cs...> children_;
   uint32_t moves_ = 0;
   Hoist hoist_ = Hoist::kNone;
-  const value_type* buffer_ = nullptr;
-  const value_type* hoisted_ = nullptr;
-  int64_t hoisted_step_ = 1;
-  value_type row_values_[W > 1 ? W : 1] = {};
+  int64_t slot_ = -1;                    // scratch block of a candidate
+  const value_type* buffer_ = nullptr;   // kBuffered: the whole inner extent
+  const value_type* block_ = nullptr;    // materialized values of the current block
 };
 
 template <Element T, bool Candidate>

@@ -33,15 +33,15 @@ namespace detail {
 
 // One block: full packets with a constant lane count (so the tree inlines
 // without tail tests), then one partial packet.
-template <bool Packets, class Ev, class Out>
+template <bool Packets, bool Materialized, class Ev, class Out>
 TENSORLIB_ALWAYS_INLINE void run_block(const Ev& ev, const Out& o, int64_t n) {
   if constexpr (Packets) {
     constexpr int W = Out::packet::size;
     int64_t j = 0;
-    for (; j + W <= n; j += W) o.store(j, ev.load(j, W), W);
-    if (j < n) o.store(j, ev.load(j, static_cast<int>(n - j)), static_cast<int>(n - j));
+    for (; j + W <= n; j += W) o.store(j, ev.template load<Materialized>(j, W), W);
+    if (j < n) o.store(j, ev.template load<Materialized>(j, static_cast<int>(n - j)), static_cast<int>(n - j));
   } else {
-    for (int64_t j = 0; j < n; ++j) o.put(j, ev.scalar(j));
+    for (int64_t j = 0; j < n; ++j) o.put(j, ev.template scalar<Materialized>(j));
   }
 }
 
@@ -50,17 +50,20 @@ void run_nest(const Tensor<T>& out, const E& expr, EvalContext& ctx) {
   using Ev = root_eval_t<E>;
   const LoopPlan& plan = ctx.plan;
   const int64_t inner = plan.inner(), rows = plan.rows();
-  const int64_t operands = static_cast<int64_t>(ctx.leaf_data.size());
   Ev root(expr, ctx);
+  const int64_t slots = ctx.next_slot;
   root.plan_hoist(1u << (plan.ndim() - 1), rows > 1);
   int64_t origin[Shape::kMaxDims] = {};
   root.seek(origin, plan);
   std::vector<std::unique_ptr<std::byte[]>> buffers;
   {
-    Scratch scratch(operands);
+    Scratch scratch(slots);
     root.template fill_buffers<Packets>(inner, buffers, scratch);
   }
   const OutEval<T> out0(out.data_ptr(), plan);
+  // When this run hoists something, candidates are materialized per block
+  // (Note [hoisting]); otherwise the whole tree runs fused in registers.
+  const bool hoisting = Ev::has_candidates && root.any_hoisted();
 
   // Tasks take whole rows, or, with fewer rows than tasks, column ranges.
   const int64_t ntasks = std::clamp<int64_t>(rows * inner / kGrainSize, 1, get_num_threads());
@@ -75,18 +78,27 @@ void run_nest(const Tensor<T>& out, const E& expr, EvalContext& ctx) {
       if (r0 >= r1 || c0 >= c1) continue;
       Ev ev = root;
       OutEval<T> o = out0;
-      Scratch scratch(operands);
+      Scratch scratch(slots);
       int64_t index[Shape::kMaxDims] = {};
       unravel_row(r0, plan, index);
       ev.seek(index, plan);
       o.seek(index, plan);
       for (int64_t r = r0; r < r1; ++r) {
-        ev.template start_row<Packets>(scratch);
+        ev.template start_row<Packets>(scratch, std::min(kBlock, c1 - c0));
         for (int64_t b = c0; b < c1; b += kBlock) {
           const int64_t n = std::min(kBlock, c1 - b);
           ev.begin_block(b, n, scratch);
           o.begin_block(b, scratch);
-          run_block<Packets>(ev, o, n);
+          if constexpr (Ev::has_candidates) {
+            if (hoisting) {
+              ev.template materialize<Packets>(b, n, scratch);
+              run_block<Packets, true>(ev, o, n);
+            } else {
+              run_block<Packets, false>(ev, o, n);
+            }
+          } else {
+            run_block<Packets, false>(ev, o, n);
+          }
           o.end_block(n);
         }
         if (r + 1 < r1) {
