@@ -39,8 +39,8 @@ struct Inputs {
 
 Inputs make_inputs(const tl::Shape& shape, const tl::Shape& d_shape) {
   tl::Generator g(1);
-  return {tl::randn(shape, g), tl::randn(shape, g), tl::randn(shape, g), tl::randn(d_shape, g),
-          tl::randn(shape, g), tl::empty<float>(shape)};
+  return {tl::randn(shape, g),   tl::randn(shape, g), tl::randn(shape, g),
+          tl::randn(d_shape, g), tl::randn(shape, g), tl::empty<float>(shape)};
 }
 
 // ---- hand-written baseline --------------------------------------------------
@@ -49,8 +49,8 @@ Inputs make_inputs(const tl::Shape& shape, const tl::Shape& d_shape) {
 // polynomial, exponent insertion; inputs clamped to the normal range.
 inline __m256 exp8(__m256 x) {
   x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.7f));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256 n =
+      _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
   r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
   __m256 p = _mm256_set1_ps(1.f / 5040);
@@ -85,8 +85,7 @@ void hand_contiguous(const float* a, const float* b, const float* c, const float
     r = _mm256_fnmadd_ps(_mm256_set1_ps(0.5f), exp8(_mm256_loadu_ps(e + i)), r);
     _mm256_storeu_ps(y + i, r);
   }
-  for (int64_t i = vec_end; i < n; ++i)
-    y[i] = a[i] * b[i] + c[i] / (1 + exp1(-d[i])) - 0.5f * exp1(e[i]);
+  for (int64_t i = vec_end; i < n; ++i) y[i] = a[i] * b[i] + c[i] / (1 + exp1(-d[i])) - 0.5f * exp1(e[i]);
 }
 
 // d is a row of `cols` values broadcast over `rows` rows: sigmoid(d) is
@@ -162,8 +161,8 @@ void HandBroadcast(benchmark::State& state) {
   auto in = make_inputs({kRows, kCols}, {kCols});
   std::vector<float> sig(kCols);
   for (auto _ : state) {
-    hand_broadcast(in.a.data_ptr(), in.b.data_ptr(), in.c.data_ptr(), in.d.data_ptr(), in.e.data_ptr(),
-                   in.y.data_ptr(), kRows, kCols, sig);
+    hand_broadcast(in.a.data_ptr(), in.b.data_ptr(), in.c.data_ptr(), in.d.data_ptr(), in.e.data_ptr(), in.y.data_ptr(),
+                   kRows, kCols, sig);
     benchmark::DoNotOptimize(in.y.data_ptr());
   }
   set_bytes(state, kRows * kCols);

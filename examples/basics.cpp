@@ -9,8 +9,8 @@
 int main() {
   // Tensors from nested lists, factories and random numbers.
   const auto a = tl::tensor({{1., 2., 3.}, {4., 5., 6.}});  // float, [2, 3]
-  const auto bias = tl::arange<float>(3) * 0.5f;             // a lazy expression...
-  const tl::Tensor<float> b = bias;                          // ...evaluated here
+  const auto bias = tl::arange<float>(3) * 0.5f;            // a lazy expression...
+  const tl::Tensor<float> b = bias;                         // ...evaluated here
   tl::manual_seed(0);
   const auto noise = tl::randn({2, 3});
   std::cout << "a = " << a << "\nb = " << b << "\nnoise = " << noise << "\n\n";

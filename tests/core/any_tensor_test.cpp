@@ -23,9 +23,8 @@ TEST_CASE("AnyTensor shares the typed tensor and recovers it with a checked cast
 }
 
 TEST_CASE("heterogeneous tensors travel together and are visited by type") {
-  std::map<std::string, tl::AnyTensor> state{{"weight", tl::zeros<float>({2})},
-                                             {"steps", tl::tensor({7})},
-                                             {"mask", tl::tensor({true, false})}};
+  std::map<std::string, tl::AnyTensor> state{
+      {"weight", tl::zeros<float>({2})}, {"steps", tl::tensor({7})}, {"mask", tl::tensor({true, false})}};
   int64_t total = 0;
   for (const auto& [name, t] : state) total += t.visit([](const auto& typed) { return typed.numel(); });
   CHECK(total == 5);

@@ -34,12 +34,18 @@ std::string torch_to_tl(std::string s) {
 
 std::string print_any(const fixtures::Tensor& t) {
   std::ostringstream os;
-  if (t.dtype == "float32") os << t.as<float>();
-  else if (t.dtype == "float64") os << t.as<double>();
-  else if (t.dtype == "int64") os << t.as<int64_t>();
-  else if (t.dtype == "int32") os << t.as<int32_t>();
-  else if (t.dtype == "uint8") os << t.as<uint8_t>();
-  else os << t.as<bool>();
+  if (t.dtype == "float32")
+    os << t.as<float>();
+  else if (t.dtype == "float64")
+    os << t.as<double>();
+  else if (t.dtype == "int64")
+    os << t.as<int64_t>();
+  else if (t.dtype == "int32")
+    os << t.as<int32_t>();
+  else if (t.dtype == "uint8")
+    os << t.as<uint8_t>();
+  else
+    os << t.as<bool>();
   return os.str();
 }
 
@@ -48,7 +54,9 @@ std::string print_any(const fixtures::Tensor& t) {
 TEST_CASE("tensors print exactly like PyTorch's repr") {
   const auto& file = fixtures::load("printing.txt");
   int cases = 0;
-  for (const auto& [name, c] : file.cases()) {
+  for (const auto& entry : file.cases()) {
+    const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture those
+    const fixtures::Case& c = entry.second;
     INFO(name);
     tl::set_printoptions(parse_options(c.text("options")));
     CHECK(print_any(c.tensor("t")) == torch_to_tl(c.text("repr")));

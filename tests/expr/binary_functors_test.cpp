@@ -11,8 +11,10 @@ using namespace functor_fixtures;
 TEST_CASE("binary floating functors match PyTorch, with broadcasting") {
   check_arithmetic_binary<float>();
   check_arithmetic_binary<double>();
-  check_binary<float>("div", [](const auto& a, const auto& b) { return a / b; }, true);
-  check_binary<double>("div", [](const auto& a, const auto& b) { return a / b; }, true);
+  check_binary<float>(
+      "div", [](const auto& a, const auto& b) { return a / b; }, true);
+  check_binary<double>(
+      "div", [](const auto& a, const auto& b) { return a / b; }, true);
   check_binary<float>("atan2", [](const auto& a, const auto& b) { return tl::atan2(a, b); });
   check_binary<double>("atan2", [](const auto& a, const auto& b) { return tl::atan2(a, b); });
 }
@@ -21,18 +23,26 @@ TEST_CASE("binary integer functors match PyTorch (wrapping, Python modulus, powi
   check_arithmetic_binary<int64_t>();
   check_arithmetic_binary<int32_t>();
   check_arithmetic_binary<uint8_t>();
-  check_binary<int64_t>("bitwise_and", [](const auto& a, const auto& b) { return a & b; }, true);
-  check_binary<int64_t>("bitwise_or", [](const auto& a, const auto& b) { return a | b; }, true);
-  check_binary<int64_t>("bitwise_xor", [](const auto& a, const auto& b) { return a ^ b; }, true);
-  check_binary<int32_t>("bitwise_and", [](const auto& a, const auto& b) { return tl::bitwise_and(a, b); }, true);
-  check_binary<uint8_t>("bitwise_xor", [](const auto& a, const auto& b) { return tl::bitwise_xor(a, b); }, true);
+  check_binary<int64_t>(
+      "bitwise_and", [](const auto& a, const auto& b) { return a & b; }, true);
+  check_binary<int64_t>(
+      "bitwise_or", [](const auto& a, const auto& b) { return a | b; }, true);
+  check_binary<int64_t>(
+      "bitwise_xor", [](const auto& a, const auto& b) { return a ^ b; }, true);
+  check_binary<int32_t>(
+      "bitwise_and", [](const auto& a, const auto& b) { return tl::bitwise_and(a, b); }, true);
+  check_binary<uint8_t>(
+      "bitwise_xor", [](const auto& a, const auto& b) { return tl::bitwise_xor(a, b); }, true);
 }
 
 TEST_CASE("binary bool functors match PyTorch") {
   check_common_binary<bool>();
-  check_binary<bool>("bitwise_and", [](const auto& a, const auto& b) { return a & b; }, true);
-  check_binary<bool>("bitwise_or", [](const auto& a, const auto& b) { return a | b; }, true);
-  check_binary<bool>("bitwise_xor", [](const auto& a, const auto& b) { return a ^ b; }, true);
+  check_binary<bool>(
+      "bitwise_and", [](const auto& a, const auto& b) { return a & b; }, true);
+  check_binary<bool>(
+      "bitwise_or", [](const auto& a, const auto& b) { return a | b; }, true);
+  check_binary<bool>(
+      "bitwise_xor", [](const auto& a, const auto& b) { return a ^ b; }, true);
 }
 
 TEST_CASE("lerp and where broadcast three operands like PyTorch") {
@@ -55,8 +65,8 @@ TEST_CASE("lerp and where broadcast three operands like PyTorch") {
 TEST_CASE("pow with scalar exponents matches PyTorch") {
   const auto& f = fixtures::load("functors.txt");
   for (double p : {2.0, 3.0, 0.5, -1.0, -2.0, 0.0, 1.5}) {
-    std::string key = "pow_scalar/" + (p == static_cast<int>(p) ? std::to_string(static_cast<int>(p))
-                                                                : std::to_string(p).substr(0, 3));
+    std::string key = "pow_scalar/" +
+                      (p == static_cast<int>(p) ? std::to_string(static_cast<int>(p)) : std::to_string(p).substr(0, 3));
     const auto& c = f[key];
     const tl::Tensor<float> y = tl::pow(c.get<float>("x"), p);
     fixtures::check_close(y, c.get<float>("y"), kFloatRtol, kFloatAtol, key);

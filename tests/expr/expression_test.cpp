@@ -89,8 +89,8 @@ TEST_CASE("evaluation happens on assignment, eval() and when a non-pointwise op 
 
 TEST_CASE("assigning to a variable rebinds; assigning to a view writes through") {
   auto x = tl::zeros<float>({2, 2});
-  auto alias = x;          // the same tensor
-  x = x + 1;               // rebinds x to a new tensor
+  auto alias = x;  // the same tensor
+  x = x + 1;       // rebinds x to a new tensor
   CHECK(values(alias) == std::vector<float>(4, 0.f));
   CHECK(values(x) == std::vector<float>(4, 1.f));
   x.select(0, 1) = tl::full<float>({2}, 7.f);  // writes into x

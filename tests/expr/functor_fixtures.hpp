@@ -33,8 +33,8 @@ void check_unary(const std::string& name, F f, bool exact = false) {
     const auto xv = x.to_vector();
     auto* e = expected.data_ptr();
     for (std::size_t i = 0; i < xv.size(); ++i) {
-      const long double v = name == "sinh" ? std::sinh(static_cast<long double>(xv[i]))
-                                           : std::cosh(static_cast<long double>(xv[i]));
+      const long double v =
+          name == "sinh" ? std::sinh(static_cast<long double>(xv[i])) : std::cosh(static_cast<long double>(xv[i]));
       if (std::isinf(static_cast<double>(e[i])) && std::fabs(v) <= std::numeric_limits<R>::max())
         e[i] = static_cast<R>(v);
     }
@@ -60,26 +60,46 @@ void check_binary(const std::string& name, F f, bool exact = false) {
 template <class T>
 void check_float_unary() {
   // Exact: these are correctly rounded by definition.
-  check_unary<T>("abs", [](const auto& x) { return tl::abs(x); }, true);
-  check_unary<T>("neg", [](const auto& x) { return -x; }, true);
-  check_unary<T>("ceil", [](const auto& x) { return tl::ceil(x); }, true);
-  check_unary<T>("floor", [](const auto& x) { return x.floor(); }, true);
-  check_unary<T>("round", [](const auto& x) { return tl::round(x); }, true);
-  check_unary<T>("trunc", [](const auto& x) { return tl::trunc(x); }, true);
-  check_unary<T>("frac", [](const auto& x) { return tl::frac(x); }, true);
-  check_unary<T>("sign", [](const auto& x) { return tl::sign(x); }, true);
-  check_unary<T>("relu", [](const auto& x) { return tl::relu(x); }, true);
-  check_unary<T>("square", [](const auto& x) { return tl::square(x); }, true);
-  check_unary<T>("reciprocal", [](const auto& x) { return tl::reciprocal(x); }, true);
-  check_unary<T>("sqrt", [](const auto& x) { return tl::sqrt(x); }, true);
-  check_unary<T>("isnan", [](const auto& x) { return tl::isnan(x); }, true);
-  check_unary<T>("isinf", [](const auto& x) { return x.isinf(); }, true);
-  check_unary<T>("isfinite", [](const auto& x) { return tl::isfinite(x); }, true);
-  check_unary<T>("hardtanh", [](const auto& x) { return tl::hardtanh(x); }, true);
-  check_unary<T>("hardtanh_m2_3", [](const auto& x) { return tl::hardtanh(x, -2.0, 3.0); }, true);
-  check_unary<T>("clamp_m1_2", [](const auto& x) { return tl::clamp(x, -1.0, 2.0); }, true);
-  check_unary<T>("clamp_min_05", [](const auto& x) { return x.clamp_min(0.5); }, true);
-  check_unary<T>("clamp_max_05", [](const auto& x) { return tl::clamp(x, tl::None, 0.5); }, true);
+  check_unary<T>(
+      "abs", [](const auto& x) { return tl::abs(x); }, true);
+  check_unary<T>(
+      "neg", [](const auto& x) { return -x; }, true);
+  check_unary<T>(
+      "ceil", [](const auto& x) { return tl::ceil(x); }, true);
+  check_unary<T>(
+      "floor", [](const auto& x) { return x.floor(); }, true);
+  check_unary<T>(
+      "round", [](const auto& x) { return tl::round(x); }, true);
+  check_unary<T>(
+      "trunc", [](const auto& x) { return tl::trunc(x); }, true);
+  check_unary<T>(
+      "frac", [](const auto& x) { return tl::frac(x); }, true);
+  check_unary<T>(
+      "sign", [](const auto& x) { return tl::sign(x); }, true);
+  check_unary<T>(
+      "relu", [](const auto& x) { return tl::relu(x); }, true);
+  check_unary<T>(
+      "square", [](const auto& x) { return tl::square(x); }, true);
+  check_unary<T>(
+      "reciprocal", [](const auto& x) { return tl::reciprocal(x); }, true);
+  check_unary<T>(
+      "sqrt", [](const auto& x) { return tl::sqrt(x); }, true);
+  check_unary<T>(
+      "isnan", [](const auto& x) { return tl::isnan(x); }, true);
+  check_unary<T>(
+      "isinf", [](const auto& x) { return x.isinf(); }, true);
+  check_unary<T>(
+      "isfinite", [](const auto& x) { return tl::isfinite(x); }, true);
+  check_unary<T>(
+      "hardtanh", [](const auto& x) { return tl::hardtanh(x); }, true);
+  check_unary<T>(
+      "hardtanh_m2_3", [](const auto& x) { return tl::hardtanh(x, -2.0, 3.0); }, true);
+  check_unary<T>(
+      "clamp_m1_2", [](const auto& x) { return tl::clamp(x, -1.0, 2.0); }, true);
+  check_unary<T>(
+      "clamp_min_05", [](const auto& x) { return x.clamp_min(0.5); }, true);
+  check_unary<T>(
+      "clamp_max_05", [](const auto& x) { return tl::clamp(x, tl::None, 0.5); }, true);
   check_unary<T>("leaky_relu", [](const auto& x) { return tl::leaky_relu(x); });
   check_unary<T>("leaky_relu_02", [](const auto& x) { return tl::leaky_relu(x, 0.2); });
   // Transcendental.
@@ -120,44 +140,72 @@ void check_float_unary() {
 template <class T>
 void check_integer_unary() {
   if constexpr (!std::is_same_v<T, bool>) {
-    check_unary<T>("abs", [](const auto& x) { return tl::abs(x); }, true);
-    check_unary<T>("neg", [](const auto& x) { return tl::neg(x); }, true);
-    check_unary<T>("sign", [](const auto& x) { return tl::sign(x); }, true);
-    check_unary<T>("relu", [](const auto& x) { return tl::relu(x); }, true);
-    check_unary<T>("floor", [](const auto& x) { return tl::floor(x); }, true);
-    check_unary<T>("ceil", [](const auto& x) { return tl::ceil(x); }, true);
-    check_unary<T>("round", [](const auto& x) { return tl::round(x); }, true);
-    check_unary<T>("trunc", [](const auto& x) { return tl::trunc(x); }, true);
+    check_unary<T>(
+        "abs", [](const auto& x) { return tl::abs(x); }, true);
+    check_unary<T>(
+        "neg", [](const auto& x) { return tl::neg(x); }, true);
+    check_unary<T>(
+        "sign", [](const auto& x) { return tl::sign(x); }, true);
+    check_unary<T>(
+        "relu", [](const auto& x) { return tl::relu(x); }, true);
+    check_unary<T>(
+        "floor", [](const auto& x) { return tl::floor(x); }, true);
+    check_unary<T>(
+        "ceil", [](const auto& x) { return tl::ceil(x); }, true);
+    check_unary<T>(
+        "round", [](const auto& x) { return tl::round(x); }, true);
+    check_unary<T>(
+        "trunc", [](const auto& x) { return tl::trunc(x); }, true);
   }
-  check_unary<T>("square", [](const auto& x) { return tl::square(x); }, true);
-  check_unary<T>("bitwise_not", [](const auto& x) { return ~x; }, true);
-  check_unary<T>("logical_not", [](const auto& x) { return !x; }, true);
+  check_unary<T>(
+      "square", [](const auto& x) { return tl::square(x); }, true);
+  check_unary<T>(
+      "bitwise_not", [](const auto& x) { return ~x; }, true);
+  check_unary<T>(
+      "logical_not", [](const auto& x) { return !x; }, true);
 }
 
 template <class T>
 void check_common_binary() {
-  check_binary<T>("add", [](const auto& a, const auto& b) { return a + b; }, true);
-  check_binary<T>("mul", [](const auto& a, const auto& b) { return a * b; }, true);
-  check_binary<T>("maximum", [](const auto& a, const auto& b) { return tl::maximum(a, b); }, true);
-  check_binary<T>("minimum", [](const auto& a, const auto& b) { return a.minimum(b); }, true);
-  check_binary<T>("eq", [](const auto& a, const auto& b) { return a == b; }, true);
-  check_binary<T>("ne", [](const auto& a, const auto& b) { return a != b; }, true);
-  check_binary<T>("lt", [](const auto& a, const auto& b) { return a < b; }, true);
-  check_binary<T>("le", [](const auto& a, const auto& b) { return a <= b; }, true);
-  check_binary<T>("gt", [](const auto& a, const auto& b) { return a > b; }, true);
-  check_binary<T>("ge", [](const auto& a, const auto& b) { return a >= b; }, true);
-  check_binary<T>("logical_and", [](const auto& a, const auto& b) { return tl::logical_and(a, b); }, true);
-  check_binary<T>("logical_or", [](const auto& a, const auto& b) { return tl::logical_or(a, b); }, true);
-  check_binary<T>("logical_xor", [](const auto& a, const auto& b) { return a.logical_xor(b); }, true);
+  check_binary<T>(
+      "add", [](const auto& a, const auto& b) { return a + b; }, true);
+  check_binary<T>(
+      "mul", [](const auto& a, const auto& b) { return a * b; }, true);
+  check_binary<T>(
+      "maximum", [](const auto& a, const auto& b) { return tl::maximum(a, b); }, true);
+  check_binary<T>(
+      "minimum", [](const auto& a, const auto& b) { return a.minimum(b); }, true);
+  check_binary<T>(
+      "eq", [](const auto& a, const auto& b) { return a == b; }, true);
+  check_binary<T>(
+      "ne", [](const auto& a, const auto& b) { return a != b; }, true);
+  check_binary<T>(
+      "lt", [](const auto& a, const auto& b) { return a < b; }, true);
+  check_binary<T>(
+      "le", [](const auto& a, const auto& b) { return a <= b; }, true);
+  check_binary<T>(
+      "gt", [](const auto& a, const auto& b) { return a > b; }, true);
+  check_binary<T>(
+      "ge", [](const auto& a, const auto& b) { return a >= b; }, true);
+  check_binary<T>(
+      "logical_and", [](const auto& a, const auto& b) { return tl::logical_and(a, b); }, true);
+  check_binary<T>(
+      "logical_or", [](const auto& a, const auto& b) { return tl::logical_or(a, b); }, true);
+  check_binary<T>(
+      "logical_xor", [](const auto& a, const auto& b) { return a.logical_xor(b); }, true);
 }
 
 template <class T>
 void check_arithmetic_binary() {
   check_common_binary<T>();
-  check_binary<T>("sub", [](const auto& a, const auto& b) { return a - b; }, true);
-  check_binary<T>("fmod", [](const auto& a, const auto& b) { return tl::fmod(a, b); }, true);
-  check_binary<T>("remainder", [](const auto& a, const auto& b) { return tl::remainder(a, b); }, true);
-  check_binary<T>("pow", [](const auto& a, const auto& b) { return tl::pow(a, b); }, !tl::is_floating<T>);
+  check_binary<T>(
+      "sub", [](const auto& a, const auto& b) { return a - b; }, true);
+  check_binary<T>(
+      "fmod", [](const auto& a, const auto& b) { return tl::fmod(a, b); }, true);
+  check_binary<T>(
+      "remainder", [](const auto& a, const auto& b) { return tl::remainder(a, b); }, true);
+  check_binary<T>(
+      "pow", [](const auto& a, const auto& b) { return tl::pow(a, b); }, !tl::is_floating<T>);
 }
 
-}  // namespace
+}  // namespace functor_fixtures

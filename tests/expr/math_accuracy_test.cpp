@@ -165,8 +165,8 @@ Measured measure2(const std::vector<T>& a, const std::vector<T>& b, S scalar, P 
 }
 
 void check(const std::string& name, const Measured& m, double bound) {
-  INFO(name << ": max " << m.max_ulp << " ulp at x = " << m.worst_input << " (bound " << bound << "), "
-            << m.mismatches << " scalar/packet mismatches");
+  INFO(name << ": max " << m.max_ulp << " ulp at x = " << m.worst_input << " (bound " << bound << "), " << m.mismatches
+            << " scalar/packet mismatches");
   CHECK(m.max_ulp <= bound);
   CHECK(m.mismatches == 0);
   if (report())
@@ -205,7 +205,8 @@ long double digamma_reference(long double x) {
   long double r = 0;
   for (; x < 20; x += 1) r -= 1 / x;
   const long double z = 1 / (x * x);
-  const long double b[] = {1.0L / 12, -1.0L / 120, 1.0L / 252, -1.0L / 240, 1.0L / 132, -691.0L / 32760, 1.0L / 12, -3617.0L / 8160};
+  const long double b[] = {1.0L / 12,  -1.0L / 120,     1.0L / 252, -1.0L / 240,
+                           1.0L / 132, -691.0L / 32760, 1.0L / 12,  -3617.0L / 8160};
   long double s = 0;
   for (int k = 7; k >= 0; --k) s = (s + b[k]) * z;
   return r + std::log(x) - 1 / (2 * x) - s;
@@ -217,39 +218,41 @@ long double digamma_reference(long double x) {
 // ulp error, SSE2 build / AVX2+FMA build (g++ 12; clang 14 -march=native gives
 // the AVX2 figures). The aim is <= 2 ulp for exp/log and <= 3-4 for the rest;
 // the rows of exp_log.hpp / hyperbolic.hpp above 2 state what they measure.
-#define TL_UNARY(T, R, f, lo, hi, reference, bound, keep)                                                  \
-  check(#f " (" #T ")",                                                                                     \
-        measure<T, R>(T##_inputs(lo, hi), [](T x) { return tl::math::f(x); },                              \
-                      [](tl::simd::Vec<T> x) { return tl::simd::f(x); }, reference, keep),                 \
+#define TL_UNARY(T, R, f, lo, hi, reference, bound, keep)                                                              \
+  check(#f " (" #T ")",                                                                                                \
+        measure<T, R>(                                                                                                 \
+            T##_inputs(lo, hi), [](T x) { return tl::math::f(x); }, [](tl::simd::Vec<T> x) { return tl::simd::f(x); }, \
+            reference, keep),                                                                                          \
         bound)
 
 TEST_CASE("math accuracy: float functions against the C library in double") {
   const auto c = [](double (*f)(double)) { return f; };
-  TL_UNARY(float, double, exp, -104.0f, 89.0f, c(std::exp), 1.5, kAll);  // 1.19 / 0.86
-  TL_UNARY(float, double, exp2, -150.0f, 128.0f, c(std::exp2), 1.5, kAll);  // 1.14 / 0.86
-  TL_UNARY(float, double, expm1, -20.0f, 88.7f, c(std::expm1), 2.0, kAll);  // 1.55 / 1.62
-  TL_UNARY(float, double, log, 0.0f, 100.0f, c(std::log), 2.0, kAll);  // 1.68 / 1.68
-  TL_UNARY(float, double, log2, 0.0f, 100.0f, c(std::log2), 2.5, kAll);  // 2.44 / 2.44
-  TL_UNARY(float, double, log10, 0.0f, 100.0f, c(std::log10), 3.0, kAll);  // 2.99 / 2.99
-  TL_UNARY(float, double, log1p, -1.0f, 10.0f, c(std::log1p), 3.0, kAll);  // 2.64 / 2.64
-  TL_UNARY(float, double, tanh, -10.0f, 10.0f, c(std::tanh), 2.5, kAll);  // 2.35 / 2.35
-  TL_UNARY(float, double, sinh, -89.4f, 89.4f, c(std::sinh), 2.5, kAll);  // 2.05 / 2.05
-  TL_UNARY(float, double, cosh, -89.4f, 89.4f, c(std::cosh), 1.5, kAll);  // 1.26 / 1.14
-  TL_UNARY(float, double, sin, -300.0f, 300.0f, c(std::sin), 2.0, kAll);  // 1.46 / 1.46
-  TL_UNARY(float, double, cos, -300.0f, 300.0f, c(std::cos), 2.0, kAll);  // 1.45 / 1.45
-  TL_UNARY(float, double, tan, -300.0f, 300.0f, c(std::tan), 3.5, kAll);  // 2.31 / 2.31
-  TL_UNARY(float, double, asin, -1.0f, 1.0f, c(std::asin), 2.5, kAll);  // 1.77 / 1.73
-  TL_UNARY(float, double, acos, -1.0f, 1.0f, c(std::acos), 1.5, kAll);  // 1.02 / 1.00
-  TL_UNARY(float, double, atan, -10.0f, 10.0f, c(std::atan), 2.5, kAll);  // 1.77 / 1.77
-  TL_UNARY(float, double, erf, -5.0f, 5.0f, c(std::erf), 2.0, kAll);  // 1.03 / 0.77
-  TL_UNARY(float, double, erfc, -5.0f, 11.0f, c(std::erfc), 3.5, kAll);  // 2.57 / 2.27
+  TL_UNARY(float, double, exp, -104.0f, 89.0f, c(std::exp), 1.5, kAll);       // 1.19 / 0.86
+  TL_UNARY(float, double, exp2, -150.0f, 128.0f, c(std::exp2), 1.5, kAll);    // 1.14 / 0.86
+  TL_UNARY(float, double, expm1, -20.0f, 88.7f, c(std::expm1), 2.0, kAll);    // 1.55 / 1.62
+  TL_UNARY(float, double, log, 0.0f, 100.0f, c(std::log), 2.0, kAll);         // 1.68 / 1.68
+  TL_UNARY(float, double, log2, 0.0f, 100.0f, c(std::log2), 2.5, kAll);       // 2.44 / 2.44
+  TL_UNARY(float, double, log10, 0.0f, 100.0f, c(std::log10), 3.0, kAll);     // 2.99 / 2.99
+  TL_UNARY(float, double, log1p, -1.0f, 10.0f, c(std::log1p), 3.0, kAll);     // 2.64 / 2.64
+  TL_UNARY(float, double, tanh, -10.0f, 10.0f, c(std::tanh), 2.5, kAll);      // 2.35 / 2.35
+  TL_UNARY(float, double, sinh, -89.4f, 89.4f, c(std::sinh), 2.5, kAll);      // 2.05 / 2.05
+  TL_UNARY(float, double, cosh, -89.4f, 89.4f, c(std::cosh), 1.5, kAll);      // 1.26 / 1.14
+  TL_UNARY(float, double, sin, -300.0f, 300.0f, c(std::sin), 2.0, kAll);      // 1.46 / 1.46
+  TL_UNARY(float, double, cos, -300.0f, 300.0f, c(std::cos), 2.0, kAll);      // 1.45 / 1.45
+  TL_UNARY(float, double, tan, -300.0f, 300.0f, c(std::tan), 3.5, kAll);      // 2.31 / 2.31
+  TL_UNARY(float, double, asin, -1.0f, 1.0f, c(std::asin), 2.5, kAll);        // 1.77 / 1.73
+  TL_UNARY(float, double, acos, -1.0f, 1.0f, c(std::acos), 1.5, kAll);        // 1.02 / 1.00
+  TL_UNARY(float, double, atan, -10.0f, 10.0f, c(std::atan), 2.5, kAll);      // 1.77 / 1.77
+  TL_UNARY(float, double, erf, -5.0f, 5.0f, c(std::erf), 2.0, kAll);          // 1.03 / 0.77
+  TL_UNARY(float, double, erfc, -5.0f, 11.0f, c(std::erfc), 3.5, kAll);       // 2.57 / 2.27
   TL_UNARY(float, double, lgamma, -20.0f, 20.0f, c(std::lgamma), 1.0, kAll);  // 0.50 / 0.50
   // digamma: 0.50 / 0.50
-  TL_UNARY(float, double, digamma, -20.0f, 20.0f, [](double x) { return static_cast<double>(digamma_reference(x)); },
-           1.0, kAll);
+  TL_UNARY(
+      float, double, digamma, -20.0f, 20.0f, [](double x) { return static_cast<double>(digamma_reference(x)); }, 1.0,
+      kAll);
   // erfinv: 0.50 / 0.50
-  TL_UNARY(float, double, erfinv, -1.0f, 1.0f, [](double x) { return static_cast<double>(erfinv_reference(x)); },
-           2.0, kAll);
+  TL_UNARY(
+      float, double, erfinv, -1.0f, 1.0f, [](double x) { return static_cast<double>(erfinv_reference(x)); }, 2.0, kAll);
 }
 
 TEST_CASE("math accuracy: float sin, cos, tan over the whole fast range and beyond") {
@@ -263,32 +266,32 @@ TEST_CASE("math accuracy: float sin, cos, tan over the whole fast range and beyo
 
 TEST_CASE("math accuracy: double functions against the C library in long double") {
   const auto c = [](long double (*f)(long double)) { return f; };
-  TL_UNARY(double, long double, exp, -746.0, 710.0, c(std::exp), 1.5, kAll);  // 1.04 / 0.82
+  TL_UNARY(double, long double, exp, -746.0, 710.0, c(std::exp), 1.5, kAll);      // 1.04 / 0.82
   TL_UNARY(double, long double, exp2, -1075.0, 1024.0, c(std::exp2), 1.5, kAll);  // 1.15 / 0.86
-  TL_UNARY(double, long double, expm1, -40.0, 709.7, c(std::expm1), 2.5, kAll);  // 2.25 / 1.36
-  TL_UNARY(double, long double, log, 0.0, 100.0, c(std::log), 2.0, kAll);  // 1.48 / 1.48
-  TL_UNARY(double, long double, log2, 0.0, 100.0, c(std::log2), 2.5, kAll);  // 2.31 / 2.31
-  TL_UNARY(double, long double, log10, 0.0, 100.0, c(std::log10), 2.5, kAll);  // 2.37 / 2.37
-  TL_UNARY(double, long double, log1p, -1.0, 10.0, c(std::log1p), 3.0, kAll);  // 2.66 / 2.66
-  TL_UNARY(double, long double, tanh, -20.0, 20.0, c(std::tanh), 2.5, kAll);  // 2.03 / 2.03
-  TL_UNARY(double, long double, sinh, -710.4, 710.4, c(std::sinh), 2.5, kAll);  // 2.47 / 2.47
-  TL_UNARY(double, long double, cosh, -710.4, 710.4, c(std::cosh), 1.5, kAll);  // 1.05 / 0.98
+  TL_UNARY(double, long double, expm1, -40.0, 709.7, c(std::expm1), 2.5, kAll);   // 2.25 / 1.36
+  TL_UNARY(double, long double, log, 0.0, 100.0, c(std::log), 2.0, kAll);         // 1.48 / 1.48
+  TL_UNARY(double, long double, log2, 0.0, 100.0, c(std::log2), 2.5, kAll);       // 2.31 / 2.31
+  TL_UNARY(double, long double, log10, 0.0, 100.0, c(std::log10), 2.5, kAll);     // 2.37 / 2.37
+  TL_UNARY(double, long double, log1p, -1.0, 10.0, c(std::log1p), 3.0, kAll);     // 2.66 / 2.66
+  TL_UNARY(double, long double, tanh, -20.0, 20.0, c(std::tanh), 2.5, kAll);      // 2.03 / 2.03
+  TL_UNARY(double, long double, sinh, -710.4, 710.4, c(std::sinh), 2.5, kAll);    // 2.47 / 2.47
+  TL_UNARY(double, long double, cosh, -710.4, 710.4, c(std::cosh), 1.5, kAll);    // 1.05 / 0.98
   // The C library's own accuracy (glibc).
   TL_UNARY(double, long double, sin, -300.0, 300.0, c(std::sin), 1.0, kAll);  // 0.51
   TL_UNARY(double, long double, cos, -300.0, 300.0, c(std::cos), 1.0, kAll);  // 0.51
   TL_UNARY(double, long double, tan, -300.0, 300.0, c(std::tan), 1.0, kAll);  // 0.52
-  TL_UNARY(double, long double, asin, -1.0, 1.0, c(std::asin), 1.0, kAll);  // 0.50
-  TL_UNARY(double, long double, acos, -1.0, 1.0, c(std::acos), 1.0, kAll);  // 0.51
+  TL_UNARY(double, long double, asin, -1.0, 1.0, c(std::asin), 1.0, kAll);    // 0.50
+  TL_UNARY(double, long double, acos, -1.0, 1.0, c(std::acos), 1.0, kAll);    // 0.51
   TL_UNARY(double, long double, atan, -10.0, 10.0, c(std::atan), 1.0, kAll);  // 0.51
-  TL_UNARY(double, long double, erf, -6.0, 6.0, c(std::erf), 1.0, kAll);  // 0.87
-  TL_UNARY(double, long double, erfc, -6.0, 27.0, c(std::erfc), 3.0, kAll);  // 2.44
+  TL_UNARY(double, long double, erf, -6.0, 6.0, c(std::erf), 1.0, kAll);      // 0.87
+  TL_UNARY(double, long double, erfc, -6.0, 27.0, c(std::erfc), 3.0, kAll);   // 2.44
   // Ours. lgamma and digamma have roots where only the absolute error is
   // small; they get their own checks below.
   const auto positive = [](double x) { return x > 0; };
   TL_UNARY(double, long double, lgamma, 0.0, 20.0, c(std::lgamma), 7.0, positive);  // 4.67 / 4.67
   const auto from_10 = [](double x) { return x >= 10; };
   TL_UNARY(double, long double, digamma, 10.0, 30.0, digamma_reference, 3.0, from_10);  // 2.66 / 2.66
-  TL_UNARY(double, long double, erfinv, -1.0, 1.0, erfinv_reference, 2.0, kAll);  // 1.72 / 1.72
+  TL_UNARY(double, long double, erfinv, -1.0, 1.0, erfinv_reference, 2.0, kAll);        // 1.72 / 1.72
 }
 #undef TL_UNARY
 
@@ -305,32 +308,38 @@ TEST_CASE("math accuracy: atan2, pow, fmod over pairs of inputs") {
   const auto pow_ref = [](double x, double y) { return std::pow(x, y); };
   const auto fmod_ref = [](double x, double y) { return std::fmod(x, y); };
   check("atan2 (float)",
-        measure2<float, double>(xf, xf, [](float y, float x) { return tl::math::atan2(y, x); },
-                                [](VF y, VF x) { return tl::simd::atan2(y, x); }, atan2_ref),
+        measure2<float, double>(
+            xf, xf, [](float y, float x) { return tl::math::atan2(y, x); },
+            [](VF y, VF x) { return tl::simd::atan2(y, x); }, atan2_ref),
         2.5);
   // pow and fmod call the C library per lane; fmod is exact.
   check("pow (float)",
-        measure2<float, double>(xf, xf, [](float x, float y) { return tl::math::pow(x, y); },
-                                [](VF x, VF y) { return tl::simd::pow(x, y); }, pow_ref),
+        measure2<float, double>(
+            xf, xf, [](float x, float y) { return tl::math::pow(x, y); },
+            [](VF x, VF y) { return tl::simd::pow(x, y); }, pow_ref),
         1.0);
   check("fmod (float)",
-        measure2<float, double>(xf, xf, [](float x, float y) { return tl::math::fmod(x, y); },
-                                [](VF x, VF y) { return tl::simd::fmod(x, y); }, fmod_ref),
+        measure2<float, double>(
+            xf, xf, [](float x, float y) { return tl::math::fmod(x, y); },
+            [](VF x, VF y) { return tl::simd::fmod(x, y); }, fmod_ref),
         0.0);
   const auto atan2_refl = [](long double y, long double x) { return std::atan2(y, x); };
   const auto pow_refl = [](long double x, long double y) { return std::pow(x, y); };
   const auto fmod_refl = [](long double x, long double y) { return std::fmod(x, y); };
   check("atan2 (double)",
-        measure2<double, long double>(xd, xd, [](double y, double x) { return tl::math::atan2(y, x); },
-                                      [](VD y, VD x) { return tl::simd::atan2(y, x); }, atan2_refl),
+        measure2<double, long double>(
+            xd, xd, [](double y, double x) { return tl::math::atan2(y, x); },
+            [](VD y, VD x) { return tl::simd::atan2(y, x); }, atan2_refl),
         1.0);
   check("pow (double)",
-        measure2<double, long double>(xd, xd, [](double x, double y) { return tl::math::pow(x, y); },
-                                      [](VD x, VD y) { return tl::simd::pow(x, y); }, pow_refl),
+        measure2<double, long double>(
+            xd, xd, [](double x, double y) { return tl::math::pow(x, y); },
+            [](VD x, VD y) { return tl::simd::pow(x, y); }, pow_refl),
         1.0);
   check("fmod (double)",
-        measure2<double, long double>(xd, xd, [](double x, double y) { return tl::math::fmod(x, y); },
-                                      [](VD x, VD y) { return tl::simd::fmod(x, y); }, fmod_refl),
+        measure2<double, long double>(
+            xd, xd, [](double x, double y) { return tl::math::fmod(x, y); },
+            [](VD x, VD y) { return tl::simd::fmod(x, y); }, fmod_refl),
         0.0);
 
   // atan2's IEEE special cases, exactly as the C library gives them.
@@ -400,7 +409,8 @@ TEST_CASE("lgamma, digamma, erfinv: poles, infinities, roots") {
     const double x = -20.0 * i / 200000.0;
     if (x == std::floor(x)) continue;
     const long double ref = std::lgamma(static_cast<long double>(x));
-    worst_neg = std::max(worst_neg, static_cast<double>(std::fabs(m::lgamma(x) - ref) / std::max(1.0L, std::fabs(ref))));
+    worst_neg =
+        std::max(worst_neg, static_cast<double>(std::fabs(m::lgamma(x) - ref) / std::max(1.0L, std::fabs(ref))));
   }
   CHECK(worst_neg < 1e-14);
   // digamma below 2 has the root 1.4616...: absolute error there.
@@ -414,9 +424,10 @@ TEST_CASE("lgamma, digamma, erfinv: poles, infinities, roots") {
   }
   CHECK(worst_digamma < 1e-14);
   if (report())
-    std::printf("lgamma near 1, 2: double %.3f ulp (abs %.2g), float %.3f ulp (abs %.2g); x < 0: rel-to-max(1,|y|) %.2g;"
-                " digamma (-20, 2): %.2g\n",
-                worst_ulp, worst_abs, worst_ulp_f, worst_abs_f, worst_neg, worst_digamma);
+    std::printf(
+        "lgamma near 1, 2: double %.3f ulp (abs %.2g), float %.3f ulp (abs %.2g); x < 0: rel-to-max(1,|y|) %.2g;"
+        " digamma (-20, 2): %.2g\n",
+        worst_ulp, worst_abs, worst_ulp_f, worst_abs_f, worst_neg, worst_digamma);
 }
 
 // Regressions at the top of the range: expm1 (and sinh through it) once

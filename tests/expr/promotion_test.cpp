@@ -24,10 +24,11 @@ template <class A>
 std::map<std::string, std::string> rows_for() {
   std::map<std::string, std::string> out;
   const std::string a(tl::DTypeTraits<A>::name);
-  std::apply([&](auto... b) { ((out[a + " " + std::string(tl::DTypeTraits<decltype(b)>::name)] =
-                                    tensor_tensor<A, decltype(b)>()),
-                               ...); },
-             Types{});
+  std::apply(
+      [&](auto... b) {
+        ((out[a + " " + std::string(tl::DTypeTraits<decltype(b)>::name)] = tensor_tensor<A, decltype(b)>()), ...);
+      },
+      Types{});
   out[a + " scalar_bool"] = tensor_scalar<A, bool>();
   out[a + " scalar_int"] = tensor_scalar<A, int>();
   out[a + " scalar_double"] = tensor_scalar<A, double>();

@@ -20,8 +20,7 @@ TEST_CASE("arange, linspace, logspace and eye match PyTorch") {
   for (int steps : {0, 1, 2, 7, 100}) {
     const std::string k = "m3_5_" + std::to_string(steps);
     fixtures::check_close(tl::linspace(-3, 5, steps), f["linspace/float/" + k].get<float>("y"), 0, 1e-6, k);
-    fixtures::check_close(tl::linspace<double>(-3, 5, steps), f["linspace/double/" + k].get<double>("y"), 0, 1e-15,
-                          k);
+    fixtures::check_close(tl::linspace<double>(-3, 5, steps), f["linspace/double/" + k].get<double>("y"), 0, 1e-15, k);
   }
   fixtures::check_close(tl::linspace(0, 1, 11), f["linspace/float/0_1_11"].get<float>("y"), 0, 1e-7, "linspace");
   fixtures::check_close(tl::linspace(10, -10, 9), f["linspace/float/10_m10_9"].get<float>("y"), 0, 1e-6, "linspace");

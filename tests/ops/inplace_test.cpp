@@ -66,7 +66,7 @@ TEST_CASE("every trailing-underscore method equals its out-of-place form") {
   check_same([](auto& x) { x.clamp_max_(0.5); }, [](const auto& x) { return tl::clamp_max(x, 0.5); });
   check_same([](auto& x) { x.apply_(tl::fn::Gelu{}); }, [](const auto& x) { return tl::gelu(x); });
   check_same([](auto& x) { x += 1; }, [](const auto& x) { return x + 1; });
-  check_same([](auto& x) { x -= x; }, [](const auto& x) { return x - x; });
+  check_same([](auto& x) { x.sub_(x); }, [](const auto& x) { return x - x; });
   check_same([](auto& x) { x *= 2; }, [](const auto& x) { return x * 2; });
   check_same([](auto& x) { x /= x + 1; }, [](const auto& x) { return x / (x + 1); });
 }
@@ -82,7 +82,8 @@ TEST_CASE("in-place ops write through views and integer tensors keep their type"
   y.zero_();
   CHECK(y.to_vector() == std::vector<int32_t>{0, 0, 0});
   auto b = tl::zeros<float>({2, 2});
-  CHECK_THROWS_WITH_AS(b.add_(tl::ones<float>({3, 2, 2})), "in-place op: output with shape [2, 2] doesn't match the "
-                                                            "broadcast shape [3, 2, 2]",
+  CHECK_THROWS_WITH_AS(b.add_(tl::ones<float>({3, 2, 2})),
+                       "in-place op: output with shape [2, 2] doesn't match the "
+                       "broadcast shape [3, 2, 2]",
                        tl::ShapeError);
 }

@@ -101,8 +101,9 @@ TEST_CASE("randperm is a permutation") {
 }
 
 TEST_CASE("random argument errors") {
-  CHECK_THROWS_WITH_AS(tl::randint(5, 5, {2}), "randint: random_ expects 'from' to be less than 'to', but got from=5 "
-                                               ">= to=5",
+  CHECK_THROWS_WITH_AS(tl::randint(5, 5, {2}),
+                       "randint: random_ expects 'from' to be less than 'to', but got from=5 "
+                       ">= to=5",
                        tl::ValueError);
   CHECK_THROWS_AS(tl::normal(0, -1, {2}), tl::ValueError);
   CHECK_THROWS_AS(tl::bernoulli(tl::tensor({0.5f, 1.5f})), tl::ValueError);

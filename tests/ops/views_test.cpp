@@ -52,8 +52,10 @@ TEST_CASE("view, squeeze, unsqueeze and transpose give PyTorch's strides") {
       CHECK(describe(t) == expected);
     } else if (op.rfind("view", 0) == 0) {
       const tl::Shape target = parse_shape(op.substr(4));
-      if (expected == "error") CHECK_THROWS_AS(t.view(target), tl::ShapeError);
-      else CHECK(describe(t.view(target)) == expected);
+      if (expected == "error")
+        CHECK_THROWS_AS(t.view(target), tl::ShapeError);
+      else
+        CHECK(describe(t.view(target)) == expected);
     } else if (op == "unsqueeze0") {
       CHECK(describe(t.unsqueeze(0)) == expected);
     } else if (op == "unsqueeze-1") {
@@ -67,7 +69,8 @@ TEST_CASE("view, squeeze, unsqueeze and transpose give PyTorch's strides") {
   CHECK(checked > 80);
   std::istringstream rest(fixtures::load("views.txt")["views"].text("table"));
   std::map<std::string, std::string> lines;
-  for (std::string line; std::getline(rest, line);) lines[line.substr(0, line.find(' '))] = line.substr(line.find(' ') + 1);
+  for (std::string line; std::getline(rest, line);)
+    lines[line.substr(0, line.find(' '))] = line.substr(line.find(' ') + 1);
   CHECK(describe(tl::arange(3).view({3, 1}).expand({2, 3, 5})) == lines["expand_new"]);
   CHECK(describe(base.index({tl::Slice(), tl::Slice(-2, tl::None), tl::Slice(1, tl::None, 2)})) == lines["slice_neg"]);
   CHECK(describe(base.index({1, tl::Slice(), 2})) == lines["select"]);
@@ -95,18 +98,21 @@ TEST_CASE("view and shape errors say what was expected and what was got") {
   const auto x = tl::arange(6).view({2, 3});
   CHECK_THROWS_WITH_AS(x.view({4, 2}), "view: shape '[4, 2]' is invalid for input of size 6", tl::ShapeError);
   CHECK_THROWS_WITH_AS(x.view({-1, -1}), "view: only one dimension can be inferred", tl::ValueError);
-  CHECK_THROWS_WITH_AS(x.t().view({6}), doctest::Contains("view size is not compatible with input tensor's size and "
-                                                          "stride"),
+  CHECK_THROWS_WITH_AS(x.t().view({6}),
+                       doctest::Contains("view size is not compatible with input tensor's size and "
+                                         "stride"),
                        tl::ShapeError);
   CHECK_THROWS_WITH_AS(x.permute({0, 0}), "permute: repeated dim 0 in [0, 0]", tl::ValueError);
   CHECK_THROWS_AS(x.permute({0}), tl::ShapeError);
-  CHECK_THROWS_WITH_AS(x.transpose(0, 2), "transpose: dimension out of range (expected to be in range of [-2, 1], but "
-                                          "got 2)",
+  CHECK_THROWS_WITH_AS(x.transpose(0, 2),
+                       "transpose: dimension out of range (expected to be in range of [-2, 1], but "
+                       "got 2)",
                        tl::IndexError);
   CHECK_THROWS_WITH_AS(tl::zeros<float>({2, 2, 2}).t(), "t: expects a tensor with <= 2 dimensions, but self is 3D",
                        tl::ShapeError);
-  CHECK_THROWS_WITH_AS(x.expand({2, 4}), "expand: the expanded size of the tensor (4) must match the existing size (3) "
-                                         "at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]",
+  CHECK_THROWS_WITH_AS(x.expand({2, 4}),
+                       "expand: the expanded size of the tensor (4) must match the existing size (3) "
+                       "at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]",
                        tl::ShapeError);
   CHECK_THROWS_AS(x.expand({3}), tl::ShapeError);
   CHECK_THROWS_WITH_AS(x.select(0, 2), "select: index 2 out of range for tensor of size [2, 3] at dimension 0",

@@ -28,13 +28,15 @@ struct Tensor {
 
   template <class T>
   tl::Tensor<T> as() const {
-    REQUIRE_MESSAGE(dtype == tl::DTypeTraits<T>::name, "fixture dtype " << dtype << " read as "
-                                                                      << tl::DTypeTraits<T>::name);
+    REQUIRE_MESSAGE(dtype == tl::DTypeTraits<T>::name,
+                    "fixture dtype " << dtype << " read as " << tl::DTypeTraits<T>::name);
     auto t = tl::empty<T>(shape);
     T* p = t.data_ptr();
     for (std::size_t i = 0; i < tokens.size(); ++i) {
-      if constexpr (std::is_floating_point_v<T>) p[i] = static_cast<T>(std::strtod(tokens[i].c_str(), nullptr));
-      else p[i] = static_cast<T>(std::strtoll(tokens[i].c_str(), nullptr, 10));
+      if constexpr (std::is_floating_point_v<T>)
+        p[i] = static_cast<T>(std::strtod(tokens[i].c_str(), nullptr));
+      else
+        p[i] = static_cast<T>(std::strtoll(tokens[i].c_str(), nullptr, 10));
     }
     return t;
   }
@@ -126,17 +128,20 @@ template <class T, class U>
 void check_close(const tl::Tensor<T>& actual, const tl::Tensor<U>& expected, double rtol = 0, double atol = 0,
                  const std::string& what = "") {
   static_assert(std::is_same_v<T, U>, "check_close: element types differ");
-  REQUIRE_MESSAGE(actual.sizes() == expected.sizes(), what << ": shape " << actual.sizes() << " vs expected "
-                                                           << expected.sizes());
+  REQUIRE_MESSAGE(actual.sizes() == expected.sizes(),
+                  what << ": shape " << actual.sizes() << " vs expected " << expected.sizes());
   const auto a = actual.to_vector();
   const auto e = expected.to_vector();
   int failures = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
     const double x = static_cast<double>(a[i]), y = static_cast<double>(e[i]);
     bool ok;
-    if (std::isnan(y)) ok = std::isnan(x);
-    else if (std::isinf(y)) ok = x == y;
-    else ok = std::fabs(x - y) <= atol + rtol * std::fabs(y);
+    if (std::isnan(y))
+      ok = std::isnan(x);
+    else if (std::isinf(y))
+      ok = x == y;
+    else
+      ok = std::fabs(x - y) <= atol + rtol * std::fabs(y);
     if (!ok && failures++ < 5) {
       FAIL_CHECK(what << ": element " << i << " is " << x << ", expected " << y << " (rtol " << rtol << ", atol "
                       << atol << ")");

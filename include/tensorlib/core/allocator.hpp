@@ -70,7 +70,7 @@ class CpuAllocator final : public Allocator {
 
   DataPtr allocate(int64_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(kCPU));
-    void* p = ::operator new(static_cast<std::size_t>(nbytes), std::align_val_t{kAlignment});
+    void* p = ::operator new (static_cast<std::size_t>(nbytes), std::align_val_t{kAlignment});
     stats::detail::count_allocation(nbytes);
     // The size travels in the context pointer so the deleter can count it.
     return DataPtr(p, reinterpret_cast<void*>(static_cast<std::uintptr_t>(nbytes)), &free, Device(kCPU));
@@ -78,7 +78,7 @@ class CpuAllocator final : public Allocator {
 
  private:
   static void free(void* p, void* context) {
-    ::operator delete(p, std::align_val_t{kAlignment});
+    ::operator delete (p, std::align_val_t{kAlignment});
     stats::detail::count_free(static_cast<int64_t>(reinterpret_cast<std::uintptr_t>(context)));
   }
 };

@@ -47,12 +47,18 @@ class AnyTensor {
   template <class F>
   decltype(auto) visit(F&& f) const {
     switch (dtype()) {
-      case kBool: return f(Tensor<bool>(impl_));
-      case kUInt8: return f(Tensor<uint8_t>(impl_));
-      case kInt32: return f(Tensor<int32_t>(impl_));
-      case kInt64: return f(Tensor<int64_t>(impl_));
-      case kFloat32: return f(Tensor<float>(impl_));
-      case kFloat64: return f(Tensor<double>(impl_));
+      case kBool:
+        return f(Tensor<bool>(impl_));
+      case kUInt8:
+        return f(Tensor<uint8_t>(impl_));
+      case kInt32:
+        return f(Tensor<int32_t>(impl_));
+      case kInt64:
+        return f(Tensor<int64_t>(impl_));
+      case kFloat32:
+        return f(Tensor<float>(impl_));
+      case kFloat64:
+        return f(Tensor<double>(impl_));
     }
     throw TypeError("AnyTensor::visit: unknown dtype");
   }

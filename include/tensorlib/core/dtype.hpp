@@ -116,12 +116,18 @@ inline constexpr bool is_integral_or_bool = DTypeTraits<T>::category != Category
 /// Name of a run-time element type, e.g. "float32".
 constexpr std::string_view name(ScalarType t) noexcept {
   switch (t) {
-    case kBool: return "bool";
-    case kUInt8: return "uint8";
-    case kInt32: return "int32";
-    case kInt64: return "int64";
-    case kFloat32: return "float32";
-    case kFloat64: return "float64";
+    case kBool:
+      return "bool";
+    case kUInt8:
+      return "uint8";
+    case kInt32:
+      return "int32";
+    case kInt64:
+      return "int64";
+    case kFloat32:
+      return "float32";
+    case kFloat64:
+      return "float64";
   }
   return "unknown";
 }
@@ -130,11 +136,14 @@ constexpr std::string_view name(ScalarType t) noexcept {
 constexpr int64_t element_size(ScalarType t) noexcept {
   switch (t) {
     case kBool:
-    case kUInt8: return 1;
+    case kUInt8:
+      return 1;
     case kInt32:
-    case kFloat32: return 4;
+    case kFloat32:
+      return 4;
     case kInt64:
-    case kFloat64: return 8;
+    case kFloat64:
+      return 8;
   }
   return 0;
 }
@@ -160,9 +169,12 @@ struct DefaultOf<Category::Floating> {
 
 template <Scalar S>
 constexpr Category scalar_category() {
-  if constexpr (std::is_same_v<S, bool>) return Category::Bool;
-  else if constexpr (std::is_integral_v<S>) return Category::Integral;
-  else return Category::Floating;
+  if constexpr (std::is_same_v<S, bool>)
+    return Category::Bool;
+  else if constexpr (std::is_integral_v<S>)
+    return Category::Integral;
+  else
+    return Category::Floating;
 }
 
 }  // namespace detail

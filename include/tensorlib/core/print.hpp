@@ -64,10 +64,15 @@ inline const PrintOptions& get_printoptions() { return detail::print_options(); 
 inline void set_printoptions(const PrintOptionsUpdate& u) {
   PrintOptions& o = detail::print_options();
   if (u.profile) {
-    if (*u.profile == "default") o = PrintOptions{};
-    else if (*u.profile == "short") o = PrintOptions{2, 1000, 2, 80, std::nullopt};
-    else if (*u.profile == "full") o = PrintOptions{4, std::numeric_limits<int64_t>::max(), 3, 80, std::nullopt};
-    else throw ValueError(detail::concat("set_printoptions: unknown profile '", *u.profile, "' (expected default, short or full)"));
+    if (*u.profile == "default")
+      o = PrintOptions{};
+    else if (*u.profile == "short")
+      o = PrintOptions{2, 1000, 2, 80, std::nullopt};
+    else if (*u.profile == "full")
+      o = PrintOptions{4, std::numeric_limits<int64_t>::max(), 3, 80, std::nullopt};
+    else
+      throw ValueError(
+          detail::concat("set_printoptions: unknown profile '", *u.profile, "' (expected default, short or full)"));
   }
   if (u.precision) o.precision = *u.precision;
   if (u.threshold) o.threshold = *u.threshold;
@@ -136,10 +141,14 @@ class ElementFormatter {
   std::string format(std::size_t i) const {
     std::string s;
     const double v = floating_ ? v_.floats[i] : 0.0;
-    if (!floating_) s = v_.texts[i];
-    else if (sci_mode_) s = sci(v, static_cast<int>(max_width_));
-    else if (int_mode_) s = fixed(v, 0, 0) + (std::isfinite(v) ? "." : "");
-    else s = fixed(v, 0, precision_);
+    if (!floating_)
+      s = v_.texts[i];
+    else if (sci_mode_)
+      s = sci(v, static_cast<int>(max_width_));
+    else if (int_mode_)
+      s = fixed(v, 0, 0) + (std::isfinite(v) ? "." : "");
+    else
+      s = fixed(v, 0, precision_);
     if (s.size() < max_width_) s.insert(0, max_width_ - s.size(), ' ');
     return s;
   }
@@ -155,7 +164,6 @@ class ElementFormatter {
   bool sci_mode_ = false;
   std::size_t max_width_ = 1;
 };
-
 
 class TensorPrinter {
  public:
@@ -238,7 +246,8 @@ inline std::vector<std::size_t> displayed_positions(const HostValues& v, bool su
     for (std::size_t d = 0; d < keep.size(); ++d) index[d] = keep[d][static_cast<std::size_t>(pos[d])];
     out.push_back(v.flat(index));
     int64_t d = static_cast<int64_t>(keep.size()) - 1;
-    while (d >= 0 && ++pos[static_cast<std::size_t>(d)] == static_cast<int64_t>(keep[static_cast<std::size_t>(d)].size())) {
+    while (d >= 0 &&
+           ++pos[static_cast<std::size_t>(d)] == static_cast<int64_t>(keep[static_cast<std::size_t>(d)].size())) {
       pos[static_cast<std::size_t>(d)] = 0;
       --d;
     }
@@ -294,9 +303,12 @@ std::string repr(const Tensor<T>& t) {
   if (!t.defined()) return "tensor(undefined)";
   detail::HostValues v{t.sizes(), {}, {}};
   for (T x : t.to_vector()) {
-    if constexpr (std::is_same_v<T, bool>) v.texts.push_back(x ? "True" : "False");
-    else if constexpr (is_floating<T>) v.floats.push_back(static_cast<double>(x));
-    else v.texts.push_back(std::to_string(static_cast<long long>(x)));
+    if constexpr (std::is_same_v<T, bool>)
+      v.texts.push_back(x ? "True" : "False");
+    else if constexpr (is_floating<T>)
+      v.floats.push_back(static_cast<double>(x));
+    else
+      v.texts.push_back(std::to_string(static_cast<long long>(x)));
   }
   return detail::tensor_repr(v, t.dtype(), t.device(), get_printoptions());
 }
@@ -304,8 +316,10 @@ std::string repr(const Tensor<T>& t) {
 /// Prints a tensor, or evaluates and prints an expression, like PyTorch.
 template <Expression E>
 std::ostream& operator<<(std::ostream& os, const E& e) {
-  if constexpr (std::is_same_v<E, Tensor<value_type_t<E>>>) return os << repr(e);
-  else return os << repr(Tensor<value_type_t<E>>(e));
+  if constexpr (std::is_same_v<E, Tensor<value_type_t<E>>>)
+    return os << repr(e);
+  else
+    return os << repr(Tensor<value_type_t<E>>(e));
 }
 
 }  // namespace tensorlib

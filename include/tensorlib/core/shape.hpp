@@ -118,8 +118,8 @@ inline Shape contiguous_strides(const Shape& sizes) {
 /// A 0-d tensor accepts dims -1 and 0 (treated as a 1-d tensor of one element).
 inline int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   const int64_t n = std::max<int64_t>(ndim, 1);
-  detail::check<IndexError>(dim >= -n && dim < n, op, ": dimension out of range (expected to be in range of [", -n, ", ",
-                            n - 1, "], but got ", dim, ")");
+  detail::check<IndexError>(dim >= -n && dim < n, op, ": dimension out of range (expected to be in range of [", -n,
+                            ", ", n - 1, "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
 }
 

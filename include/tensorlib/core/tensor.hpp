@@ -182,20 +182,32 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   template <Operand O>
   Tensor& pow_(const O& exponent);
   template <Operand O>
-  Tensor& operator+=(const O& other) { return add_(other); }
+  Tensor& operator+=(const O& other) {
+    return add_(other);
+  }
   template <Operand O>
-  Tensor& operator-=(const O& other) { return sub_(other); }
+  Tensor& operator-=(const O& other) {
+    return sub_(other);
+  }
   template <Operand O>
-  Tensor& operator*=(const O& other) { return mul_(other); }
+  Tensor& operator*=(const O& other) {
+    return mul_(other);
+  }
   template <Operand O>
-  Tensor& operator/=(const O& other) { return div_(other); }
+  Tensor& operator/=(const O& other) {
+    return div_(other);
+  }
   /// Clamps in place; either bound may be `tl::None`.
   template <ClampBound Lo, ClampBound Hi = NoneType>
   Tensor& clamp_(Lo min, Hi max = None);
   template <Scalar S>
-  Tensor& clamp_min_(S min) { return clamp_(min, None); }
+  Tensor& clamp_min_(S min) {
+    return clamp_(min, None);
+  }
   template <Scalar S>
-  Tensor& clamp_max_(S max) { return clamp_(None, max); }
+  Tensor& clamp_max_(S max) {
+    return clamp_(None, max);
+  }
   /// Fills with values uniform on [from, to) (defined in ops/random.hpp).
   Tensor& uniform_(double from = 0, double to = 1, Generator& gen = default_generator());
   /// Fills with normal values.

@@ -20,8 +20,8 @@ namespace tensorlib {
 struct TensorImpl {
   Storage storage;
   Shape sizes;
-  Shape strides;    ///< in elements
-  int64_t offset;   ///< in elements, from the start of `storage`
+  Shape strides;   ///< in elements
+  int64_t offset;  ///< in elements, from the start of `storage`
   ScalarType dtype;
 
   TensorImpl(Storage s, Shape sz, Shape st, int64_t off, ScalarType t)
@@ -30,9 +30,7 @@ struct TensorImpl {
   int64_t numel() const noexcept { return sizes.numel(); }
 
   /// Pointer to element [0, ..., 0].
-  void* data() const noexcept {
-    return static_cast<char*>(storage.data()) + offset * element_size(dtype);
-  }
+  void* data() const noexcept { return static_cast<char*>(storage.data()) + offset * element_size(dtype); }
 
   /// Row-major contiguity, ignoring the strides of size-1 dimensions (PyTorch).
   bool is_contiguous() const noexcept {

@@ -24,9 +24,9 @@ inline constexpr EllipsisType Ellipsis{};
 /// One bound of a slice: an integer or `None`.
 struct SliceBound {
   std::optional<int64_t> value;
-  constexpr SliceBound(NoneType = None) {}                      // NOLINT: implicit like LibTorch
-  constexpr SliceBound(int64_t v) : value(v) {}                 // NOLINT
-  constexpr SliceBound(int v) : value(v) {}                     // NOLINT
+  constexpr SliceBound(NoneType = None) {}       // NOLINT: implicit like LibTorch
+  constexpr SliceBound(int64_t v) : value(v) {}  // NOLINT
+  constexpr SliceBound(int v) : value(v) {}      // NOLINT
 };
 
 /// Python's `start:stop:step`, with negative and omitted bounds.
@@ -41,10 +41,10 @@ struct Slice {
 /// One entry of an index list.
 class TensorIndex {
  public:
-  TensorIndex(int64_t i) : v_(i) {}        // NOLINT: implicit so `{0, Slice(1, 3)}` reads naturally
-  TensorIndex(int i) : v_(int64_t{i}) {}   // NOLINT
-  TensorIndex(Slice s) : v_(s) {}          // NOLINT
-  TensorIndex(NoneType) : v_(None) {}      // NOLINT
+  TensorIndex(int64_t i) : v_(i) {}            // NOLINT: implicit so `{0, Slice(1, 3)}` reads naturally
+  TensorIndex(int i) : v_(int64_t{i}) {}       // NOLINT
+  TensorIndex(Slice s) : v_(s) {}              // NOLINT
+  TensorIndex(NoneType) : v_(None) {}          // NOLINT
   TensorIndex(EllipsisType) : v_(Ellipsis) {}  // NOLINT
 
   bool is_integer() const { return std::holds_alternative<int64_t>(v_); }

@@ -34,8 +34,7 @@ auto as_node(const A& a) {
 /// Builds `f(args...)` with the functor's promotion policy. Operands are
 /// expressions, C++ scalars or (for `promotion::None`) prepared scalar leaves.
 template <Functor F, class... Args>
-  requires((Operand<Args> || Node<Args>) && ...) && (Expression<Args> || ...)
-auto make_map(F f, const Args&... args) {
+requires((Operand<Args> || Node<Args>)&&...) && (Expression<Args> || ...) auto make_map(F f, const Args&... args) {
   using Policy = typename F::promotion;
   if constexpr (std::is_same_v<Policy, promotion::None>) {
     return Map<F, Args...>(std::move(f), args...);

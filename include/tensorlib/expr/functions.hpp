@@ -157,7 +157,8 @@ auto log2(const E& x) {
 /// -x.
 template <Expression E>
 auto neg(const E& x) {
-  static_assert(!std::is_same_v<value_type_t<E>, bool>, "tl::neg: negation of a bool tensor is not supported; use logical_not");
+  static_assert(!std::is_same_v<value_type_t<E>, bool>,
+                "tl::neg: negation of a bool tensor is not supported; use logical_not");
   return make_map(fn::Neg{}, x);
 }
 
@@ -218,8 +219,10 @@ auto sqrt(const E& x) {
 /// x * x (bool squares in int64, as PyTorch's pow(x, 2) does).
 template <Expression E>
 auto square(const E& x) {
-  if constexpr (std::is_same_v<value_type_t<E>, bool>) return make_map(fn::Square{}, as_node<int64_t>(x));
-  else return make_map(fn::Square{}, x);
+  if constexpr (std::is_same_v<value_type_t<E>, bool>)
+    return make_map(fn::Square{}, as_node<int64_t>(x));
+  else
+    return make_map(fn::Square{}, x);
 }
 
 /// Tangent.
@@ -273,182 +276,144 @@ auto logical_not(const E& x) {
 /// ~x (integral and bool only).
 template <Expression E>
 auto bitwise_not(const E& x) {
-  static_assert(is_integral_or_bool<value_type_t<E>>, "tl::bitwise_not: requires an integral or bool tensor; use logical_not for truthiness");
+  static_assert(is_integral_or_bool<value_type_t<E>>,
+                "tl::bitwise_not: requires an integral or bool tensor; use logical_not for truthiness");
   return make_map(fn::BitwiseNot{}, x);
 }
 
 /// a + b.
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto add(const A& a, const B& b) {
-  return make_map(fn::Add{}, a, b);
-}
+requires(Expression<A> || Expression<B>) auto add(const A& a, const B& b) { return make_map(fn::Add{}, a, b); }
 
 /// a - b.
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto sub(const A& a, const B& b) {
-  static_assert(!std::is_same_v<result_type_t<A, B>, bool>, "tl::sub: subtraction of two bool tensors is not supported; use logical_xor");
+requires(Expression<A> || Expression<B>) auto sub(const A& a, const B& b) {
+  static_assert(!std::is_same_v<result_type_t<A, B>, bool>,
+                "tl::sub: subtraction of two bool tensors is not supported; use logical_xor");
   return make_map(fn::Sub{}, a, b);
 }
 
 /// a * b.
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto mul(const A& a, const B& b) {
-  return make_map(fn::Mul{}, a, b);
-}
+requires(Expression<A> || Expression<B>) auto mul(const A& a, const B& b) { return make_map(fn::Mul{}, a, b); }
 
 /// a / b, true division (integers divide in float).
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto div(const A& a, const B& b) {
-  return make_map(fn::Div{}, a, b);
-}
+requires(Expression<A> || Expression<B>) auto div(const A& a, const B& b) { return make_map(fn::Div{}, a, b); }
 
 /// atan2(a, b), the angle of (b, a).
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto atan2(const A& a, const B& b) {
-  return make_map(fn::Atan2{}, a, b);
-}
+requires(Expression<A> || Expression<B>) auto atan2(const A& a, const B& b) { return make_map(fn::Atan2{}, a, b); }
 
 /// C's fmod (sign of the dividend).
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto fmod(const A& a, const B& b) {
-  return make_map(fn::Fmod{}, a, b);
-}
+requires(Expression<A> || Expression<B>) auto fmod(const A& a, const B& b) { return make_map(fn::Fmod{}, a, b); }
 
 /// Python's modulus (sign of the divisor).
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto remainder(const A& a, const B& b) {
+requires(Expression<A> || Expression<B>) auto remainder(const A& a, const B& b) {
   return make_map(fn::Remainder{}, a, b);
 }
 
 /// Elementwise maximum (NaN propagates).
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto maximum(const A& a, const B& b) {
-  return make_map(fn::Maximum{}, a, b);
-}
+requires(Expression<A> || Expression<B>) auto maximum(const A& a, const B& b) { return make_map(fn::Maximum{}, a, b); }
 
 /// Elementwise minimum (NaN propagates).
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto minimum(const A& a, const B& b) {
-  return make_map(fn::Minimum{}, a, b);
-}
+requires(Expression<A> || Expression<B>) auto minimum(const A& a, const B& b) { return make_map(fn::Minimum{}, a, b); }
 
 /// a == b.
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto eq(const A& a, const B& b) {
-  return make_map(fn::Eq{}, a, b);
-}
+requires(Expression<A> || Expression<B>) auto eq(const A& a, const B& b) { return make_map(fn::Eq{}, a, b); }
 
 /// a != b.
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto ne(const A& a, const B& b) {
-  return make_map(fn::Ne{}, a, b);
-}
+requires(Expression<A> || Expression<B>) auto ne(const A& a, const B& b) { return make_map(fn::Ne{}, a, b); }
 
 /// a < b.
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto lt(const A& a, const B& b) {
-  return make_map(fn::Lt{}, a, b);
-}
+requires(Expression<A> || Expression<B>) auto lt(const A& a, const B& b) { return make_map(fn::Lt{}, a, b); }
 
 /// a <= b.
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto le(const A& a, const B& b) {
-  return make_map(fn::Le{}, a, b);
-}
+requires(Expression<A> || Expression<B>) auto le(const A& a, const B& b) { return make_map(fn::Le{}, a, b); }
 
 /// a > b.
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto gt(const A& a, const B& b) {
-  return make_map(fn::Gt{}, a, b);
-}
+requires(Expression<A> || Expression<B>) auto gt(const A& a, const B& b) { return make_map(fn::Gt{}, a, b); }
 
 /// a >= b.
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto ge(const A& a, const B& b) {
-  return make_map(fn::Ge{}, a, b);
-}
+requires(Expression<A> || Expression<B>) auto ge(const A& a, const B& b) { return make_map(fn::Ge{}, a, b); }
 
 /// a && b.
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto logical_and(const A& a, const B& b) {
+requires(Expression<A> || Expression<B>) auto logical_and(const A& a, const B& b) {
   return make_map(fn::LogicalAnd{}, a, b);
 }
 
 /// a || b.
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto logical_or(const A& a, const B& b) {
+requires(Expression<A> || Expression<B>) auto logical_or(const A& a, const B& b) {
   return make_map(fn::LogicalOr{}, a, b);
 }
 
 /// a xor b as truth values.
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto logical_xor(const A& a, const B& b) {
+requires(Expression<A> || Expression<B>) auto logical_xor(const A& a, const B& b) {
   return make_map(fn::LogicalXor{}, a, b);
 }
 
 /// a & b (integral and bool only).
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto bitwise_and(const A& a, const B& b) {
-  static_assert(is_integral_or_bool<result_type_t<A, B>>, "tl::bitwise_and: requires integral or bool operands (got a floating-point operand); use logical_and for truthiness");
+requires(Expression<A> || Expression<B>) auto bitwise_and(const A& a, const B& b) {
+  static_assert(is_integral_or_bool<result_type_t<A, B>>,
+                "tl::bitwise_and: requires integral or bool operands (got a floating-point operand); use logical_and "
+                "for truthiness");
   return make_map(fn::BitwiseAnd{}, a, b);
 }
 
 /// a | b (integral and bool only).
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto bitwise_or(const A& a, const B& b) {
-  static_assert(is_integral_or_bool<result_type_t<A, B>>, "tl::bitwise_or: requires integral or bool operands (got a floating-point operand); use logical_or for truthiness");
+requires(Expression<A> || Expression<B>) auto bitwise_or(const A& a, const B& b) {
+  static_assert(is_integral_or_bool<result_type_t<A, B>>,
+                "tl::bitwise_or: requires integral or bool operands (got a floating-point operand); use logical_or for "
+                "truthiness");
   return make_map(fn::BitwiseOr{}, a, b);
 }
 
 /// a ^ b (integral and bool only).
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto bitwise_xor(const A& a, const B& b) {
-  static_assert(is_integral_or_bool<result_type_t<A, B>>, "tl::bitwise_xor: requires integral or bool operands (got a floating-point operand); use logical_xor for truthiness");
+requires(Expression<A> || Expression<B>) auto bitwise_xor(const A& a, const B& b) {
+  static_assert(is_integral_or_bool<result_type_t<A, B>>,
+                "tl::bitwise_xor: requires integral or bool operands (got a floating-point operand); use logical_xor "
+                "for truthiness");
   return make_map(fn::BitwiseXor{}, a, b);
 }
 
 /// a + alpha * b.
 template <Operand A, Operand B, Scalar S>
-  requires(Expression<A> || Expression<B>)
-auto add(const A& a, const B& b, S alpha) {
-  if constexpr (Scalar<B>) return add(a, b * alpha);
-  else return add(a, mul(b, alpha));
+requires(Expression<A> || Expression<B>) auto add(const A& a, const B& b, S alpha) {
+  if constexpr (Scalar<B>)
+    return add(a, b * alpha);
+  else
+    return add(a, mul(b, alpha));
 }
 
 /// a - alpha * b.
 template <Operand A, Operand B, Scalar S>
-  requires(Expression<A> || Expression<B>)
-auto sub(const A& a, const B& b, S alpha) {
-  if constexpr (Scalar<B>) return sub(a, b * alpha);
-  else return sub(a, mul(b, alpha));
+requires(Expression<A> || Expression<B>) auto sub(const A& a, const B& b, S alpha) {
+  if constexpr (Scalar<B>)
+    return sub(a, b * alpha);
+  else
+    return sub(a, mul(b, alpha));
 }
 
 /// base raised to exponent. An integral base with a negative scalar exponent
 /// is rejected, as in PyTorch.
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto pow(const A& base, const B& exponent) {
+requires(Expression<A> || Expression<B>) auto pow(const A& base, const B& exponent) {
   if constexpr (Scalar<B> && !is_floating<result_type_t<A, B>>) {
     detail::check<ValueError>(!(exponent < B(0)), "pow: Integers to negative integer powers are not allowed.");
   }
@@ -457,8 +422,7 @@ auto pow(const A& base, const B& exponent) {
 
 /// start + weight * (end - start).
 template <Operand A, Operand B, Operand C>
-  requires(Expression<A> || Expression<B> || Expression<C>)
-auto lerp(const A& start, const B& end, const C& weight) {
+requires(Expression<A> || Expression<B> || Expression<C>) auto lerp(const A& start, const B& end, const C& weight) {
   return make_map(fn::Lerp{}, start, end, weight);
 }
 
@@ -499,15 +463,18 @@ namespace detail {
 // Two scalar branches take their default element types (torch.where(c, 1.0, 0.0) is float).
 template <class A, class B>
 constexpr auto where_type() {
-  if constexpr (Scalar<A> && Scalar<B>) return std::type_identity<promote_t<default_element_t<A>, default_element_t<B>>>{};
-  else return std::type_identity<result_type_t<A, B>>{};
+  if constexpr (Scalar<A> && Scalar<B>)
+    return std::type_identity<promote_t<default_element_t<A>, default_element_t<B>>>{};
+  else
+    return std::type_identity<result_type_t<A, B>>{};
 }
 }  // namespace detail
 
 /// condition ? a : b, elementwise with broadcasting; a and b promote together.
 template <Expression C, Operand A, Operand B>
 auto where(const C& condition, const A& a, const B& b) {
-  static_assert(std::is_same_v<value_type_t<C>, bool>, "tl::where: the condition must be a bool expression (e.g. x > 0)");
+  static_assert(std::is_same_v<value_type_t<C>, bool>,
+                "tl::where: the condition must be a bool expression (e.g. x > 0)");
   using T = typename decltype(detail::where_type<A, B>())::type;
   return make_map(fn::Where{}, condition, as_node<T>(a), as_node<T>(b));
 }
@@ -550,8 +517,8 @@ auto elu(const E& x, double alpha = 1) {
 
 /// |a - b| <= atol + rtol * |b| elementwise (PyTorch's isclose).
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto isclose(const A& a, const B& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) {
+requires(Expression<A> || Expression<B>) auto isclose(const A& a, const B& b, double rtol = 1e-5, double atol = 1e-8,
+                                                      bool equal_nan = false) {
   return make_map(fn::IsClose{rtol, atol, equal_nan}, a, b);
 }
 

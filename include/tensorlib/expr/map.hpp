@@ -57,8 +57,10 @@ namespace detail {
 
 template <class N>
 std::optional<Device> device_of(const N& n) {
-  if constexpr (Expression<N>) return n.device();
-  else return std::nullopt;
+  if constexpr (Expression<N>)
+    return n.device();
+  else
+    return std::nullopt;
 }
 
 }  // namespace detail
@@ -75,8 +77,7 @@ class Map : public PointwiseMethods<Map<F, Cs...>> {
   static_assert(Element<value_type>, "Map: a functor must return a tensor element type");
 
   explicit Map(F f, Cs... children) : f_(std::move(f)), children_(std::move(children)...) {
-    std::apply([this](const auto&... c) { ((shape_ = broadcast_shapes(shape_, c.shape(), F::name)), ...); },
-               children_);
+    std::apply([this](const auto&... c) { ((shape_ = broadcast_shapes(shape_, c.shape(), F::name)), ...); }, children_);
     std::optional<Device> device;
     std::apply(
         [&](const auto&... c) {

@@ -12,82 +12,43 @@
 namespace tensorlib {
 
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto operator+(const A& a, const B& b) {
-  return add(a, b);
-}
+requires(Expression<A> || Expression<B>) auto operator+(const A& a, const B& b) { return add(a, b); }
 
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto operator-(const A& a, const B& b) {
-  return sub(a, b);
-}
+requires(Expression<A> || Expression<B>) auto operator-(const A& a, const B& b) { return sub(a, b); }
 
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto operator*(const A& a, const B& b) {
-  return mul(a, b);
-}
+requires(Expression<A> || Expression<B>) auto operator*(const A& a, const B& b) { return mul(a, b); }
 
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto operator/(const A& a, const B& b) {
-  return div(a, b);
-}
+requires(Expression<A> || Expression<B>) auto operator/(const A& a, const B& b) { return div(a, b); }
 
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto operator==(const A& a, const B& b) {
-  return eq(a, b);
-}
+requires(Expression<A> || Expression<B>) auto operator==(const A& a, const B& b) { return eq(a, b); }
 
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto operator!=(const A& a, const B& b) {
-  return ne(a, b);
-}
+requires(Expression<A> || Expression<B>) auto operator!=(const A& a, const B& b) { return ne(a, b); }
 
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto operator<(const A& a, const B& b) {
-  return lt(a, b);
-}
+requires(Expression<A> || Expression<B>) auto operator<(const A& a, const B& b) { return lt(a, b); }
 
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto operator<=(const A& a, const B& b) {
-  return le(a, b);
-}
+requires(Expression<A> || Expression<B>) auto operator<=(const A& a, const B& b) { return le(a, b); }
 
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto operator>(const A& a, const B& b) {
-  return gt(a, b);
-}
+requires(Expression<A> || Expression<B>) auto operator>(const A& a, const B& b) { return gt(a, b); }
 
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto operator>=(const A& a, const B& b) {
-  return ge(a, b);
-}
+requires(Expression<A> || Expression<B>) auto operator>=(const A& a, const B& b) { return ge(a, b); }
 
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto operator&(const A& a, const B& b) {
-  return bitwise_and(a, b);
-}
+requires(Expression<A> || Expression<B>) auto operator&(const A& a, const B& b) { return bitwise_and(a, b); }
 
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto operator|(const A& a, const B& b) {
-  return bitwise_or(a, b);
-}
+requires(Expression<A> || Expression<B>) auto operator|(const A& a, const B& b) { return bitwise_or(a, b); }
 
 template <Operand A, Operand B>
-  requires(Expression<A> || Expression<B>)
-auto operator^(const A& a, const B& b) {
-  return bitwise_xor(a, b);
-}
+requires(Expression<A> || Expression<B>) auto operator^(const A& a, const B& b) { return bitwise_xor(a, b); }
 
 template <Expression E>
 auto operator-(const E& x) {

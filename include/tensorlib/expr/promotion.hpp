@@ -27,15 +27,20 @@ namespace detail {
 // Tensors first: the highest-ranked element type among the expressions.
 template <class Acc, class A>
 constexpr auto tensor_step() {
-  if constexpr (!Expression<A>) return std::type_identity<Acc>{};
-  else if constexpr (std::is_void_v<Acc>) return std::type_identity<value_type_t<A>>{};
-  else return std::type_identity<promote_t<Acc, value_type_t<A>>>{};
+  if constexpr (!Expression<A>)
+    return std::type_identity<Acc>{};
+  else if constexpr (std::is_void_v<Acc>)
+    return std::type_identity<value_type_t<A>>{};
+  else
+    return std::type_identity<promote_t<Acc, value_type_t<A>>>{};
 }
 // Then the weak scalars, which can only raise the category.
 template <class Acc, class A>
 constexpr auto scalar_step() {
-  if constexpr (Scalar<A>) return std::type_identity<promote_scalar_t<Acc, A>>{};
-  else return std::type_identity<Acc>{};
+  if constexpr (Scalar<A>)
+    return std::type_identity<promote_scalar_t<Acc, A>>{};
+  else
+    return std::type_identity<Acc>{};
 }
 
 template <class Acc>
@@ -63,8 +68,7 @@ using tensor_result_t = typename decltype(tensor_fold<void, Args...>())::type;
 /// The element type an op computes in for these operands (at least one an
 /// expression): the tensors' promoted type, raised by weak scalars.
 template <class... Args>
-using result_type_t =
-    typename decltype(detail::scalar_fold<detail::tensor_result_t<std::remove_cvref_t<Args>...>,
-                                          std::remove_cvref_t<Args>...>())::type;
+using result_type_t = typename decltype(detail::scalar_fold<detail::tensor_result_t<std::remove_cvref_t<Args>...>,
+                                                            std::remove_cvref_t<Args>...>())::type;
 
 }  // namespace tensorlib

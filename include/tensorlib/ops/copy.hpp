@@ -54,8 +54,10 @@ template <Element T>
 template <Operand V>
 Tensor<T>& Tensor<T>::index_put_(std::initializer_list<TensorIndex> indices, const V& value) {
   Tensor view = index(indices);
-  if constexpr (Scalar<V>) detail::dispatch_fill(view, static_cast<T>(value));
-  else detail::write_into(view, value, "index_put_");
+  if constexpr (Scalar<V>)
+    detail::dispatch_fill(view, static_cast<T>(value));
+  else
+    detail::write_into(view, value, "index_put_");
   return *this;
 }
 

@@ -22,8 +22,11 @@ namespace tensorlib::detail {
 template <Element T, class E>
 void dispatch_pointwise(const Tensor<T>& out, const E& expr) {
   switch (out.device().type) {
-    case DeviceType::CPU: cpu::run_pointwise(out, expr); return;
-    case DeviceType::CUDA: no_cuda_backend("pointwise");
+    case DeviceType::CPU:
+      cpu::run_pointwise(out, expr);
+      return;
+    case DeviceType::CUDA:
+      no_cuda_backend("pointwise");
   }
 }
 
@@ -31,8 +34,11 @@ void dispatch_pointwise(const Tensor<T>& out, const E& expr) {
 template <Element T>
 void dispatch_fill(const Tensor<T>& out, T value) {
   switch (out.device().type) {
-    case DeviceType::CPU: cpu::fill(out, value); return;
-    case DeviceType::CUDA: no_cuda_backend("fill_");
+    case DeviceType::CPU:
+      cpu::fill(out, value);
+      return;
+    case DeviceType::CUDA:
+      no_cuda_backend("fill_");
   }
 }
 

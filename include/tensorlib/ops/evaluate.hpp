@@ -74,8 +74,9 @@ void write_into(const Tensor<T>& dst, const E& src, const char* op) {
   detail::check<ShapeError>(broadcast_shapes(dst.sizes(), src.shape(), op) == dst.sizes(), op, ": output with shape ",
                             dst.sizes(), " doesn't match the broadcast shape ",
                             broadcast_shapes(dst.sizes(), src.shape(), op));
-  detail::check<DeviceError>(src.device() == dst.device(), op, ": expected all tensors to be on the same device, but "
-                                                               "found at least two devices, ",
+  detail::check<DeviceError>(src.device() == dst.device(), op,
+                             ": expected all tensors to be on the same device, but "
+                             "found at least two devices, ",
                              dst.device(), " and ", src.device());
   for (int64_t d = 0; d < dst.dim(); ++d) {
     detail::check<ValueError>(dst.stride(d) != 0 || dst.size(d) <= 1, op,
@@ -90,8 +91,10 @@ void write_into(const Tensor<T>& dst, const E& src, const char* op) {
     overlap = a0 < b1 && b0 < a1;
   });
   const auto node = as_node<T>(src);
-  if (overlap) dispatch_pointwise(dst, evaluate(node));
-  else dispatch_pointwise(dst, node);
+  if (overlap)
+    dispatch_pointwise(dst, evaluate(node));
+  else
+    dispatch_pointwise(dst, node);
 }
 
 }  // namespace detail

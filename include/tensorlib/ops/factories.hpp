@@ -109,8 +109,9 @@ using deduced_element_t = std::conditional_t<
 // Fills a CPU buffer of `n` elements from f(i) (host-side factories).
 template <Element T, class F>
 Tensor<T> generate(const Shape& sizes, TensorOptions options, F f) {
-  detail::check<DeviceError>(options.device.is_cpu(), "factory: only CPU tensors can be created before the CUDA "
-                                                      "backend lands");
+  detail::check<DeviceError>(options.device.is_cpu(),
+                             "factory: only CPU tensors can be created before the CUDA "
+                             "backend lands");
   auto t = empty<T>(sizes, options);
   T* p = t.data_ptr();
   const int64_t n = t.numel();
@@ -131,8 +132,10 @@ auto arange(A start, B end, C step, TensorOptions options = {}) {
                             "arange: upper bound and larger bound inconsistent with step sign");
   const auto n = static_cast<int64_t>(std::ceil((e - s) / d));
   return detail::generate<R>(Shape{n}, options, [&](int64_t i) {
-    if constexpr (std::is_integral_v<R>) return static_cast<R>(static_cast<int64_t>(start) + i * static_cast<int64_t>(step));
-    else return static_cast<R>(s + d * static_cast<double>(i));
+    if constexpr (std::is_integral_v<R>)
+      return static_cast<R>(static_cast<int64_t>(start) + i * static_cast<int64_t>(step));
+    else
+      return static_cast<R>(s + d * static_cast<double>(i));
   });
 }
 template <class T = void, Scalar A, Scalar B>
@@ -154,8 +157,10 @@ Tensor<T> linspace(double start, double end, int64_t steps, TensorOptions option
   return detail::generate<T>(Shape{steps}, options, [&](int64_t i) {
     const double v = i < half || steps == 1 ? start + step * static_cast<double>(i)
                                             : end - step * static_cast<double>(steps - 1 - i);
-    if constexpr (std::is_integral_v<T>) return static_cast<T>(std::trunc(v));
-    else return static_cast<T>(v);
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(std::trunc(v));
+    else
+      return static_cast<T>(v);
   });
 }
 
@@ -242,7 +247,8 @@ template <class L>
 void list_shape(const L& list, Shape& shape) {
   shape.push_back(static_cast<int64_t>(list.size()));
   if constexpr (ListDepth<L>::value > 1) {
-    if (list.size() > 0) list_shape(*list.begin(), shape);
+    if (list.size() > 0)
+      list_shape(*list.begin(), shape);
     else
       for (int d = 1; d < ListDepth<L>::value; ++d) shape.push_back(0);
   }
@@ -253,8 +259,10 @@ void list_flatten(const L& list, const Shape& shape, int64_t dim, std::vector<T>
   detail::check<ValueError>(static_cast<int64_t>(list.size()) == shape[dim], "tensor: expected sequence of length ",
                             shape[dim], " at dim ", dim, " (got ", list.size(), ")");
   for (const auto& item : list) {
-    if constexpr (ListDepth<L>::value > 1) list_flatten<T>(item, shape, dim + 1, out);
-    else out.push_back(static_cast<T>(item));
+    if constexpr (ListDepth<L>::value > 1)
+      list_flatten<T>(item, shape, dim + 1, out);
+    else
+      out.push_back(static_cast<T>(item));
   }
 }
 
@@ -290,11 +298,15 @@ auto tensor(std::initializer_list<std::initializer_list<std::initializer_list<E>
   return detail::tensor_from_list<T>(values, options);
 }
 template <class T = void, Scalar E>
-auto tensor(std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<E>>>> values, TensorOptions options = {}) {
+auto tensor(std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<E>>>> values,
+            TensorOptions options = {}) {
   return detail::tensor_from_list<T>(values, options);
 }
 template <class T = void, Scalar E>
-auto tensor(std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<E>>>>> values, TensorOptions options = {}) {
+auto tensor(
+    std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<E>>>>>
+        values,
+    TensorOptions options = {}) {
   return detail::tensor_from_list<T>(values, options);
 }
 /// A 0-d tensor from one value.

@@ -18,8 +18,8 @@ namespace detail {
 
 /// PyTorch's canCast: no floating -> integral, no non-bool -> bool.
 template <Element From, Element To>
-inline constexpr bool can_cast = !(is_floating<From> && !is_floating<To>) &&
-                                 !(std::is_same_v<To, bool> && !std::is_same_v<From, bool>);
+inline constexpr bool can_cast =
+    !(is_floating<From> && !is_floating<To>)&&!(std::is_same_v<To, bool> && !std::is_same_v<From, bool>);
 
 template <Element T, Expression E>
 Tensor<T>& write_result_in_place(Tensor<T>& self, const E& result) {

@@ -164,7 +164,8 @@ Tensor<T> randperm(int64_t n, Generator& gen, TensorOptions options = {}) {
     const auto ka = static_cast<uint64_t>(k[a]), kb = static_cast<uint64_t>(k[b]);
     return ka != kb ? ka < kb : a < b;
   });
-  return detail::generate<T>(Shape{n}, options, [&](int64_t i) { return static_cast<T>(order[static_cast<std::size_t>(i)]); });
+  return detail::generate<T>(Shape{n}, options,
+                             [&](int64_t i) { return static_cast<T>(order[static_cast<std::size_t>(i)]); });
 }
 template <Element T = int64_t>
 Tensor<T> randperm(int64_t n, TensorOptions options = {}) {
@@ -178,8 +179,7 @@ Tensor<T> bernoulli(const Tensor<T>& p, Generator& gen = default_generator()) {
   const auto probs = p.contiguous();
   const T* pp = probs.data_ptr();
   for (int64_t i = 0; i < probs.numel(); ++i)
-    detail::check<ValueError>(pp[i] >= 0 && pp[i] <= 1, "bernoulli: all elements of p must be in [0, 1], got ",
-                              pp[i]);
+    detail::check<ValueError>(pp[i] >= 0 && pp[i] <= 1, "bernoulli: all elements of p must be in [0, 1], got ", pp[i]);
   const auto u = rand<T>(p.sizes(), gen, {.device = p.device()});
   T* up = u.data_ptr();
   for (int64_t i = 0; i < u.numel(); ++i) up[i] = up[i] < pp[i] ? T(1) : T(0);

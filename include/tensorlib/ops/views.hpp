@@ -302,8 +302,8 @@ Tensor<T> Tensor<T>::as_strided(const Shape& sizes_, const Shape& strides_, std:
   detail::check<ShapeError>(sizes_.size() == strides_.size(), "as_strided: mismatch in length of strides and shape");
   check_sizes(sizes_, "as_strided");
   for (int64_t s : strides_)
-    detail::check<ValueError>(s >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
-                              strides_);
+    detail::check<ValueError>(s >= 0,
+                              "as_strided: Negative strides are not supported at the moment, got strides: ", strides_);
   const int64_t off = offset.value_or(storage_offset());
   detail::check<ValueError>(off >= 0, "as_strided: storage offset must be non-negative, got ", off);
   int64_t extent = off;

@@ -5,9 +5,9 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <limits>
-#include <cmath>
 #include <tuple>
 #include <vector>
 
@@ -33,8 +33,7 @@ template <class T>
 std::vector<T> naive(const std::vector<T>& a, const std::vector<T>& b, int64_t rows, int64_t cols, bool b_is_row) {
   std::vector<T> out(static_cast<std::size_t>(rows * cols));
   for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      out[i * cols + j] = a[i * cols + j] * std::exp(b[b_is_row ? j : i]);
+    for (int64_t j = 0; j < cols; ++j) out[i * cols + j] = a[i * cols + j] * std::exp(b[b_is_row ? j : i]);
   return out;
 }
 

@@ -33,9 +33,8 @@ TEST_CASE("an exception in any task reaches the caller, and the pool stays usabl
 
 TEST_CASE("a parallel loop inside a task runs serially instead of oversubscribing") {
   std::atomic<int> inner_chunks{0};
-  tl::cpu::parallel_for(0, 4, 1, [&](int64_t, int64_t) {
-    tl::cpu::parallel_for(0, 1000, 1, [&](int64_t, int64_t) { inner_chunks++; });
-  });
+  tl::cpu::parallel_for(
+      0, 4, 1, [&](int64_t, int64_t) { tl::cpu::parallel_for(0, 1000, 1, [&](int64_t, int64_t) { inner_chunks++; }); });
   const int outer_chunks = std::min(4, tl::get_num_threads());
   CHECK(inner_chunks.load() == outer_chunks);
 }

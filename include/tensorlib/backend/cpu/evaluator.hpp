@@ -51,8 +51,10 @@ using packet_t = std::conditional_t<simd::Lane<T>, simd::Vec<std::conditional_t<
 
 template <class T>
 constexpr int packet_size_of() {
-  if constexpr (simd::Lane<T>) return simd::Vec<T>::size;
-  else return 1;
+  if constexpr (simd::Lane<T>)
+    return simd::Vec<T>::size;
+  else
+    return 1;
 }
 template <class T>
 inline constexpr int packet_size = packet_size_of<T>();
@@ -72,7 +74,8 @@ template <simd::Lane T>
 struct PacketEvaluable<ScalarLeaf<T>, T> : std::true_type {};
 template <class F, class... Cs, simd::Lane T>
 struct PacketEvaluable<Map<F, Cs...>, T>
-    : std::bool_constant<std::is_same_v<typename Map<F, Cs...>::value_type, T> && (PacketEvaluable<Cs, T>::value && ...) &&
+    : std::bool_constant<std::is_same_v<typename Map<F, Cs...>::value_type, T> &&
+                         (PacketEvaluable<Cs, T>::value && ...) &&
                          std::is_invocable_r_v<simd::Vec<T>, const F&, detail::as_type<Cs, simd::Vec<T>>...>> {};
 
 /// Number of tensor leaves in an expression type.
@@ -166,7 +169,8 @@ class LeafEval {
       return;
     }
     T* buf = scratch.template block<T>(operand_);
-    if (s == 0) std::fill(buf, buf + n, *cursor_.row);
+    if (s == 0)
+      std::fill(buf, buf + n, *cursor_.row);
     else
       for (int64_t j = 0; j < n; ++j) buf[j] = cursor_.row[(c0 + j) * s];
     block_ = buf;
@@ -250,10 +254,13 @@ class MapEval {
   /// Decides hoisting top-down (the executor calls it on the root).
   void plan_hoist(uint32_t inner_bit, bool several_rows) {
     if constexpr (Candidate) {
-      if ((moves_ & inner_bit) == 0) hoist_ = Hoist::kRowConstant;
-      else if (several_rows && (moves_ & ~inner_bit) == 0) hoist_ = Hoist::kBuffered;
+      if ((moves_ & inner_bit) == 0)
+        hoist_ = Hoist::kRowConstant;
+      else if (several_rows && (moves_ & ~inner_bit) == 0)
+        hoist_ = Hoist::kBuffered;
     }
-    if (hoist_ == Hoist::kNone) std::apply([&](auto&... c) { (c.plan_hoist(inner_bit, several_rows), ...); }, children_);
+    if (hoist_ == Hoist::kNone)
+      std::apply([&](auto&... c) { (c.plan_hoist(inner_bit, several_rows), ...); }, children_);
   }
   /// True when some node of this subtree is hoisted in this run.
   bool any_hoisted() const {
@@ -326,13 +333,17 @@ class MapEval {
   // block (see materialize) and the loop body has no hoisting test at all.
   template <bool Materialized>
   [[gnu::always_inline]] value_type scalar(int64_t j) const {
-    if constexpr (Candidate && Materialized) return block_[j];
-    else return compute_scalar<Materialized>(j);
+    if constexpr (Candidate && Materialized)
+      return block_[j];
+    else
+      return compute_scalar<Materialized>(j);
   }
   template <bool Materialized>
   [[gnu::always_inline]] packet load(int64_t j, int n) const {
-    if constexpr (Candidate && Materialized) return n == W ? packet::load(block_ + j) : packet::load_partial(block_ + j, n);
-    else return compute_load<Materialized>(j, n);
+    if constexpr (Candidate && Materialized)
+      return n == W ? packet::load(block_ + j) : packet::load_partial(block_ + j, n);
+    else
+      return compute_load<Materialized>(j, n);
   }
 
  private:
@@ -362,8 +373,10 @@ class MapEval {
     std::apply([&](auto&... c) { (c.template start_row<Packets>(scratch, width), ...); }, children_);
     std::apply([&](auto&... c) { (c.begin_block(0, 1, scratch), ...); }, children_);
     value_type v;
-    if constexpr (Packets) v = compute_load(0, 1)[0];
-    else v = compute_scalar(0);
+    if constexpr (Packets)
+      v = compute_load(0, 1)[0];
+    else
+      v = compute_scalar(0);
     value_type* out = scratch.template block<value_type>(slot_);
     std::fill(out, out + width, v);
   }
@@ -385,9 +398,9 @@ class MapEval {
   std::tuple<Cs...> children_;
   uint32_t moves_ = 0;
   Hoist hoist_ = Hoist::kNone;
-  int64_t slot_ = -1;                    // scratch block of a candidate
-  const value_type* buffer_ = nullptr;   // kBuffered: the whole inner extent
-  const value_type* block_ = nullptr;    // materialized values of the current block
+  int64_t slot_ = -1;                   // scratch block of a candidate
+  const value_type* buffer_ = nullptr;  // kBuffered: the whole inner extent
+  const value_type* block_ = nullptr;   // materialized values of the current block
 };
 
 template <Element T, bool Candidate>
@@ -430,8 +443,10 @@ class OutEval {
   }
   [[gnu::always_inline]] void put(int64_t j, T v) const { block_[j] = v; }
   [[gnu::always_inline]] void store(int64_t j, const packet& p, int n) const {
-    if (n == packet::size) p.store(block_ + j);
-    else p.store_partial(block_ + j, n);
+    if (n == packet::size)
+      p.store(block_ + j);
+    else
+      p.store_partial(block_ + j, n);
   }
 
  private:

@@ -25,7 +25,8 @@ void fill(const Tensor<T>& out, T value) {
     for (int64_t r = r0; r < r1; ++r) {
       unravel_row(r, plan, index);
       T* row = base + row_offset(index, plan, plan.strides[0]);
-      if (inner_stride == 1) std::fill(row, row + inner, value);
+      if (inner_stride == 1)
+        std::fill(row, row + inner, value);
       else
         for (int64_t j = 0; j < inner; ++j) row[j * inner_stride] = value;
     }

@@ -61,8 +61,7 @@ inline LoopPlan make_loop_plan(const Shape& shape, const std::vector<Shape>& ope
   for (int64_t d : dims) {
     const int64_t last = plan.sizes.size() - 1;
     bool merge = last >= 0;
-    for (int64_t op = 0; merge && op < nops; ++op)
-      merge = plan.strides[op][last] == operand_strides[op][d] * shape[d];
+    for (int64_t op = 0; merge && op < nops; ++op) merge = plan.strides[op][last] == operand_strides[op][d] * shape[d];
     if (merge) {
       plan.sizes[last] *= shape[d];
       for (int64_t op = 0; op < nops; ++op) plan.strides[op][last] = operand_strides[op][d];

@@ -144,11 +144,15 @@ namespace detail {
 template <Lane T>
 inline int lane_bits(Mask<T> m) {
 #if defined(__AVX__)
-  if constexpr (sizeof(T) == 4) return _mm256_movemask_ps(std::bit_cast<__m256>(m.m));
-  else return _mm256_movemask_pd(std::bit_cast<__m256d>(m.m));
+  if constexpr (sizeof(T) == 4)
+    return _mm256_movemask_ps(std::bit_cast<__m256>(m.m));
+  else
+    return _mm256_movemask_pd(std::bit_cast<__m256d>(m.m));
 #elif defined(__SSE2__)
-  if constexpr (sizeof(T) == 4) return _mm_movemask_ps(std::bit_cast<__m128>(m.m));
-  else return _mm_movemask_pd(std::bit_cast<__m128d>(m.m));
+  if constexpr (sizeof(T) == 4)
+    return _mm_movemask_ps(std::bit_cast<__m128>(m.m));
+  else
+    return _mm_movemask_pd(std::bit_cast<__m128d>(m.m));
 #else
   int bits = 0;
   for (int i = 0; i < Vec<T>::size; ++i) bits |= (m.m[i] != 0) << i;
@@ -204,11 +208,15 @@ inline Vec<T> copysign(Vec<T> mag, Vec<T> sgn) {
 template <Lane T>
 inline Vec<T> mul_add(Vec<T> a, Vec<T> b, Vec<T> c) {
 #if defined(__FMA__) && defined(__AVX__)
-  if constexpr (std::is_same_v<T, float>) return Vec<T>(_mm256_fmadd_ps(a.v, b.v, c.v));
-  else return Vec<T>(_mm256_fmadd_pd(a.v, b.v, c.v));
+  if constexpr (std::is_same_v<T, float>)
+    return Vec<T>(_mm256_fmadd_ps(a.v, b.v, c.v));
+  else
+    return Vec<T>(_mm256_fmadd_pd(a.v, b.v, c.v));
 #elif defined(__FMA__)
-  if constexpr (std::is_same_v<T, float>) return Vec<T>(_mm_fmadd_ps(a.v, b.v, c.v));
-  else return Vec<T>(_mm_fmadd_pd(a.v, b.v, c.v));
+  if constexpr (std::is_same_v<T, float>)
+    return Vec<T>(_mm_fmadd_ps(a.v, b.v, c.v));
+  else
+    return Vec<T>(_mm_fmadd_pd(a.v, b.v, c.v));
 #else
   return a * b + c;
 #endif
@@ -217,11 +225,15 @@ inline Vec<T> mul_add(Vec<T> a, Vec<T> b, Vec<T> c) {
 template <Lane T>
 inline Vec<T> sqrt(Vec<T> x) {
 #if defined(__AVX__)
-  if constexpr (std::is_same_v<T, float>) return Vec<T>(_mm256_sqrt_ps(x.v));
-  else return Vec<T>(_mm256_sqrt_pd(x.v));
+  if constexpr (std::is_same_v<T, float>)
+    return Vec<T>(_mm256_sqrt_ps(x.v));
+  else
+    return Vec<T>(_mm256_sqrt_pd(x.v));
 #elif defined(__SSE2__)
-  if constexpr (std::is_same_v<T, float>) return Vec<T>(_mm_sqrt_ps(x.v));
-  else return Vec<T>(_mm_sqrt_pd(x.v));
+  if constexpr (std::is_same_v<T, float>)
+    return Vec<T>(_mm_sqrt_ps(x.v));
+  else
+    return Vec<T>(_mm_sqrt_pd(x.v));
 #else
   Vec<T> r;
   for (int i = 0; i < Vec<T>::size; ++i) r.v[i] = math::sqrt(x.v[i]);
@@ -245,11 +257,15 @@ inline Vec<T> rint_generic(Vec<T> x) {
 template <Lane T>
 inline Vec<T> rint(Vec<T> x) {
 #if defined(__AVX__)
-  if constexpr (std::is_same_v<T, float>) return Vec<T>(_mm256_round_ps(x.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-  else return Vec<T>(_mm256_round_pd(x.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  if constexpr (std::is_same_v<T, float>)
+    return Vec<T>(_mm256_round_ps(x.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  else
+    return Vec<T>(_mm256_round_pd(x.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #elif defined(__SSE4_1__)
-  if constexpr (std::is_same_v<T, float>) return Vec<T>(_mm_round_ps(x.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-  else return Vec<T>(_mm_round_pd(x.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  if constexpr (std::is_same_v<T, float>)
+    return Vec<T>(_mm_round_ps(x.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  else
+    return Vec<T>(_mm_round_pd(x.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #else
   return detail::rint_generic(x);
 #endif
@@ -257,11 +273,15 @@ inline Vec<T> rint(Vec<T> x) {
 template <Lane T>
 inline Vec<T> floor(Vec<T> x) {
 #if defined(__AVX__)
-  if constexpr (std::is_same_v<T, float>) return Vec<T>(_mm256_round_ps(x.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
-  else return Vec<T>(_mm256_round_pd(x.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+  if constexpr (std::is_same_v<T, float>)
+    return Vec<T>(_mm256_round_ps(x.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+  else
+    return Vec<T>(_mm256_round_pd(x.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
 #elif defined(__SSE4_1__)
-  if constexpr (std::is_same_v<T, float>) return Vec<T>(_mm_round_ps(x.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
-  else return Vec<T>(_mm_round_pd(x.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+  if constexpr (std::is_same_v<T, float>)
+    return Vec<T>(_mm_round_ps(x.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+  else
+    return Vec<T>(_mm_round_pd(x.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
 #else
   const Vec<T> r = detail::rint_generic(x);
   return select(r > x, r - Vec<T>(T(1)), r);
@@ -270,11 +290,15 @@ inline Vec<T> floor(Vec<T> x) {
 template <Lane T>
 inline Vec<T> ceil(Vec<T> x) {
 #if defined(__AVX__)
-  if constexpr (std::is_same_v<T, float>) return Vec<T>(_mm256_round_ps(x.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
-  else return Vec<T>(_mm256_round_pd(x.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
+  if constexpr (std::is_same_v<T, float>)
+    return Vec<T>(_mm256_round_ps(x.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
+  else
+    return Vec<T>(_mm256_round_pd(x.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
 #elif defined(__SSE4_1__)
-  if constexpr (std::is_same_v<T, float>) return Vec<T>(_mm_round_ps(x.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
-  else return Vec<T>(_mm_round_pd(x.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
+  if constexpr (std::is_same_v<T, float>)
+    return Vec<T>(_mm_round_ps(x.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
+  else
+    return Vec<T>(_mm_round_pd(x.v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
 #else
   const Vec<T> r = detail::rint_generic(x);
   return copysign(select(r < x, r + Vec<T>(T(1)), r), x);
@@ -283,11 +307,15 @@ inline Vec<T> ceil(Vec<T> x) {
 template <Lane T>
 inline Vec<T> trunc(Vec<T> x) {
 #if defined(__AVX__)
-  if constexpr (std::is_same_v<T, float>) return Vec<T>(_mm256_round_ps(x.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
-  else return Vec<T>(_mm256_round_pd(x.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+  if constexpr (std::is_same_v<T, float>)
+    return Vec<T>(_mm256_round_ps(x.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+  else
+    return Vec<T>(_mm256_round_pd(x.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
 #elif defined(__SSE4_1__)
-  if constexpr (std::is_same_v<T, float>) return Vec<T>(_mm_round_ps(x.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
-  else return Vec<T>(_mm_round_pd(x.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+  if constexpr (std::is_same_v<T, float>)
+    return Vec<T>(_mm_round_ps(x.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+  else
+    return Vec<T>(_mm_round_pd(x.v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
 #else
   return copysign(floor(abs(x)), x);
 #endif
@@ -314,7 +342,8 @@ inline Vec<T> exponent_of(Vec<T> x) {
 /// Mantissa of positive normal numbers, in [1, 2).
 template <Lane T>
 inline Vec<T> mantissa_of(Vec<T> x) {
-  constexpr int_lane_t<T> kMantissaMask = sizeof(T) == 4 ? int_lane_t<T>(0x007fffff) : int_lane_t<T>(0x000fffffffffffffLL);
+  constexpr int_lane_t<T> kMantissaMask =
+      sizeof(T) == 4 ? int_lane_t<T>(0x007fffff) : int_lane_t<T>(0x000fffffffffffffLL);
   constexpr int_lane_t<T> kOne = sizeof(T) == 4 ? int_lane_t<T>(0x3f800000) : int_lane_t<T>(0x3ff0000000000000LL);
   return detail::from_bits<T>((detail::bits(x) & kMantissaMask) | kOne);
 }

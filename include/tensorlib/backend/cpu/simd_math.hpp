@@ -61,48 +61,66 @@ inline Vec<T> cosh(Vec<T> x) {
 // functions without a packet kernel apply the scalar function per lane.
 template <Lane T>
 inline Vec<T> sin(Vec<T> x) {
-  if constexpr (std::is_same_v<T, float>) return math::detail::sin(x);
-  else return map_lanes(x, [](T v) { return math::sin(v); });
+  if constexpr (std::is_same_v<T, float>)
+    return math::detail::sin(x);
+  else
+    return map_lanes(x, [](T v) { return math::sin(v); });
 }
 template <Lane T>
 inline Vec<T> cos(Vec<T> x) {
-  if constexpr (std::is_same_v<T, float>) return math::detail::cos(x);
-  else return map_lanes(x, [](T v) { return math::cos(v); });
+  if constexpr (std::is_same_v<T, float>)
+    return math::detail::cos(x);
+  else
+    return map_lanes(x, [](T v) { return math::cos(v); });
 }
 template <Lane T>
 inline Vec<T> tan(Vec<T> x) {
-  if constexpr (std::is_same_v<T, float>) return math::detail::tan(x);
-  else return map_lanes(x, [](T v) { return math::tan(v); });
+  if constexpr (std::is_same_v<T, float>)
+    return math::detail::tan(x);
+  else
+    return map_lanes(x, [](T v) { return math::tan(v); });
 }
 template <Lane T>
 inline Vec<T> asin(Vec<T> x) {
-  if constexpr (std::is_same_v<T, float>) return math::detail::asin(x);
-  else return map_lanes(x, [](T v) { return math::asin(v); });
+  if constexpr (std::is_same_v<T, float>)
+    return math::detail::asin(x);
+  else
+    return map_lanes(x, [](T v) { return math::asin(v); });
 }
 template <Lane T>
 inline Vec<T> acos(Vec<T> x) {
-  if constexpr (std::is_same_v<T, float>) return math::detail::acos(x);
-  else return map_lanes(x, [](T v) { return math::acos(v); });
+  if constexpr (std::is_same_v<T, float>)
+    return math::detail::acos(x);
+  else
+    return map_lanes(x, [](T v) { return math::acos(v); });
 }
 template <Lane T>
 inline Vec<T> atan(Vec<T> x) {
-  if constexpr (std::is_same_v<T, float>) return math::detail::atan(x);
-  else return map_lanes(x, [](T v) { return math::atan(v); });
+  if constexpr (std::is_same_v<T, float>)
+    return math::detail::atan(x);
+  else
+    return map_lanes(x, [](T v) { return math::atan(v); });
 }
 template <Lane T>
 inline Vec<T> atan2(Vec<T> y, Vec<T> x) {
-  if constexpr (std::is_same_v<T, float>) return math::detail::atan2(y, x);
-  else return map_lanes(y, x, [](T a, T b) { return math::atan2(a, b); });
+  if constexpr (std::is_same_v<T, float>)
+    return math::detail::atan2(y, x);
+  else
+    return map_lanes(y, x, [](T a, T b) { return math::atan2(a, b); });
 }
 template <Lane T>
 inline Vec<T> erf(Vec<T> x) {
-  if constexpr (std::is_same_v<T, float>) return math::detail::erf(x);
-  else return map_lanes(x, [](T v) { return math::erf(v); });
+  if constexpr (std::is_same_v<T, float>)
+    return math::detail::erf(x);
+  else
+    return map_lanes(x, [](T v) { return math::erf(v); });
 }
 template <Lane T>
 inline Vec<T> erfc(Vec<T> x) {
-  if constexpr (std::is_same_v<T, float>) return math::detail::erfc(x);
-  else return map_lanes(x, [](T v) { return math::erfc(v); });
+  if constexpr (std::is_same_v<T, float>)
+    return math::detail::erfc(x);
+  else
+    return map_lanes(x, [](T v) { return math::erfc(v); });
 }
 template <Lane T>
 inline Vec<T> erfinv(Vec<T> x) {

@@ -94,8 +94,10 @@ class ThreadPool {
     wake_.notify_all();
     drain(gen);
     for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-      if (spins < 4096) cpu_relax();
-      else std::this_thread::yield();
+      if (spins < 4096)
+        cpu_relax();
+      else
+        std::this_thread::yield();
     }
     if (error_) std::rethrow_exception(error_);
   }
@@ -140,7 +142,9 @@ class ThreadPool {
       for (int spins = 0; spins < 20000 && generation_.load(std::memory_order_acquire) == seen; ++spins) cpu_relax();
       if (generation_.load(std::memory_order_acquire) == seen) {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen; });
+        wake_.wait(lock, [&] {
+          return stop_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+        });
       }
       if (stop_.load(std::memory_order_acquire)) return;
       seen = generation_.load(std::memory_order_acquire);

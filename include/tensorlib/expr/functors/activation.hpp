@@ -22,7 +22,8 @@ struct Relu {
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) return x > 0 ? x : T(0);
+    if constexpr (std::is_integral_v<T>)
+      return x > 0 ? x : T(0);
     else {
       using math::select;
       return select(x < T(0), T(0), x);

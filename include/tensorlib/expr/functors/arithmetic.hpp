@@ -20,21 +20,30 @@ namespace detail {
 
 template <class T>
 TENSORLIB_HOST_DEVICE constexpr T wrap_add(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return a || b;
-  else if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
-  else return a + b;
+  if constexpr (std::is_same_v<T, bool>)
+    return a || b;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a + b;
 }
 template <class T>
 TENSORLIB_HOST_DEVICE constexpr T wrap_sub(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
-  else return a - b;
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a - b;
 }
 template <class T>
 TENSORLIB_HOST_DEVICE constexpr T wrap_mul(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return a && b;
-  else if constexpr (std::is_same_v<T, uint8_t>) return static_cast<T>(static_cast<unsigned>(a) * static_cast<unsigned>(b));
-  else if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
-  else return a * b;
+  if constexpr (std::is_same_v<T, bool>)
+    return a && b;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return static_cast<T>(static_cast<unsigned>(a) * static_cast<unsigned>(b));
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a * b;
 }
 
 /// Raises on the host; CUDA kernels cannot throw and keep the value.
@@ -49,7 +58,9 @@ struct Add {
   static constexpr std::string_view name = "add";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const { return detail::wrap_add(a, b); }
+  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
+    return detail::wrap_add(a, b);
+  }
 };
 
 /// a - b.
@@ -57,7 +68,9 @@ struct Sub {
   static constexpr std::string_view name = "sub";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const { return detail::wrap_sub(a, b); }
+  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
+    return detail::wrap_sub(a, b);
+  }
 };
 
 /// a * b.
@@ -65,7 +78,9 @@ struct Mul {
   static constexpr std::string_view name = "mul";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const { return detail::wrap_mul(a, b); }
+  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
+    return detail::wrap_mul(a, b);
+  }
 };
 
 /// True division a / b, always in a floating type.
@@ -73,7 +88,9 @@ struct Div {
   static constexpr std::string_view name = "div";
   using promotion = promotion::CommonFloating;
   template <class T>
-  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const { return a / b; }
+  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
+    return a / b;
+  }
 };
 
 /// -x.
@@ -81,7 +98,9 @@ struct Neg {
   static constexpr std::string_view name = "neg";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE T operator()(T x) const { return detail::wrap_sub(T(0), x); }
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    return detail::wrap_sub(T(0), x);
+  }
 };
 
 /// |x|.
@@ -90,8 +109,10 @@ struct Abs {
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_unsigned_v<T>) return x;
-    else if constexpr (std::is_integral_v<T>) return x < 0 ? detail::wrap_sub(T(0), x) : x;
+    if constexpr (std::is_unsigned_v<T>)
+      return x;
+    else if constexpr (std::is_integral_v<T>)
+      return x < 0 ? detail::wrap_sub(T(0), x) : x;
     else {
       using math::abs;
       return abs(x);
@@ -105,8 +126,10 @@ struct Sign {
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, bool>) return x;
-    else if constexpr (std::is_integral_v<T>) return static_cast<T>((T(0) < x) - (x < T(0)));
+    if constexpr (std::is_same_v<T, bool>)
+      return x;
+    else if constexpr (std::is_integral_v<T>)
+      return static_cast<T>((T(0) < x) - (x < T(0)));
     else {
       using math::select;
       return select(x > T(0), T(1), select(x < T(0), T(-1), T(0)));
@@ -119,7 +142,9 @@ struct Reciprocal {
   static constexpr std::string_view name = "reciprocal";
   using promotion = promotion::CommonFloating;
   template <class T>
-  TENSORLIB_HOST_DEVICE T operator()(T x) const { return T(1) / x; }
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    return T(1) / x;
+  }
 };
 
 /// x * x.
@@ -127,7 +152,9 @@ struct Square {
   static constexpr std::string_view name = "square";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE T operator()(T x) const { return detail::wrap_mul(x, x); }
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    return detail::wrap_mul(x, x);
+  }
 };
 
 /// Largest integer not above x (identity on integers).
@@ -136,7 +163,8 @@ struct Floor {
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) return x;
+    if constexpr (std::is_integral_v<T>)
+      return x;
     else {
       using math::floor;
       return floor(x);
@@ -150,7 +178,8 @@ struct Ceil {
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) return x;
+    if constexpr (std::is_integral_v<T>)
+      return x;
     else {
       using math::ceil;
       return ceil(x);
@@ -164,7 +193,8 @@ struct Round {
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) return x;
+    if constexpr (std::is_integral_v<T>)
+      return x;
     else {
       using math::rint;
       return rint(x);
@@ -178,7 +208,8 @@ struct Trunc {
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) return x;
+    if constexpr (std::is_integral_v<T>)
+      return x;
     else {
       using math::trunc;
       return trunc(x);
@@ -275,7 +306,8 @@ struct Maximum {
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) return a < b ? b : a;
+    if constexpr (std::is_integral_v<T>)
+      return a < b ? b : a;
     else {
       using math::isnan;
       using math::select;
@@ -290,7 +322,8 @@ struct Minimum {
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) return b < a ? b : a;
+    if constexpr (std::is_integral_v<T>)
+      return b < a ? b : a;
     else {
       using math::isnan;
       using math::select;

@@ -22,10 +22,12 @@ struct CastTo {
   using promotion = promotion::None;
   template <class T>
   TENSORLIB_HOST_DEVICE U operator()(const T& x) const {
-    if constexpr (std::is_same_v<U, bool>) return x != T(0);
+    if constexpr (std::is_same_v<U, bool>)
+      return x != T(0);
     else if constexpr (std::is_same_v<U, uint8_t> && std::is_floating_point_v<T>)
       return static_cast<uint8_t>(static_cast<int64_t>(x));
-    else return static_cast<U>(x);
+    else
+      return static_cast<U>(x);
   }
 };
 

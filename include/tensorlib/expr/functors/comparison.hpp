@@ -17,42 +17,54 @@ struct Eq {
   static constexpr std::string_view name = "eq";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE auto operator()(T a, T b) const { return a == b; }
+  TENSORLIB_HOST_DEVICE auto operator()(T a, T b) const {
+    return a == b;
+  }
 };
 /// a != b.
 struct Ne {
   static constexpr std::string_view name = "ne";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE auto operator()(T a, T b) const { return a != b; }
+  TENSORLIB_HOST_DEVICE auto operator()(T a, T b) const {
+    return a != b;
+  }
 };
 /// a < b.
 struct Lt {
   static constexpr std::string_view name = "lt";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE auto operator()(T a, T b) const { return a < b; }
+  TENSORLIB_HOST_DEVICE auto operator()(T a, T b) const {
+    return a < b;
+  }
 };
 /// a <= b.
 struct Le {
   static constexpr std::string_view name = "le";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE auto operator()(T a, T b) const { return a <= b; }
+  TENSORLIB_HOST_DEVICE auto operator()(T a, T b) const {
+    return a <= b;
+  }
 };
 /// a > b.
 struct Gt {
   static constexpr std::string_view name = "gt";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE auto operator()(T a, T b) const { return a > b; }
+  TENSORLIB_HOST_DEVICE auto operator()(T a, T b) const {
+    return a > b;
+  }
 };
 /// a >= b.
 struct Ge {
   static constexpr std::string_view name = "ge";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE auto operator()(T a, T b) const { return a >= b; }
+  TENSORLIB_HOST_DEVICE auto operator()(T a, T b) const {
+    return a >= b;
+  }
 };
 
 /// True for NaN (never for integers).
@@ -61,8 +73,10 @@ struct IsNan {
   using promotion = promotion::None;
   template <class T>
   TENSORLIB_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) return false;
-    else return x != x;
+    if constexpr (std::is_integral_v<T>)
+      return false;
+    else
+      return x != x;
   }
 };
 /// True for +-inf (never for integers).
@@ -71,8 +85,10 @@ struct IsInf {
   using promotion = promotion::None;
   template <class T>
   TENSORLIB_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) return false;
-    else return math::isinf(x);
+    if constexpr (std::is_integral_v<T>)
+      return false;
+    else
+      return math::isinf(x);
   }
 };
 /// True unless NaN or +-inf.
@@ -81,8 +97,10 @@ struct IsFinite {
   using promotion = promotion::None;
   template <class T>
   TENSORLIB_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) return true;
-    else return math::isfinite(x);
+    if constexpr (std::is_integral_v<T>)
+      return true;
+    else
+      return math::isfinite(x);
   }
 };
 

@@ -16,28 +16,36 @@ struct LogicalAnd {
   static constexpr std::string_view name = "logical_and";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE bool operator()(T a, T b) const { return static_cast<bool>(a) && static_cast<bool>(b); }
+  TENSORLIB_HOST_DEVICE bool operator()(T a, T b) const {
+    return static_cast<bool>(a) && static_cast<bool>(b);
+  }
 };
 /// a || b.
 struct LogicalOr {
   static constexpr std::string_view name = "logical_or";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE bool operator()(T a, T b) const { return static_cast<bool>(a) || static_cast<bool>(b); }
+  TENSORLIB_HOST_DEVICE bool operator()(T a, T b) const {
+    return static_cast<bool>(a) || static_cast<bool>(b);
+  }
 };
 /// a != b as truth values.
 struct LogicalXor {
   static constexpr std::string_view name = "logical_xor";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE bool operator()(T a, T b) const { return static_cast<bool>(a) != static_cast<bool>(b); }
+  TENSORLIB_HOST_DEVICE bool operator()(T a, T b) const {
+    return static_cast<bool>(a) != static_cast<bool>(b);
+  }
 };
 /// !x.
 struct LogicalNot {
   static constexpr std::string_view name = "logical_not";
   using promotion = promotion::None;
   template <class T>
-  TENSORLIB_HOST_DEVICE bool operator()(T x) const { return !static_cast<bool>(x); }
+  TENSORLIB_HOST_DEVICE bool operator()(T x) const {
+    return !static_cast<bool>(x);
+  }
 };
 
 /// a & b.
@@ -45,21 +53,27 @@ struct BitwiseAnd {
   static constexpr std::string_view name = "bitwise_and";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a & b); }
+  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
+    return static_cast<T>(a & b);
+  }
 };
 /// a | b.
 struct BitwiseOr {
   static constexpr std::string_view name = "bitwise_or";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a | b); }
+  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
+    return static_cast<T>(a | b);
+  }
 };
 /// a ^ b.
 struct BitwiseXor {
   static constexpr std::string_view name = "bitwise_xor";
   using promotion = promotion::Common;
   template <class T>
-  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a ^ b); }
+  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
+    return static_cast<T>(a ^ b);
+  }
 };
 /// ~x (logical not for bool).
 struct BitwiseNot {
@@ -67,8 +81,10 @@ struct BitwiseNot {
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, bool>) return !x;
-    else return static_cast<T>(~x);
+    if constexpr (std::is_same_v<T, bool>)
+      return !x;
+    else
+      return static_cast<T>(~x);
   }
 };
 
@@ -77,7 +93,9 @@ struct Where {
   static constexpr std::string_view name = "where";
   using promotion = promotion::None;
   template <class T>
-  TENSORLIB_HOST_DEVICE T operator()(bool condition, T a, T b) const { return condition ? a : b; }
+  TENSORLIB_HOST_DEVICE T operator()(bool condition, T a, T b) const {
+    return condition ? a : b;
+  }
 };
 
 }  // namespace tensorlib::fn

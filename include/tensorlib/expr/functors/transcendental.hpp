@@ -11,8 +11,8 @@
 #include "tensorlib/core/config.hpp"
 #include "tensorlib/expr/math/exp_log.hpp"
 #include "tensorlib/expr/math/hyperbolic.hpp"
-#include "tensorlib/expr/math/primitives.hpp"
 #include "tensorlib/expr/math/inverse_trig.hpp"
+#include "tensorlib/expr/math/primitives.hpp"
 #include "tensorlib/expr/math/trig.hpp"
 #include "tensorlib/expr/promotion.hpp"
 

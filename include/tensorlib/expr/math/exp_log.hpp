@@ -21,37 +21,15 @@ namespace detail {
 
 // Taylor coefficients of exp(r): 1/k!.
 inline constexpr float kExpF32[] = {1.0f, 1.0f, 1.0f / 2, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720, 1.0f / 5040};
-inline constexpr double kExpF64[] = {1.0,
-                                     1.0,
-                                     1.0 / 2,
-                                     1.0 / 6,
-                                     1.0 / 24,
-                                     1.0 / 120,
-                                     1.0 / 720,
-                                     1.0 / 5040,
-                                     1.0 / 40320,
-                                     1.0 / 362880,
-                                     1.0 / 3628800,
-                                     1.0 / 39916800,
-                                     1.0 / 479001600,
-                                     1.0 / 6227020800.0};
+inline constexpr double kExpF64[] = {
+    1.0,        1.0,         1.0 / 2,      1.0 / 6,       1.0 / 24,       1.0 / 120,       1.0 / 720,
+    1.0 / 5040, 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0};
 // expm1(r) / r = sum r^k / (k+1)!.
-inline constexpr float kExpm1F32[] = {1.0f,        1.0f / 2,    1.0f / 6,     1.0f / 24,
-                                      1.0f / 120,  1.0f / 720,  1.0f / 5040,  1.0f / 40320};
-inline constexpr double kExpm1F64[] = {1.0,
-                                       1.0 / 2,
-                                       1.0 / 6,
-                                       1.0 / 24,
-                                       1.0 / 120,
-                                       1.0 / 720,
-                                       1.0 / 5040,
-                                       1.0 / 40320,
-                                       1.0 / 362880,
-                                       1.0 / 3628800,
-                                       1.0 / 39916800,
-                                       1.0 / 479001600,
-                                       1.0 / 6227020800.0,
-                                       1.0 / 87178291200.0};
+inline constexpr float kExpm1F32[] = {1.0f,       1.0f / 2,   1.0f / 6,    1.0f / 24,
+                                      1.0f / 120, 1.0f / 720, 1.0f / 5040, 1.0f / 40320};
+inline constexpr double kExpm1F64[] = {
+    1.0,         1.0 / 2,      1.0 / 6,       1.0 / 24,       1.0 / 120,       1.0 / 720,          1.0 / 5040,
+    1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0, 1.0 / 87178291200.0};
 // (atanh(s) / s - 1) / s^2 = sum_{k>=0} s^(2k) / (2k+3).
 inline constexpr float kLogF32[] = {1.0f / 3, 1.0f / 5, 1.0f / 7, 1.0f / 9, 1.0f / 11};
 inline constexpr double kLogF64[] = {1.0 / 3,  1.0 / 5,  1.0 / 7,  1.0 / 9,  1.0 / 11,
@@ -69,9 +47,9 @@ struct ExpLogConstants<float> {
   static constexpr float ln2 = 0.693147180559945309f;
   static constexpr float log10_2 = 0.301029995663981195f;
   static constexpr float log10e = 0.434294481903251828f;
-  static constexpr float exp_overflow = 88.7228391116729996f;     // log(FLT_MAX)
-  static constexpr float exp_underflow = -103.972077083991796f;   // log(smallest subnormal / 2)
-  static constexpr float expm1_saturate = -17.5f;                 // expm1(x) rounds to -1 below
+  static constexpr float exp_overflow = 88.7228391116729996f;    // log(FLT_MAX)
+  static constexpr float exp_underflow = -103.972077083991796f;  // log(smallest subnormal / 2)
+  static constexpr float expm1_saturate = -17.5f;                // expm1(x) rounds to -1 below
   static constexpr float exp_fast_limit = 87.0f;  // |x| below: 2^n is a normal number, one scaling suffices
   static constexpr float min_normal = std::numeric_limits<float>::min();
   static constexpr float subnormal_scale = 8388608.0f;  // 2^23
@@ -98,13 +76,17 @@ struct ExpLogConstants<double> {
 
 template <class V>
 TENSORLIB_HOST_DEVICE inline V exp_poly(V r) {
-  if constexpr (std::is_same_v<scalar_of_t<V>, float>) return polynomial(r, kExpF32);
-  else return polynomial(r, kExpF64);
+  if constexpr (std::is_same_v<scalar_of_t<V>, float>)
+    return polynomial(r, kExpF32);
+  else
+    return polynomial(r, kExpF64);
 }
 template <class V>
 TENSORLIB_HOST_DEVICE inline V expm1_poly(V r) {
-  if constexpr (std::is_same_v<scalar_of_t<V>, float>) return r * polynomial(r, kExpm1F32);
-  else return r * polynomial(r, kExpm1F64);
+  if constexpr (std::is_same_v<scalar_of_t<V>, float>)
+    return r * polynomial(r, kExpm1F32);
+  else
+    return r * polynomial(r, kExpm1F64);
 }
 
 /// Splits x = n ln2 + r with |r| <= ln2 / 2 (x already clamped to a finite range).
@@ -216,8 +198,10 @@ TENSORLIB_HOST_DEVICE inline V log_reduced(V x, V& e) {
   const V s = (m - V(S(1))) / (m + V(S(1)));
   const V z = s * s;
   V p;
-  if constexpr (std::is_same_v<S, float>) p = polynomial(z, kLogF32);
-  else p = polynomial(z, kLogF64);
+  if constexpr (std::is_same_v<S, float>)
+    p = polynomial(z, kLogF32);
+  else
+    p = polynomial(z, kLogF64);
   // log(m) = 2 atanh(s) = 2 s + 2 s z p
   return mul_add(V(S(2)) * s, z * p, V(S(2)) * s);
 }
@@ -247,8 +231,10 @@ TENSORLIB_HOST_DEVICE inline V log_reduced_normal(V x, V& e) {
   const V s = (m - V(S(1))) / (m + V(S(1)));
   const V z = s * s;
   V p;
-  if constexpr (std::is_same_v<S, float>) p = polynomial(z, kLogF32);
-  else p = polynomial(z, kLogF64);
+  if constexpr (std::is_same_v<S, float>)
+    p = polynomial(z, kLogF32);
+  else
+    p = polynomial(z, kLogF64);
   return mul_add(V(S(2)) * s, z * p, V(S(2)) * s);
 }
 

@@ -45,8 +45,10 @@ TENSORLIB_HOST_DEVICE inline V add_quarter_turns(V m, V p) {
   using C = QuarterTurnsF32;
   const auto m1 = m == V(1.0f), m2 = m == V(2.0f), m3 = m == V(3.0f), m4 = m == V(4.0f);
   const V zero(0.0f);
-  const V hi = select(m1, V(C::pi_4_hi), select(m2, V(C::pi_2_hi), select(m3, V(C::pi3_4_hi), select(m4, V(C::pi_hi), zero))));
-  const V lo = select(m1, V(C::pi_4_lo), select(m2, V(C::pi_2_lo), select(m3, V(C::pi3_4_lo), select(m4, V(C::pi_lo), zero))));
+  const V hi =
+      select(m1, V(C::pi_4_hi), select(m2, V(C::pi_2_hi), select(m3, V(C::pi3_4_hi), select(m4, V(C::pi_hi), zero))));
+  const V lo =
+      select(m1, V(C::pi_4_lo), select(m2, V(C::pi_2_lo), select(m3, V(C::pi3_4_lo), select(m4, V(C::pi_lo), zero))));
   return hi + (p + lo);
 }
 

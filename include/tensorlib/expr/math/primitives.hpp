@@ -40,8 +40,7 @@ TENSORLIB_HOST_DEVICE inline bool all(bool m) { return m; }
 
 /// a * b + c, fused when the target has FMA, so scalar and SIMD lanes agree.
 template <class T>
-  requires std::is_floating_point_v<T>
-TENSORLIB_HOST_DEVICE inline T mul_add(T a, T b, T c) {
+requires std::is_floating_point_v<T> TENSORLIB_HOST_DEVICE inline T mul_add(T a, T b, T c) {
 #if defined(__CUDA_ARCH__) || defined(__FMA__)
   return std::fma(a, b, c);
 #else
@@ -50,20 +49,13 @@ TENSORLIB_HOST_DEVICE inline T mul_add(T a, T b, T c) {
 }
 
 template <class T>
-  requires std::is_floating_point_v<T>
-TENSORLIB_HOST_DEVICE inline bool isnan(T x) {
-  return x != x;
-}
+requires std::is_floating_point_v<T> TENSORLIB_HOST_DEVICE inline bool isnan(T x) { return x != x; }
 template <class T>
-  requires std::is_floating_point_v<T>
-TENSORLIB_HOST_DEVICE inline bool isinf(T x) {
+requires std::is_floating_point_v<T> TENSORLIB_HOST_DEVICE inline bool isinf(T x) {
   return x == std::numeric_limits<T>::infinity() || x == -std::numeric_limits<T>::infinity();
 }
 template <class T>
-  requires std::is_floating_point_v<T>
-TENSORLIB_HOST_DEVICE inline bool isfinite(T x) {
-  return !isnan(x) && !isinf(x);
-}
+requires std::is_floating_point_v<T> TENSORLIB_HOST_DEVICE inline bool isfinite(T x) { return !isnan(x) && !isinf(x); }
 
 // Rounding, sqrt and friends: the C library on the host, CUDA's on the device.
 TENSORLIB_HOST_DEVICE inline float floor(float x) { return std::floor(x); }
@@ -107,15 +99,9 @@ TENSORLIB_HOST_DEVICE inline double mantissa_of(double x) {
 
 /// Applies a scalar function (the fallback for rare functions on packets).
 template <class T, class F>
-  requires std::is_arithmetic_v<T>
-TENSORLIB_HOST_DEVICE inline T map_lanes(T x, F f) {
-  return f(x);
-}
+requires std::is_arithmetic_v<T> TENSORLIB_HOST_DEVICE inline T map_lanes(T x, F f) { return f(x); }
 template <class T, class F>
-  requires std::is_arithmetic_v<T>
-TENSORLIB_HOST_DEVICE inline T map_lanes(T x, T y, F f) {
-  return f(x, y);
-}
+requires std::is_arithmetic_v<T> TENSORLIB_HOST_DEVICE inline T map_lanes(T x, T y, F f) { return f(x, y); }
 
 /// x * 2^n for integral n, correct into the subnormal range (two steps so each
 /// factor stays a normal number).

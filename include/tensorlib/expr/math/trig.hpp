@@ -35,7 +35,7 @@ inline constexpr float kSinF32[] = {-0.16666655f, 0.008332187f, -0.00019517897f}
 // cos(r) = 1 - r^2/2 + r^4 P(r^2); relative error 2^-33.0.
 inline constexpr float kCosF32[] = {0.041666646f, -0.001388731f, 2.4432327e-05f};
 // tan(r) = r + r^3 P(r^2); relative error 2^-29.5.
-inline constexpr float kTanF32[] = {0.3333335f,    0.13332672f,   0.054059442f, 0.021282809f,
+inline constexpr float kTanF32[] = {0.3333335f,   0.13332672f,    0.054059442f, 0.021282809f,
                                     0.010837557f, 8.4096355e-05f, 0.00438023f};
 
 /// pi/2 in three parts and the range where they reduce accurately (Note [trig reduction]).
