@@ -3,8 +3,9 @@
 
     OMP_WAIT_POLICY=PASSIVE python3 bench/report.py build/bench/fused_chain_bench
 
-All ratios come from the same run (medians of --repetitions), as the machines
-are shared and noisy; absolute times across runs are not comparable.
+All ratios come from the same run (medians of randomly interleaved
+repetitions), as the machines are shared and noisy; absolute times across
+runs are not comparable.
 """
 import json
 import subprocess
@@ -12,7 +13,10 @@ import sys
 
 
 def run(binary, repetitions):
+    # Random interleaving spreads each benchmark's repetitions over the whole
+    # run, so slow phases of a shared machine hit all variants alike.
     out = subprocess.run([binary, "--benchmark_format=json", "--benchmark_repetitions=%d" % repetitions,
+                          "--benchmark_enable_random_interleaving=true", "--benchmark_min_time=0.2",
                           "--benchmark_report_aggregates_only=true"], check=True, capture_output=True, text=True)
     medians = {}
     for b in json.loads(out.stdout)["benchmarks"]:
