@@ -75,14 +75,14 @@ struct ExpLogConstants<double> {
 };
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V exp_poly(V r) {
+inline V exp_poly(V r) {
   if constexpr (std::is_same_v<scalar_of_t<V>, float>)
     return polynomial(r, kExpF32);
   else
     return polynomial(r, kExpF64);
 }
 template <class V>
-TENSORLIB_HOST_DEVICE inline V expm1_poly(V r) {
+inline V expm1_poly(V r) {
   if constexpr (std::is_same_v<scalar_of_t<V>, float>)
     return r * polynomial(r, kExpm1F32);
   else
@@ -91,7 +91,7 @@ TENSORLIB_HOST_DEVICE inline V expm1_poly(V r) {
 
 /// Splits x = n ln2 + r with |r| <= ln2 / 2 (x already clamped to a finite range).
 template <class V>
-TENSORLIB_HOST_DEVICE inline V reduce_ln2(V x, V& n) {
+inline V reduce_ln2(V x, V& n) {
   using C = ExpLogConstants<scalar_of_t<V>>;
   n = rint(x * V(C::log2e));
   V r = mul_add(n, V(-C::ln2_hi), x);
@@ -100,7 +100,7 @@ TENSORLIB_HOST_DEVICE inline V reduce_ln2(V x, V& n) {
 
 /// exp over the whole range: overflow, underflow into subnormals, NaN.
 template <class V>
-TENSORLIB_HOST_DEVICE inline V exp_full_range(V x) {
+inline V exp_full_range(V x) {
   using S = scalar_of_t<V>;
   using C = ExpLogConstants<S>;
   V xc = select(x > V(C::exp_overflow), V(C::exp_overflow), x);
@@ -119,7 +119,7 @@ TENSORLIB_HOST_DEVICE inline V exp_full_range(V x) {
 /// are capped just above the point where the result overflows anyway, so
 /// +inf gives +inf rather than inf - inf in the reduction.
 template <class V>
-TENSORLIB_HOST_DEVICE inline V half_exp(V x) {
+inline V half_exp(V x) {
   using S = scalar_of_t<V>;
   using C = ExpLogConstants<S>;
   x = select(x > V(C::exp_overflow + S(2)), V(C::exp_overflow + S(2)), x);
@@ -133,7 +133,7 @@ TENSORLIB_HOST_DEVICE inline V half_exp(V x) {
 /// runs, which gives bit-identical results on such lanes (scaling by a power
 /// of two in two exact steps or one is the same).
 template <class V>
-TENSORLIB_HOST_DEVICE inline V exp(V x) {
+inline V exp(V x) {
   using C = ExpLogConstants<scalar_of_t<V>>;
   if (!all(abs(x) < V(C::exp_fast_limit))) return exp_full_range(x);
   V n;
@@ -142,7 +142,7 @@ TENSORLIB_HOST_DEVICE inline V exp(V x) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V exp2(V x) {
+inline V exp2(V x) {
   using S = scalar_of_t<V>;
   using C = ExpLogConstants<S>;
   constexpr S kHi = std::is_same_v<S, float> ? S(128) : S(1024);
@@ -159,7 +159,7 @@ TENSORLIB_HOST_DEVICE inline V exp2(V x) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V expm1(V x) {
+inline V expm1(V x) {
   using S = scalar_of_t<V>;
   using C = ExpLogConstants<S>;
   const V small = expm1_poly(x);  // exact enough for |x| <= ln2 / 2
@@ -185,7 +185,7 @@ TENSORLIB_HOST_DEVICE inline V expm1(V x) {
 
 /// For finite x > 0: x = 2^e * m with m in [sqrt(1/2), sqrt(2)); returns log(m).
 template <class V>
-TENSORLIB_HOST_DEVICE inline V log_reduced(V x, V& e) {
+inline V log_reduced(V x, V& e) {
   using S = scalar_of_t<V>;
   using C = ExpLogConstants<S>;
   const auto tiny = x < V(C::min_normal);
@@ -208,7 +208,7 @@ TENSORLIB_HOST_DEVICE inline V log_reduced(V x, V& e) {
 
 /// Results of log at the edges of its domain, applied after the core formula.
 template <class V>
-TENSORLIB_HOST_DEVICE inline V log_edges(V x, V y) {
+inline V log_edges(V x, V y) {
   using S = scalar_of_t<V>;
   constexpr S inf = std::numeric_limits<S>::infinity();
   y = select(x == V(S(0)), V(-inf), y);
@@ -220,7 +220,7 @@ TENSORLIB_HOST_DEVICE inline V log_edges(V x, V y) {
 /// log(m) for x = 2^e m, without the subnormal rescaling: valid for positive
 /// normal finite x (the fast path of log, log2 and log10).
 template <class V>
-TENSORLIB_HOST_DEVICE inline V log_reduced_normal(V x, V& e) {
+inline V log_reduced_normal(V x, V& e) {
   using S = scalar_of_t<V>;
   using C = ExpLogConstants<S>;
   V m = mantissa_of(x);
@@ -240,13 +240,13 @@ TENSORLIB_HOST_DEVICE inline V log_reduced_normal(V x, V& e) {
 
 /// True when every lane is a positive normal finite number.
 template <class V>
-TENSORLIB_HOST_DEVICE inline bool all_positive_normal(V x) {
+inline bool all_positive_normal(V x) {
   using S = scalar_of_t<V>;
   return all((x >= V(ExpLogConstants<S>::min_normal)) && (x < V(std::numeric_limits<S>::infinity())));
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V log(V x) {
+inline V log(V x) {
   using C = ExpLogConstants<scalar_of_t<V>>;
   V e;
   if (all_positive_normal(x)) {
@@ -258,7 +258,7 @@ TENSORLIB_HOST_DEVICE inline V log(V x) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V log2(V x) {
+inline V log2(V x) {
   using C = ExpLogConstants<scalar_of_t<V>>;
   V e;
   const V lm = log_reduced(x, e);
@@ -266,7 +266,7 @@ TENSORLIB_HOST_DEVICE inline V log2(V x) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V log10(V x) {
+inline V log10(V x) {
   using C = ExpLogConstants<scalar_of_t<V>>;
   V e;
   const V lm = log_reduced(x, e);
@@ -274,7 +274,7 @@ TENSORLIB_HOST_DEVICE inline V log10(V x) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V log1p(V x) {
+inline V log1p(V x) {
   using S = scalar_of_t<V>;
   // log1p(x) = log(u) * x / (u - 1) with u = 1 + x rounded: the factor
   // corrects the rounding of u (Goldberg's trick).

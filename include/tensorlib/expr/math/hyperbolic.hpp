@@ -12,7 +12,7 @@ namespace tensorlib::math {
 namespace detail {
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V tanh(V x) {
+inline V tanh(V x) {
   using S = scalar_of_t<V>;
   // tanh|x| = t / (t + 2) with t = expm1(2|x|): accurate near 0 and no
   // cancellation; saturates to 1 where t would overflow.
@@ -25,7 +25,7 @@ TENSORLIB_HOST_DEVICE inline V tanh(V x) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V sinh(V x) {
+inline V sinh(V x) {
   using S = scalar_of_t<V>;
   using C = ExpLogConstants<S>;
   // sinh|x| = (t + t / (t + 1)) / 2 with t = expm1|x|; above the exp
@@ -39,7 +39,7 @@ TENSORLIB_HOST_DEVICE inline V sinh(V x) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V cosh(V x) {
+inline V cosh(V x) {
   using S = scalar_of_t<V>;
   using C = ExpLogConstants<S>;
   const V a = abs(x);

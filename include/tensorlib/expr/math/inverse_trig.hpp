@@ -41,7 +41,7 @@ struct QuarterTurnsF32 {
 
 /// m pi/4 + p for integral 0 <= m <= 4 (Note [quarter turns]).
 template <class V>
-TENSORLIB_HOST_DEVICE inline V add_quarter_turns(V m, V p) {
+inline V add_quarter_turns(V m, V p) {
   using C = QuarterTurnsF32;
   const auto m1 = m == V(1.0f), m2 = m == V(2.0f), m3 = m == V(3.0f), m4 = m == V(4.0f);
   const V zero(0.0f);
@@ -56,7 +56,7 @@ TENSORLIB_HOST_DEVICE inline V add_quarter_turns(V m, V p) {
 /// atan(a) = pi/4 + atan((a - 1) / (a + 1)) and atan(a) = pi/2 - atan(1 / a).
 /// On that interval a degree-11 odd polynomial reaches 2^-30 (tools/fit_math.py).
 template <class V>
-TENSORLIB_HOST_DEVICE inline V atan_reduce(V a, V& m) {
+inline V atan_reduce(V a, V& m) {
   using C = QuarterTurnsF32;
   const auto big = a > V(C::tan_3pi_8);
   const auto mid = a > V(C::tan_pi_8);
@@ -68,13 +68,13 @@ TENSORLIB_HOST_DEVICE inline V atan_reduce(V a, V& m) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V atan_poly(V t) {
+inline V atan_poly(V t) {
   const V z = t * t;
   return mul_add(t * z, polynomial(z, kAtanF32), t);
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V atan(V x) {
+inline V atan(V x) {
   static_assert(std::is_same_v<scalar_of_t<V>, float>, "detail::atan: the generic kernel is float-only");
   V m;
   const V t = atan_reduce(abs(x), m);
@@ -85,7 +85,7 @@ TENSORLIB_HOST_DEVICE inline V atan(V x) {
 /// the right octant; IEEE special cases: 0/0 gives q = 0 and inf/inf q = 1,
 /// after which the octant logic yields +-0, +-pi, +-pi/4, +-3pi/4 as C does.
 template <class V>
-TENSORLIB_HOST_DEVICE inline V atan2(V y, V x) {
+inline V atan2(V y, V x) {
   static_assert(std::is_same_v<scalar_of_t<V>, float>, "detail::atan2: the generic kernel is float-only");
   constexpr float inf = std::numeric_limits<float>::infinity();
   const V ax = abs(x), ay = abs(y);
@@ -107,7 +107,7 @@ TENSORLIB_HOST_DEVICE inline V atan2(V y, V x) {
 
 /// asin(s) for |s| <= 1/2.
 template <class V>
-TENSORLIB_HOST_DEVICE inline V asin_poly(V s, V z) {
+inline V asin_poly(V s, V z) {
   return mul_add(s * z, polynomial(z, kAsinF32), s);
 }
 
@@ -115,7 +115,7 @@ TENSORLIB_HOST_DEVICE inline V asin_poly(V s, V z) {
 /// s = sqrt((1 - |x|) / 2) <= 1/2, where 1 - |x| is exact; so one polynomial
 /// on |s| <= 1/2 (degree 13, 2^-31) serves the whole domain.
 template <class V>
-TENSORLIB_HOST_DEVICE inline V asin(V x) {
+inline V asin(V x) {
   static_assert(std::is_same_v<scalar_of_t<V>, float>, "detail::asin: the generic kernel is float-only");
   using C = QuarterTurnsF32;
   const V a = abs(x);
@@ -127,7 +127,7 @@ TENSORLIB_HOST_DEVICE inline V asin(V x) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V acos(V x) {
+inline V acos(V x) {
   static_assert(std::is_same_v<scalar_of_t<V>, float>, "detail::acos: the generic kernel is float-only");
   using C = QuarterTurnsF32;
   const V a = abs(x);

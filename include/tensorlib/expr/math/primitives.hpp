@@ -106,7 +106,7 @@ requires std::is_arithmetic_v<T> TENSORLIB_HOST_DEVICE inline T map_lanes(T x, T
 /// x * 2^n for integral n, correct into the subnormal range (two steps so each
 /// factor stays a normal number).
 template <class V>
-TENSORLIB_HOST_DEVICE inline V ldexp_integral(V x, V n) {
+inline V ldexp_integral(V x, V n) {
   using S = scalar_of_t<V>;
   constexpr S kMaxStep = std::is_same_v<S, float> ? S(127) : S(1023);
   constexpr S kMinStep = std::is_same_v<S, float> ? S(-126) : S(-1022);
@@ -121,7 +121,7 @@ TENSORLIB_HOST_DEVICE inline V ldexp_integral(V x, V n) {
 
 /// Evaluates the polynomial c[0] + c[1] x + ... + c[N-1] x^(N-1) (Horner, fused).
 template <class V, class S, int N>
-TENSORLIB_HOST_DEVICE inline V polynomial(V x, const S (&c)[N]) {
+inline V polynomial(V x, const S (&c)[N]) {
   V r(c[N - 1]);
   for (int i = N - 2; i >= 0; --i) r = mul_add(r, x, V(c[i]));
   return r;

@@ -47,7 +47,7 @@ inline constexpr float kErfcFarCenter = 0.29638671875f;
 
 /// erf for |x| <= 1.
 template <class V>
-TENSORLIB_HOST_DEVICE inline V erf_small(V x) {
+inline V erf_small(V x) {
   return mul_add(x, polynomial(x * x, kErfF32), x);
 }
 
@@ -56,7 +56,7 @@ TENSORLIB_HOST_DEVICE inline V erf_small(V x) {
 /// a * b + c on its own (even across statements), and would do so differently
 /// for scalars and packets.
 template <class V>
-TENSORLIB_HOST_DEVICE inline V erfc_tail(V a) {
+inline V erfc_tail(V a) {
   using C = ExpLogConstants<float>;
   constexpr int n = sizeof(kErfcNearF32) / sizeof(float);
   static_assert(sizeof(kErfcFarF32) == sizeof(kErfcNearF32), "erfc_tail: both pieces need the same degree");
@@ -80,7 +80,7 @@ TENSORLIB_HOST_DEVICE inline V erfc_tail(V a) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V erf(V x) {
+inline V erf(V x) {
   static_assert(std::is_same_v<scalar_of_t<V>, float>, "detail::erf: the generic kernel is float-only");
   const V a = abs(x);
   // Beyond 1, erf = 1 - erfc loses nothing: erfc(1) = 0.16.
@@ -89,7 +89,7 @@ TENSORLIB_HOST_DEVICE inline V erf(V x) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V erfc(V x) {
+inline V erfc(V x) {
   static_assert(std::is_same_v<scalar_of_t<V>, float>, "detail::erfc: the generic kernel is float-only");
   // |x| < 1/2: 1 - x - x P(x^2), with erfc >= 0.48 there is no cancellation.
   const V small = mul_add(-x, polynomial(x * x, kErfF32), V(1.0f) - x);

@@ -56,7 +56,7 @@ struct PiOver2F32 {
 
 /// r = a - n pi/2 with |r| <= pi/4, for 0 <= a <= PiOver2F32::limit.
 template <class V>
-TENSORLIB_HOST_DEVICE inline V reduce_pi_over_2(V a, V& n) {
+inline V reduce_pi_over_2(V a, V& n) {
   using C = PiOver2F32;
   n = rint(a * V(C::two_over_pi));
   V r = mul_add(n, V(-C::c1), a);
@@ -65,13 +65,13 @@ TENSORLIB_HOST_DEVICE inline V reduce_pi_over_2(V a, V& n) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V sin_poly(V r) {
+inline V sin_poly(V r) {
   const V z = r * r;
   return mul_add(r * z, polynomial(z, kSinF32), r);
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V cos_poly(V r) {
+inline V cos_poly(V r) {
   const V z = r * r;
   const V hz = V(0.5f) * z;
   const V w = V(1.0f) - hz;
@@ -80,21 +80,21 @@ TENSORLIB_HOST_DEVICE inline V cos_poly(V r) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V tan_poly(V r) {
+inline V tan_poly(V r) {
   const V z = r * r;
   return mul_add(r * z, polynomial(z, kTanF32), r);
 }
 
 /// Lanes with |x| beyond the reduction's range get f(x) from the C library in double.
 template <class V, class F>
-TENSORLIB_HOST_DEVICE inline V trig_large(V x, V y, F f) {
+inline V trig_large(V x, V y, F f) {
   const auto large = abs(x) > V(PiOver2F32::limit);
   if (any(large)) y = select(large, map_lanes(x, f), y);
   return y;
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V sin(V x) {
+inline V sin(V x) {
   static_assert(std::is_same_v<scalar_of_t<V>, float>, "detail::sin: the generic kernel is float-only");
   V n;
   const V r = reduce_pi_over_2(abs(x), n);
@@ -110,7 +110,7 @@ TENSORLIB_HOST_DEVICE inline V sin(V x) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V cos(V x) {
+inline V cos(V x) {
   static_assert(std::is_same_v<scalar_of_t<V>, float>, "detail::cos: the generic kernel is float-only");
   V n;
   const V r = reduce_pi_over_2(abs(x), n);
@@ -125,7 +125,7 @@ TENSORLIB_HOST_DEVICE inline V cos(V x) {
 }
 
 template <class V>
-TENSORLIB_HOST_DEVICE inline V tan(V x) {
+inline V tan(V x) {
   static_assert(std::is_same_v<scalar_of_t<V>, float>, "detail::tan: the generic kernel is float-only");
   V n;
   const V r = reduce_pi_over_2(abs(x), n);
