@@ -8,6 +8,7 @@
 //   LibTorch  eager LibTorch (one pass and one temporary per op), when built
 //             with libtorch-dev installed
 // Shapes: 2^20 and 2^24 contiguous, and [4096, 1024] with d a broadcast row.
+// Each at 2 threads and 1 thread.
 // Run: OMP_WAIT_POLICY=PASSIVE ./fused_chain_bench (the passive policy keeps
 // OpenMP's spinning threads from stealing the core tensorlib's pool uses);
 // bench/report.py turns one run into the ratio table of bench/RESULTS.md.
@@ -31,8 +32,6 @@
 
 namespace {
 
-constexpr int kThreads = 2;
-
 struct Inputs {
   tl::Tensor<float> a, b, c, d, e, y;
 };
@@ -42,8 +41,6 @@ Inputs make_inputs(const tl::Shape& shape, const tl::Shape& d_shape) {
   return {tl::randn(shape, g),   tl::randn(shape, g), tl::randn(shape, g),
           tl::randn(d_shape, g), tl::randn(shape, g), tl::empty<float>(shape)};
 }
-
-// ---- hand-written baseline --------------------------------------------------
 
 // e^x on 8 lanes: round-to-nearest range reduction by ln 2, degree-7 Taylor
 // polynomial, exponent insertion; inputs clamped to the normal range.
@@ -75,9 +72,9 @@ inline float exp1(float x) {  // the tail, through the same kernel
 }
 
 void hand_contiguous(const float* a, const float* b, const float* c, const float* d, const float* e, float* y,
-                     int64_t n) {
+                     int64_t n, int threads) {
   const int64_t vec_end = n / 8 * 8;
-#pragma omp parallel for schedule(static) num_threads(kThreads)
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t i = 0; i < vec_end; i += 8) {
     const __m256 s = sigmoid8(_mm256_loadu_ps(d + i));
     __m256 r = _mm256_mul_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i));
@@ -91,9 +88,9 @@ void hand_contiguous(const float* a, const float* b, const float* c, const float
 // d is a row of `cols` values broadcast over `rows` rows: sigmoid(d) is
 // computed once per column, then every row reuses it.
 void hand_broadcast(const float* a, const float* b, const float* c, const float* d, const float* e, float* y,
-                    int64_t rows, int64_t cols, std::vector<float>& sig) {
+                    int64_t rows, int64_t cols, std::vector<float>& sig, int threads) {
   for (int64_t j = 0; j < cols; j += 8) _mm256_storeu_ps(sig.data() + j, sigmoid8(_mm256_loadu_ps(d + j)));
-#pragma omp parallel for schedule(static) num_threads(kThreads)
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t i = 0; i < rows; ++i) {
     const int64_t o = i * cols;
     for (int64_t j = 0; j < cols; j += 8) {
@@ -105,17 +102,16 @@ void hand_broadcast(const float* a, const float* b, const float* c, const float*
   }
 }
 
-// ---- benchmarks ---------------------------------------------------------------
-
 void set_bytes(benchmark::State& state, int64_t n) {
   // Bytes the chain must move: five inputs read and one output written.
   state.SetBytesProcessed(state.iterations() * n * 6 * static_cast<int64_t>(sizeof(float)));
 }
 
+// Arguments: elements (contiguous cases), then threads.
 void Fused(benchmark::State& state) {
   const int64_t n = state.range(0);
   auto in = make_inputs({n}, {n});
-  tl::set_num_threads(kThreads);
+  tl::set_num_threads(static_cast<int>(state.range(1)));
   for (auto _ : state) {
     in.y.copy_(in.a * in.b + in.c * tl::sigmoid(in.d) - 0.5f * tl::exp(in.e));
     benchmark::DoNotOptimize(in.y.data_ptr());
@@ -126,7 +122,7 @@ void Fused(benchmark::State& state) {
 void FusedNew(benchmark::State& state) {
   const int64_t n = state.range(0);
   auto in = make_inputs({n}, {n});
-  tl::set_num_threads(kThreads);
+  tl::set_num_threads(static_cast<int>(state.range(1)));
   for (auto _ : state) {
     tl::Tensor<float> y = in.a * in.b + in.c * tl::sigmoid(in.d) - 0.5f * tl::exp(in.e);
     benchmark::DoNotOptimize(y.data_ptr());
@@ -139,7 +135,7 @@ void Hand(benchmark::State& state) {
   auto in = make_inputs({n}, {n});
   for (auto _ : state) {
     hand_contiguous(in.a.data_ptr(), in.b.data_ptr(), in.c.data_ptr(), in.d.data_ptr(), in.e.data_ptr(),
-                    in.y.data_ptr(), n);
+                    in.y.data_ptr(), n, static_cast<int>(state.range(1)));
     benchmark::DoNotOptimize(in.y.data_ptr());
   }
   set_bytes(state, n);
@@ -147,9 +143,10 @@ void Hand(benchmark::State& state) {
 
 constexpr int64_t kRows = 4096, kCols = 1024;
 
+// Argument: threads.
 void FusedBroadcast(benchmark::State& state) {
   auto in = make_inputs({kRows, kCols}, {kCols});
-  tl::set_num_threads(kThreads);
+  tl::set_num_threads(static_cast<int>(state.range(0)));
   for (auto _ : state) {
     in.y.copy_(in.a * in.b + in.c * tl::sigmoid(in.d) - 0.5f * tl::exp(in.e));
     benchmark::DoNotOptimize(in.y.data_ptr());
@@ -162,7 +159,7 @@ void HandBroadcast(benchmark::State& state) {
   std::vector<float> sig(kCols);
   for (auto _ : state) {
     hand_broadcast(in.a.data_ptr(), in.b.data_ptr(), in.c.data_ptr(), in.d.data_ptr(), in.e.data_ptr(), in.y.data_ptr(),
-                   kRows, kCols, sig);
+                   kRows, kCols, sig, static_cast<int>(state.range(0)));
     benchmark::DoNotOptimize(in.y.data_ptr());
   }
   set_bytes(state, kRows * kCols);
@@ -171,7 +168,7 @@ void HandBroadcast(benchmark::State& state) {
 #if defined(TENSORLIB_BENCH_LIBTORCH)
 void LibTorch(benchmark::State& state) {
   const int64_t n = state.range(0);
-  torch::set_num_threads(kThreads);
+  torch::set_num_threads(static_cast<int>(state.range(1)));
   torch::manual_seed(1);
   auto a = torch::randn({n}), b = torch::randn({n}), c = torch::randn({n}), d = torch::randn({n}),
        e = torch::randn({n});
@@ -183,7 +180,7 @@ void LibTorch(benchmark::State& state) {
 }
 
 void LibTorchBroadcast(benchmark::State& state) {
-  torch::set_num_threads(kThreads);
+  torch::set_num_threads(static_cast<int>(state.range(0)));
   torch::manual_seed(1);
   auto a = torch::randn({kRows, kCols}), b = torch::randn({kRows, kCols}), c = torch::randn({kRows, kCols}),
        d = torch::randn({kCols}), e = torch::randn({kRows, kCols});
@@ -195,16 +192,22 @@ void LibTorchBroadcast(benchmark::State& state) {
 }
 #endif
 
+// Sizes at two threads (the machine's cores) and at one.
+void contiguous_args(benchmark::internal::Benchmark* b) {
+  for (int threads : {2, 1})
+    for (int64_t n : {int64_t{1} << 20, int64_t{1} << 24}) b->Args({n, threads});
+}
+
 }  // namespace
 
-BENCHMARK(Fused)->Arg(1 << 20)->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(FusedNew)->Arg(1 << 20)->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(Hand)->Arg(1 << 20)->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(FusedBroadcast)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(HandBroadcast)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(Fused)->Apply(contiguous_args)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(FusedNew)->Apply(contiguous_args)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(Hand)->Apply(contiguous_args)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(FusedBroadcast)->Arg(2)->Arg(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(HandBroadcast)->Arg(2)->Arg(1)->UseRealTime()->Unit(benchmark::kMillisecond);
 #if defined(TENSORLIB_BENCH_LIBTORCH)
-BENCHMARK(LibTorch)->Arg(1 << 20)->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(LibTorchBroadcast)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(LibTorch)->Apply(contiguous_args)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(LibTorchBroadcast)->Arg(2)->Arg(1)->UseRealTime()->Unit(benchmark::kMillisecond);
 #endif
 
 BENCHMARK_MAIN();

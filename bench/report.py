@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Runs bench/fused_chain_bench once and prints the ratio table of bench/RESULTS.md.
+"""Runs bench/fused_chain_bench once and prints the ratio tables of bench/RESULTS.md.
 
-    OMP_WAIT_POLICY=PASSIVE python3 bench/report.py build/bench/fused_chain_bench
+    OMP_WAIT_POLICY=PASSIVE python3 bench/report.py build/bench/fused_chain_bench [repetitions]
 
 All ratios come from the same run (medians of randomly interleaved
 repetitions), as the machines are shared and noisy; absolute times across
@@ -27,23 +27,28 @@ def run(binary, repetitions):
 
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "build/bench/fused_chain_bench"
-    reps = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    reps = int(sys.argv[2]) if len(sys.argv) > 2 else 15
     m = run(binary, reps)
-    cases = [("2^20 contiguous", "/1048576"), ("2^24 contiguous", "/16777216"), ("[4096, 1024], d a broadcast row", "Broadcast")]
-    print("| case | hand-written loop | tensorlib (into y) | ratio | tensorlib (new y) | LibTorch eager | LibTorch / tensorlib |")
-    print("|---|---|---|---|---|---|---|")
-    for label, key in cases:
-        if key.startswith("/"):
-            hand, fused, new, torch = "Hand" + key, "Fused" + key, "FusedNew" + key, "LibTorch" + key
-        else:
-            hand, fused, new, torch = "Hand" + key, "Fused" + key, None, "LibTorch" + key
-        row = [label, "%.3f ms" % m[hand], "%.3f ms" % m[fused], "%.2fx" % (m[fused] / m[hand])]
-        row.append("%.3f ms" % m[new] if new else "-")
-        if torch in m:
-            row += ["%.3f ms" % m[torch], "%.1fx" % (m[torch] / m[fused])]
-        else:
-            row += ["not built", "-"]
-        print("| " + " | ".join(row) + " |")
+    for threads in (2, 1):
+        print("\n%d thread%s:\n" % (threads, "s" if threads > 1 else ""))
+        print("| case | hand-written | tensorlib into y | ratio | tensorlib new y | ratio | LibTorch eager |"
+              " LibTorch / tensorlib new y |")
+        print("|---|---|---|---|---|---|---|---|")
+        for label, suffix, new in (("2^20 contiguous", "/1048576/%d" % threads, True),
+                                   ("2^24 contiguous", "/16777216/%d" % threads, True),
+                                   ("[4096, 1024], d a broadcast row", "Broadcast/%d" % threads, False)):
+            key = (lambda name: name + suffix) if suffix.startswith("/") else (lambda name: name + suffix)
+            hand, fused = m[key("Hand")], m[key("Fused")]
+            row = [label, "%.3f ms" % hand, "%.3f ms" % fused, "%.2fx" % (fused / hand)]
+            if new:
+                fnew = m[key("FusedNew")]
+                row += ["%.3f ms" % fnew, "%.2fx" % (fnew / hand)]
+            else:
+                fnew = fused  # the broadcast case writes into y only
+                row += ["-", "-"]
+            torch = m.get(key("LibTorch"))
+            row += ["%.3f ms" % torch, "%.1fx" % (torch / fnew)] if torch else ["not built", "-"]
+            print("| " + " | ".join(row) + " |")
 
 
 if __name__ == "__main__":

@@ -30,17 +30,3 @@ TEST_CASE("heterogeneous tensors travel together and are visited by type") {
   CHECK(total == 5);
   CHECK(state.at("steps").as<int64_t>().item() == 7);
 }
-
-TEST_CASE("allclose and equal") {
-  const auto a = tl::tensor({1.f, 2.f, 3.f});
-  CHECK(tl::allclose(a, a + 1e-7f));
-  CHECK_FALSE(tl::allclose(a, a + 1e-3f));
-  CHECK(tl::allclose(a, a + 1e-3f, 0, 1e-2));
-  const auto n = tl::tensor({std::nanf(""), 1.f});
-  CHECK_FALSE(tl::allclose(n, n));
-  CHECK(tl::allclose(n, n, 1e-5, 1e-8, true));
-  CHECK(tl::equal(a, a.clone()));
-  CHECK_FALSE(tl::equal(a, a.view({3, 1})));
-  CHECK_FALSE(tl::equal(n, n));
-  CHECK(tl::allclose(tl::ones<float>({2, 3}), tl::ones<float>({3})));  // broadcasts, like PyTorch
-}

@@ -45,6 +45,14 @@ TEST_CASE("the CPU allocator aligns to 64 bytes and counts bytes in use") {
     CHECK(during.bytes_in_use == 4000);
   }
   CHECK((tl::stats::snapshot() - before).bytes_in_use == 0);
+  tl::stats::reset();
+  const int64_t base = tl::stats::snapshot().bytes_in_use;
+  { const auto big = tl::empty<double>({1000}); }
+  CHECK(tl::stats::snapshot().peak_bytes_in_use == base + 8000);
+}
+
+TEST_CASE("an empty tensor is contiguous whatever its strides") {
+  CHECK(tl::empty_strided<float>({0, 3}, {1, 7}).is_contiguous());
 }
 
 TEST_CASE("item reads the single element and rejects more than one") {

@@ -131,6 +131,54 @@ TEST_CASE("writes are alias-safe when the source overlaps the destination") {
 TEST_CASE("writing into an expanded tensor is rejected like PyTorch") {
   auto e = tl::zeros<float>({1, 3}).expand({4, 3});
   CHECK_THROWS_WITH_AS(e += 1, doctest::Contains("more than one element of the written-to tensor"), tl::ValueError);
+  CHECK_THROWS_AS(e.fill_(1.f), tl::ValueError);
+  CHECK_THROWS_AS(e.index_put_({tl::Slice(), 0}, 2), tl::ValueError);  // a column of the expanded tensor
+  CHECK_THROWS_AS(e.copy_(tl::ones<float>({4, 3})), tl::ValueError);
+}
+
+TEST_CASE("scalars that do not fit the element type are rejected; small negatives wrap on unsigned") {
+  const auto u = tl::tensor<uint8_t>({5, 200});
+  CHECK_THROWS_WITH_AS(u + 300, "value 300 cannot be converted to type uint8 without overflow", tl::ValueError);
+  const tl::Tensor<uint8_t> down = u - 1;  // PyTorch allows -255..255 for uint8
+  CHECK(down.to_vector() == std::vector<uint8_t>{4, 199});
+  CHECK_THROWS_AS(tl::tensor<int32_t>({1}) * (int64_t{1} << 40), tl::ValueError);
+  CHECK_THROWS_AS(tl::clamp(u, 0, 1000), tl::ValueError);
+  const tl::Tensor<float> f = tl::tensor({1.f}) + 1e300;  // floating: inf, no error (PyTorch)
+  CHECK(std::isinf(f.item()));
+}
+
+TEST_CASE("a NaN clamp bound gives NaN, as in PyTorch") {
+  const auto x = tl::tensor({1.f, 5.f});
+  const tl::Tensor<float> y = tl::clamp(x, std::nanf(""), 2.f);
+  CHECK(std::isnan(y.to_vector()[0]));
+  CHECK(std::isnan(y.to_vector()[1]));
+}
+
+TEST_CASE("operands on different devices are a DeviceError naming both") {
+  float host[2] = {1, 2};
+  // A tensor merely labelled CUDA (no kernel ever touches it): enough to
+  // reach the device check while building the expression.
+  const auto fake_cuda = tl::from_blob(host, {2}, {1}, {}, tl::Device(tl::kCUDA, 0));
+  const auto cpu = tl::ones<float>({2});
+  CHECK_THROWS_WITH_AS(cpu + fake_cuda,
+                       "add: expected all tensors to be on the same device, but found at least two devices, cpu and "
+                       "cuda:0",
+                       tl::DeviceError);
+}
+
+TEST_CASE("activation argument errors") {
+  const auto x = tl::ones<float>({2});
+  CHECK_THROWS_WITH_AS(tl::gelu(x, "fast"), "gelu: approximate must be 'none' or 'tanh', got 'fast'", tl::ValueError);
+  CHECK_THROWS_AS(tl::hardtanh(x, 1.0, -1.0), tl::ValueError);
+}
+
+TEST_CASE("expressions are lazy: they read their inputs when evaluated, not when built") {
+  // A documented difference from PyTorch's eager evaluation.
+  auto a = tl::ones<float>({2});
+  const auto e = a * 2;
+  a.fill_(5.f);
+  const tl::Tensor<float> y = e;
+  CHECK(y.to_vector() == std::vector<float>{10, 10});
 }
 
 TEST_CASE("scalar operands of every kind") {

@@ -35,12 +35,33 @@ TEST_CASE("arange, linspace, logspace and eye match PyTorch") {
 
 TEST_CASE("factory argument errors") {
   CHECK_THROWS_WITH_AS(tl::arange(0, 5, 0), "arange: step must be nonzero", tl::ValueError);
-  CHECK_THROWS_WITH_AS(tl::arange(0, 5, -1), "arange: upper bound and larger bound inconsistent with step sign",
+  CHECK_THROWS_WITH_AS(tl::arange(0, 5, -1),
+                       "arange: upper bound and larger bound inconsistent with step sign (start 0, end 5, step -1)",
                        tl::ValueError);
   CHECK_THROWS_WITH_AS(tl::linspace(0, 1, -2), "linspace: number of steps must be non-negative, got -2",
                        tl::ValueError);
   CHECK_THROWS_WITH_AS(tl::zeros<float>({2, -3}), "empty: negative dimension -3 in size [2, -3]", tl::ValueError);
   CHECK_THROWS_AS(tl::ones<float>({-1}), tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::zeros<float>({int64_t{1} << 32, int64_t{1} << 32}),
+                       doctest::Contains("storage size calculation overflowed"), tl::ValueError);
+  CHECK_THROWS_AS(tl::empty<float>({int64_t{1} << 62}), tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::empty_strided<float>({2}, {-1}), doctest::Contains("negative strides are not supported"),
+                       tl::ValueError);
+  CHECK_THROWS_AS(tl::eye(2, -5), tl::ValueError);
+  CHECK_THROWS_AS(tl::eye(-1), tl::ValueError);
+  CHECK_THROWS_AS(tl::logspace(0, 1, -1), tl::ValueError);
+  float buf[4] = {};
+  CHECK_THROWS_AS(tl::from_blob(buf, {2}, {-1}), tl::ValueError);
+}
+
+TEST_CASE("empty_strided allocates exactly what its strides span") {
+  const auto t = tl::empty_strided<float>({2, 3}, {1, 2});  // column-major
+  CHECK(t.strides() == tl::Shape{1, 2});
+  CHECK(t.storage().nbytes() == 6 * 4);
+  CHECK(t.is_non_overlapping_and_dense());
+  CHECK_FALSE(t.is_contiguous());
+  CHECK(tl::empty_strided<float>({2, 0}, {0, 1}).storage().nbytes() == 0);
+  CHECK(tl::eye(2, 3).sizes() == tl::Shape{2, 3});
 }
 
 TEST_CASE("full, zeros, ones and the _like forms") {

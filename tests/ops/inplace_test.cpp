@@ -69,6 +69,32 @@ TEST_CASE("every trailing-underscore method equals its out-of-place form") {
   check_same([](auto& x) { x.sub_(x); }, [](const auto& x) { return x - x; });
   check_same([](auto& x) { x *= 2; }, [](const auto& x) { return x * 2; });
   check_same([](auto& x) { x /= x + 1; }, [](const auto& x) { return x / (x + 1); });
+  check_same([](auto& x) { x.fmod_(0.3f); }, [](const auto& x) { return tl::fmod(x, 0.3f); });
+  check_same([](auto& x) { x.remainder_(-0.3f); }, [](const auto& x) { return tl::remainder(x, -0.3f); });
+  check_same([](auto& x) { x.atan2_(x + 1); }, [](const auto& x) { return tl::atan2(x, x + 1); });
+  check_same([](auto& x) { x.maximum_(0.5f); }, [](const auto& x) { return tl::maximum(x, 0.5f); });
+  check_same([](auto& x) { x.minimum_(0.5f); }, [](const auto& x) { return tl::minimum(x, 0.5f); });
+  check_same([](auto& x) { x.lerp_(2.f, 0.25f); }, [](const auto& x) { return tl::lerp(x, 2.f, 0.25f); });
+  check_same([](auto& x) { x.logical_and_(x > 0.5f); },
+             [](const auto& x) { return tl::logical_and(x, x > 0.5f).template to<float>(); });
+  check_same([](auto& x) { x.logical_not_(); }, [](const auto& x) { return tl::logical_not(x).template to<float>(); });
+}
+
+TEST_CASE("bitwise and logical in-place forms on integers") {
+  auto x = tl::tensor({12, 10, 7});
+  x &= 6;
+  CHECK(x.to_vector() == std::vector<int64_t>{4, 2, 6});
+  x |= 1;
+  CHECK(x.to_vector() == std::vector<int64_t>{5, 3, 7});
+  x ^= tl::tensor({1, 1, 1});
+  CHECK(x.to_vector() == std::vector<int64_t>{4, 2, 6});
+  x.bitwise_not_();
+  CHECK(x.to_vector() == std::vector<int64_t>{-5, -3, -7});
+  x.logical_or_(0);
+  CHECK(x.to_vector() == std::vector<int64_t>{1, 1, 1});
+  auto m = tl::tensor({true, false});
+  m.logical_xor_(tl::tensor({true, true}));
+  CHECK(m.to_vector() == std::vector<bool>{false, true});
 }
 
 TEST_CASE("in-place ops write through views and integer tensors keep their type") {
@@ -83,7 +109,7 @@ TEST_CASE("in-place ops write through views and integer tensors keep their type"
   CHECK(y.to_vector() == std::vector<int32_t>{0, 0, 0});
   auto b = tl::zeros<float>({2, 2});
   CHECK_THROWS_WITH_AS(b.add_(tl::ones<float>({3, 2, 2})),
-                       "in-place op: output with shape [2, 2] doesn't match the "
+                       "add_: output with shape [2, 2] doesn't match the "
                        "broadcast shape [3, 2, 2]",
                        tl::ShapeError);
 }

@@ -40,13 +40,14 @@ TEST_CASE("view, squeeze, unsqueeze and transpose give PyTorch's strides") {
   };
   std::istringstream table(fixtures::load("views.txt")["views"].text("table"));
   int checked = 0;
-  for (std::string line; std::getline(table, line); ++checked) {
+  for (std::string line; std::getline(table, line);) {
     const auto space = line.find(' ');
     const std::string label = line.substr(0, space), expected = line.substr(space + 1);
     const auto dot = label.find('.');
     const std::string input = label.substr(0, dot), op = dot == std::string::npos ? "" : label.substr(dot + 1);
     if (!inputs.count(input)) continue;  // the standalone cases are checked below
     INFO(label);
+    ++checked;
     const auto& t = inputs.at(input);
     if (op.empty()) {
       CHECK(describe(t) == expected);
@@ -64,9 +65,11 @@ TEST_CASE("view, squeeze, unsqueeze and transpose give PyTorch's strides") {
       CHECK(describe(t.squeeze()) == expected);
     } else if (op == "t01") {
       CHECK(describe(t.transpose(0, -1)) == expected);
+    } else {
+      FAIL("unknown view op in the fixture: " << op);
     }
   }
-  CHECK(checked > 80);
+  CHECK(checked == 7 * 13);  // every input with its own line, 8 views, 4 more ops
   std::istringstream rest(fixtures::load("views.txt")["views"].text("table"));
   std::map<std::string, std::string> lines;
   for (std::string line; std::getline(rest, line);)
@@ -84,6 +87,8 @@ TEST_CASE("views alias their input's storage") {
   x.view({12}).slice(0, 0, 2).fill_(3.f);
   CHECK(x.to_vector() == std::vector<float>{3, 3, 0, 0, 0, 1, 0, 0, 2, 2, 2, 2});
   CHECK(x.reshape({4, 3}).is_alias_of(x));
+  CHECK(x.view_as(tl::zeros<float>({2, 6})).sizes() == tl::Shape{2, 6});
+  CHECK(x.t().reshape_as(tl::zeros<float>({12})).sizes() == tl::Shape{12});
   CHECK(x.flatten().is_alias_of(x));
   CHECK_FALSE(x.t().reshape({12}).is_alias_of(x));  // needs a copy
   CHECK(x.t().reshape({12}).to_vector()[1] == 0.f);
@@ -115,6 +120,11 @@ TEST_CASE("view and shape errors say what was expected and what was got") {
                        "at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]",
                        tl::ShapeError);
   CHECK_THROWS_AS(x.expand({3}), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::ones<float>({1}).expand({-2}), doctest::Contains("must be non-negative"), tl::ValueError);
+  CHECK_THROWS_WITH_AS(x.as_strided({2}, {-1}), doctest::Contains("negative strides are not supported"),
+                       tl::ValueError);
+  CHECK_THROWS_AS(x.unflatten(1, {2, 2}), tl::ShapeError);
+  CHECK_THROWS_AS(x.narrow(0, 0, -1), tl::ValueError);
   CHECK_THROWS_WITH_AS(x.select(0, 2), "select: index 2 out of range for tensor of size [2, 3] at dimension 0",
                        tl::IndexError);
   CHECK_THROWS_WITH_AS(x.narrow(1, 2, 2), "narrow: start (2) + length (2) exceeds dimension size (3).", tl::IndexError);
@@ -136,4 +146,8 @@ TEST_CASE("slicing clamps out-of-range bounds like Python") {
   CHECK(x.slice(0, 5, 2).numel() == 0);
   CHECK(x.slice(0, -100, 3, 2).to_vector() == std::vector<int64_t>{0, 2});
   CHECK(x.index({tl::Slice(tl::None, tl::None, 3)}).to_vector() == std::vector<int64_t>{0, 3, 6, 9});
+  const std::size_t i = 4;  // any integer type indexes
+  const long long j = -1;
+  CHECK(x.index({i}).item() == 4);
+  CHECK(x.index({tl::Slice(i, j)}).to_vector() == std::vector<int64_t>{4, 5, 6, 7, 8});
 }

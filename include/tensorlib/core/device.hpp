@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string_view>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/core/error.hpp"
 
 namespace tensorlib {
 
@@ -39,4 +41,13 @@ struct Device {
   }
 };
 
+namespace detail {
+
+/// The error of an op given tensors on two devices (PyTorch's wording).
+[[noreturn]] inline void throw_device_mismatch(std::string_view op, Device a, Device b) {
+  throw DeviceError(concat(op, ": expected all tensors to be on the same device, but found at least two devices, ", a,
+                           " and ", b));
+}
+
+}  // namespace detail
 }  // namespace tensorlib

@@ -268,7 +268,7 @@ inline std::string tensor_repr(const HostValues& v, ScalarType dtype, Device dev
     if (v.sizes.size() != 1) {
       std::string size = "size=(";
       for (int64_t d = 0; d < v.sizes.size(); ++d) size += (d ? ", " : "") + std::to_string(v.sizes[d]);
-      suffixes.push_back(size + (v.sizes.size() == 1 ? ",)" : ")"));
+      suffixes.push_back(size + ")");  // never one dimension here, so no "(n,)" form
     }
     if (dtype != kFloat32) suffixes.push_back(concat("dtype=tl.", name(dtype)));
     body = "[]";

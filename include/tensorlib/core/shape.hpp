@@ -130,4 +130,36 @@ inline void check_sizes(const Shape& sizes, const char* op) {
   }
 }
 
+/// Number of elements a tensor of these sizes and strides spans in its
+/// storage (largest element offset + 1; 0 when it has no elements). Negative
+/// sizes or strides and 64-bit overflow are `ValueError`s, so no tensor can
+/// end up with less memory than its geometry needs.
+inline int64_t storage_extent(const Shape& sizes, const Shape& strides, const char* op) {
+  detail::check<ShapeError>(sizes.size() == strides.size(), op, ": sizes ", sizes, " and strides ", strides,
+                            " differ in length");
+  check_sizes(sizes, op);
+  for (int64_t s : strides)
+    detail::check<ValueError>(s >= 0, op, ": negative strides are not supported, got strides ", strides);
+  for (int64_t s : sizes)
+    if (s == 0) return 0;
+  int64_t extent = 1;
+  for (int64_t d = 0; d < sizes.size(); ++d) {
+    int64_t span = 0;
+    const bool overflow = __builtin_mul_overflow(sizes[d] - 1, strides[d], &span) ||
+                          __builtin_add_overflow(extent, span, &extent);
+    detail::check<ValueError>(!overflow, op, ": storage size calculation overflowed with sizes=", sizes,
+                              " and strides=", strides);
+  }
+  return extent;
+}
+
+/// Bytes of `elements` elements of `element_size` bytes, checked for overflow.
+inline int64_t storage_bytes(int64_t elements, int64_t element_size, const char* op) {
+  int64_t bytes = 0;
+  detail::check<ValueError>(!__builtin_mul_overflow(elements, element_size, &bytes), op,
+                            ": storage size calculation overflowed (", elements, " elements of ", element_size,
+                            " bytes)");
+  return bytes;
+}
+
 }  // namespace tensorlib

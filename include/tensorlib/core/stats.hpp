@@ -24,6 +24,8 @@ struct Counters {
   /// Largest `bytes_in_use` seen since the last reset.
   int64_t peak_bytes_in_use = 0;
 
+  /// The counts between two snapshots; `peak_bytes_in_use` is a level, not a
+  /// count, so the difference keeps the later snapshot's peak.
   friend Counters operator-(const Counters& a, const Counters& b) {
     return {a.fused_loops - b.fused_loops, a.copies - b.copies, a.allocations - b.allocations,
             a.bytes_in_use - b.bytes_in_use, a.peak_bytes_in_use};

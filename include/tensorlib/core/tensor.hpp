@@ -66,8 +66,11 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   }
 
   /// Evaluates a lazy expression of the same element type into a new tensor.
+  /// Implicit only for expressions of element type T (`Tensor<float> y = a + b;`),
+  /// so overloads on Tensor<float>/Tensor<double> stay unambiguous; direct
+  /// initialization from another type fails with a message naming `.to<T>()`.
   template <ForeignExpression<T> E>
-  Tensor(const E& expr);  // NOLINT: implicit, so `Tensor<float> y = a + b;` reads naturally
+  explicit(!ExpressionOf<E, T>) Tensor(const E& expr);
 
   Tensor(const Tensor&) = default;
   Tensor(Tensor&&) noexcept = default;
@@ -87,27 +90,43 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   template <Scalar S>
   Tensor& operator=(S value) &&;
 
-  // ---- properties -------------------------------------------------------
-
+  /// False for a default-constructed handle.
   bool defined() const noexcept { return impl_ != nullptr; }
+  /// The shared untyped state (what `AnyTensor` holds).
   const std::shared_ptr<TensorImpl>& impl() const noexcept { return impl_; }
+  /// The buffer this tensor views.
   const Storage& storage() const { return checked().storage; }
+  /// Extent of each dimension.
   const Shape& sizes() const { return checked().sizes; }
+  /// Same as `sizes()` (the expression interface's name).
   const Shape& shape() const { return checked().sizes; }
+  /// Step in elements between neighbours along each dimension.
   const Shape& strides() const { return checked().strides; }
+  /// Extent of one dimension (negative dims count from the end).
   int64_t size(int64_t dim) const { return sizes()[wrap_dim(dim, this->dim(), "size")]; }
+  /// Stride of one dimension (negative dims count from the end).
   int64_t stride(int64_t dim) const { return strides()[wrap_dim(dim, this->dim(), "stride")]; }
+  /// Number of dimensions.
   int64_t dim() const { return checked().sizes.size(); }
+  /// Same as `dim()` (PyTorch's other name).
   int64_t ndimension() const { return dim(); }
+  /// Number of elements.
   int64_t numel() const { return checked().numel(); }
+  /// Offset of element [0, ..., 0] in the storage, in elements.
   int64_t storage_offset() const { return checked().offset; }
+  /// Where the storage lives.
   Device device() const { return checked().storage.device(); }
   bool is_cpu() const { return device().is_cpu(); }
   bool is_cuda() const { return device().is_cuda(); }
+  /// The run-time tag of T.
   static constexpr ScalarType dtype() noexcept { return scalar_type_of<T>; }
+  /// Bytes per element.
   static constexpr int64_t element_size() noexcept { return sizeof(T); }
+  /// Bytes of the elements (not of the storage).
   int64_t nbytes() const { return numel() * element_size(); }
+  /// Row-major contiguity (size-1 dimensions ignored, as in PyTorch).
   bool is_contiguous() const { return checked().is_contiguous(); }
+  /// True when the elements tile a dense block in some dimension order.
   bool is_non_overlapping_and_dense() const { return checked().is_non_overlapping_and_dense(); }
   /// Pointer to element [0, ..., 0] (a device pointer for CUDA tensors).
   T* data_ptr() const { return static_cast<T*>(checked().data()); }
@@ -115,6 +134,7 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   bool is_same(const Tensor& other) const noexcept { return impl_ == other.impl_; }
   /// True when both tensors view the same storage.
   bool is_alias_of(const Tensor& other) const { return storage().is_alias_of(other.storage()); }
+  /// Number of handles sharing this tensor.
   long use_count() const noexcept { return impl_.use_count(); }
 
   /// The single element's value; a `ValueError` unless `numel() == 1`.
@@ -125,33 +145,54 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   const Tensor& eval() const& { return *this; }
   Tensor eval() && { return std::move(*this); }
 
-  // ---- views (alias storage; defined in ops/views.hpp) -----------------
+  // Views: they alias the storage (defined in ops/views.hpp).
 
+  /// The same elements with another shape (one size may be -1); an error
+  /// when the strides cannot express it (use `reshape`).
   Tensor view(const Shape& sizes) const;
+  /// `view` with another tensor's shape.
   Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
+  /// A view when possible, else a contiguous copy, with the given shape.
   Tensor reshape(const Shape& sizes) const;
+  /// `reshape` to another tensor's shape.
   Tensor reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
+  /// Merges dimensions start_dim..end_dim into one.
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  /// Splits one dimension into `sizes` (one may be -1).
   Tensor unflatten(int64_t dim, const Shape& sizes) const;
+  /// Reorders the dimensions.
   Tensor permute(const Shape& dims) const;
+  /// Swaps two dimensions.
   Tensor transpose(int64_t dim0, int64_t dim1) const;
+  /// Transpose of a tensor with at most two dimensions.
   Tensor t() const;
+  /// Inserts a size-1 dimension at `dim`.
   Tensor unsqueeze(int64_t dim) const;
+  /// Removes every size-1 dimension.
   Tensor squeeze() const;
+  /// Removes dimension `dim` if its size is 1.
   Tensor squeeze(int64_t dim) const;
+  /// Repeats size-1 dimensions (stride 0) and prepends new ones; -1 keeps a size.
   Tensor expand(const Shape& sizes) const;
+  /// `expand` to another expression's shape.
   template <Expression E>
   Tensor expand_as(const E& other) const {
     return expand(other.shape());
   }
+  /// Elements start..start+length-1 of one dimension.
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  /// The slice at `index` of one dimension, which is removed.
   Tensor select(int64_t dim, int64_t index) const;
+  /// Python's `x[start:end:step]` along one dimension.
   Tensor slice(int64_t dim, SliceBound start = None, SliceBound end = None, int64_t step = 1) const;
+  /// LibTorch's indexing form: integers, `Slice`s, `None` and `Ellipsis`.
   Tensor index(std::initializer_list<TensorIndex> indices) const;
+  /// `select(0, index)`.
   Tensor operator[](int64_t index) const { return select(0, index); }
+  /// A view with explicit sizes, strides and storage offset (bounds-checked).
   Tensor as_strided(const Shape& sizes, const Shape& strides, std::optional<int64_t> offset = std::nullopt) const;
 
-  // ---- copies (defined in ops/copy.hpp) ---------------------------------
+  // Copies (defined in ops/copy.hpp).
 
   /// This tensor if already contiguous, else a contiguous copy.
   Tensor contiguous() const;
@@ -167,20 +208,64 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   template <Operand V>
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, const V& value);
 
-  // ---- in-place pointwise (defined in ops/inplace.hpp) ------------------
+  // In-place pointwise ops (defined in ops/inplace.hpp). The result type must
+  // be castable to T, as in PyTorch (Note [assignment semantics]).
 
+  /// Sets every element to `value`.
   Tensor& fill_(T value);
+  /// Sets every element to 0.
   Tensor& zero_();
+  /// x += alpha * other.
   template <Operand O>
   Tensor& add_(const O& other, T alpha = T(1));
+  /// x -= alpha * other.
   template <Operand O>
   Tensor& sub_(const O& other, T alpha = T(1));
+  /// x = x * other.
   template <Operand O>
   Tensor& mul_(const O& other);
+  /// x = x / other.
   template <Operand O>
   Tensor& div_(const O& other);
+  /// x = x raised to exponent.
   template <Operand O>
-  Tensor& pow_(const O& exponent);
+  Tensor& pow_(const O& other);
+  /// x = C's fmod.
+  template <Operand O>
+  Tensor& fmod_(const O& other);
+  /// x = Python's modulus.
+  template <Operand O>
+  Tensor& remainder_(const O& other);
+  /// x = atan2(x, other).
+  template <Operand O>
+  Tensor& atan2_(const O& other);
+  /// x = maximum(x, other).
+  template <Operand O>
+  Tensor& maximum_(const O& other);
+  /// x = minimum(x, other).
+  template <Operand O>
+  Tensor& minimum_(const O& other);
+  /// x = x & other.
+  template <Operand O>
+  Tensor& bitwise_and_(const O& other);
+  /// x = x | other.
+  template <Operand O>
+  Tensor& bitwise_or_(const O& other);
+  /// x = x ^ other.
+  template <Operand O>
+  Tensor& bitwise_xor_(const O& other);
+  /// x = x && other (as 0/1).
+  template <Operand O>
+  Tensor& logical_and_(const O& other);
+  /// x = x || other (as 0/1).
+  template <Operand O>
+  Tensor& logical_or_(const O& other);
+  /// x = x xor other (as 0/1).
+  template <Operand O>
+  Tensor& logical_xor_(const O& other);
+  /// x = lerp(x, end, weight).
+  template <Operand A, Operand B>
+  Tensor& lerp_(const A& end, const B& weight);
   template <Operand O>
   Tensor& operator+=(const O& other) {
     return add_(other);
@@ -197,13 +282,27 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor& operator/=(const O& other) {
     return div_(other);
   }
+  template <Operand O>
+  Tensor& operator&=(const O& other) {
+    return bitwise_and_(other);
+  }
+  template <Operand O>
+  Tensor& operator|=(const O& other) {
+    return bitwise_or_(other);
+  }
+  template <Operand O>
+  Tensor& operator^=(const O& other) {
+    return bitwise_xor_(other);
+  }
   /// Clamps in place; either bound may be `tl::None`.
   template <ClampBound Lo, ClampBound Hi = NoneType>
   Tensor& clamp_(Lo min, Hi max = None);
+  /// clamp_(min, None).
   template <Scalar S>
   Tensor& clamp_min_(S min) {
     return clamp_(min, None);
   }
+  /// clamp_(None, max).
   template <Scalar S>
   Tensor& clamp_max_(S max) {
     return clamp_(None, max);
@@ -216,6 +315,7 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   template <class F>
   Tensor& apply_(F f);
 
+  // The unary functions in place: x = f(x).
   Tensor& abs_();
   Tensor& acos_();
   Tensor& asin_();
@@ -251,6 +351,8 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor& tan_();
   Tensor& tanh_();
   Tensor& trunc_();
+  Tensor& bitwise_not_();
+  Tensor& logical_not_();
 
  private:
   const TensorImpl& checked() const {

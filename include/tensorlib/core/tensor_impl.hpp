@@ -34,6 +34,7 @@ struct TensorImpl {
 
   /// Row-major contiguity, ignoring the strides of size-1 dimensions (PyTorch).
   bool is_contiguous() const noexcept {
+    if (sizes.numel() == 0) return true;
     int64_t expected = 1;
     for (int64_t i = sizes.size() - 1; i >= 0; --i) {
       if (sizes[i] == 1) continue;

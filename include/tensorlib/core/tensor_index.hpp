@@ -4,6 +4,7 @@
 /// an integer, a `Slice`, `None` (insert a dimension) or `Ellipsis`.
 
 #include <cstdint>
+#include <concepts>
 #include <optional>
 #include <ostream>
 #include <variant>
@@ -25,8 +26,10 @@ inline constexpr EllipsisType Ellipsis{};
 struct SliceBound {
   std::optional<int64_t> value;
   constexpr SliceBound(NoneType = None) {}       // NOLINT: implicit like LibTorch
-  constexpr SliceBound(int64_t v) : value(v) {}  // NOLINT
-  constexpr SliceBound(int v) : value(v) {}      // NOLINT
+  /// An integer bound of any integer type.
+  template <std::integral I>
+    requires(!std::same_as<I, bool>)
+  constexpr SliceBound(I v) : value(static_cast<int64_t>(v)) {}  // NOLINT: implicit like LibTorch
 };
 
 /// Python's `start:stop:step`, with negative and omitted bounds.
@@ -41,8 +44,10 @@ struct Slice {
 /// One entry of an index list.
 class TensorIndex {
  public:
-  TensorIndex(int64_t i) : v_(i) {}            // NOLINT: implicit so `{0, Slice(1, 3)}` reads naturally
-  TensorIndex(int i) : v_(int64_t{i}) {}       // NOLINT
+  /// An integer index of any integer type (not bool, which PyTorch reads as a mask).
+  template <std::integral I>
+    requires(!std::same_as<I, bool>)
+  TensorIndex(I i) : v_(static_cast<int64_t>(i)) {}  // NOLINT: implicit so `{0, Slice(1, 3)}` reads naturally
   TensorIndex(Slice s) : v_(s) {}              // NOLINT
   TensorIndex(NoneType) : v_(None) {}          // NOLINT
   TensorIndex(EllipsisType) : v_(Ellipsis) {}  // NOLINT

@@ -6,10 +6,12 @@
 /// C++ scalars into `ScalarLeaf`s. Every free function and operator of the
 /// catalogue goes through here, so the rules are applied in one place.
 
+#include <limits>
 #include <type_traits>
 #include <utility>
 
 #include "tensorlib/core/dtype.hpp"
+#include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/pointwise_methods.hpp"
 #include "tensorlib/expr/functors/cast.hpp"
@@ -18,12 +20,31 @@
 
 namespace tensorlib {
 
+namespace detail {
+
+/// A C++ scalar converted to element type T, rejecting values an integral T
+/// cannot hold (PyTorch's rule: unsigned types also take negative values down
+/// to -max, which wrap, so `x - 1` works on uint8).
+template <Element T, Scalar S>
+T checked_scalar_cast(S value) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    const long double v = static_cast<long double>(value);
+    constexpr long double hi = static_cast<long double>(std::numeric_limits<T>::max());
+    constexpr long double lo = std::is_signed_v<T> ? static_cast<long double>(std::numeric_limits<T>::min()) : -hi;
+    detail::check<ValueError>(v >= lo && v <= hi, "value ", value, " cannot be converted to type ",
+                              DTypeTraits<T>::name, " without overflow");
+  }
+  return static_cast<T>(value);
+}
+
+}  // namespace detail
+
 /// An operand as a `Map` child of element type T: the expression itself, a
 /// cast of it, or a scalar leaf.
 template <Element T, Operand A>
 auto as_node(const A& a) {
   if constexpr (Scalar<A>) {
-    return ScalarLeaf<T>{static_cast<T>(a)};
+    return ScalarLeaf<T>{detail::checked_scalar_cast<T>(a)};
   } else if constexpr (std::is_same_v<value_type_t<A>, T>) {
     return a;
   } else {

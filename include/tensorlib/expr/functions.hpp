@@ -439,11 +439,11 @@ auto clamp(const E& x, Lo min, Hi max = None) {
   using T = result_type_t<E, detail::bound_operand_t<Lo>, detail::bound_operand_t<Hi>>;
   fn::Clamp<T> f;
   if constexpr (Scalar<Lo>) {
-    f.lo = static_cast<T>(min);
+    f.lo = detail::checked_scalar_cast<T>(min);
     f.has_lo = true;
   }
   if constexpr (Scalar<Hi>) {
-    f.hi = static_cast<T>(max);
+    f.hi = detail::checked_scalar_cast<T>(max);
     f.has_hi = true;
   }
   return make_map(f, as_node<T>(x));

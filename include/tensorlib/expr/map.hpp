@@ -85,10 +85,7 @@ class Map : public PointwiseMethods<Map<F, Cs...>> {
               [&] {
                 const auto d = detail::device_of(c);
                 if (!d) return;
-                detail::check<DeviceError>(!device || *device == *d, F::name,
-                                           ": expected all tensors to be on the same device, but found at least two "
-                                           "devices, ",
-                                           *device, " and ", *d);
+                if (device && *device != *d) detail::throw_device_mismatch(F::name, *device, *d);
                 device = d;
               }(),
               ...);

@@ -55,7 +55,7 @@ template <Operand V>
 Tensor<T>& Tensor<T>::index_put_(std::initializer_list<TensorIndex> indices, const V& value) {
   Tensor view = index(indices);
   if constexpr (Scalar<V>)
-    detail::dispatch_fill(view, static_cast<T>(value));
+    view.fill_(detail::checked_scalar_cast<T>(value));
   else
     detail::write_into(view, value, "index_put_");
   return *this;

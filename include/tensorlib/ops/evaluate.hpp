@@ -67,22 +67,28 @@ bool reads_same_elements(const Tensor<U>& leaf, const Tensor<T>& dst) {
   return true;
 }
 
-/// Writes `src` (broadcast and converted to T) into the memory of `dst`,
-/// alias-safely (Note [alias-safe writes]).
-template <Element T, Expression E>
-void write_into(const Tensor<T>& dst, const E& src, const char* op) {
-  detail::check<ShapeError>(broadcast_shapes(dst.sizes(), src.shape(), op) == dst.sizes(), op, ": output with shape ",
-                            dst.sizes(), " doesn't match the broadcast shape ",
-                            broadcast_shapes(dst.sizes(), src.shape(), op));
-  detail::check<DeviceError>(src.device() == dst.device(), op,
-                             ": expected all tensors to be on the same device, but "
-                             "found at least two devices, ",
-                             dst.device(), " and ", src.device());
+/// Rejects a destination in which several elements share one memory location
+/// (an expanded tensor): concurrent writes to it would race (PyTorch's check).
+template <Element T>
+void check_no_internal_overlap(const Tensor<T>& dst, const char* op) {
   for (int64_t d = 0; d < dst.dim(); ++d) {
     detail::check<ValueError>(dst.stride(d) != 0 || dst.size(d) <= 1, op,
                               ": unsupported operation: more than one element of the written-to tensor refers to a "
                               "single memory location. Please clone() the tensor before performing the operation.");
   }
+}
+
+/// Writes `src` (broadcast and converted to T) into the memory of `dst`,
+/// alias-safely (Note [alias-safe writes]). `op` names the caller in errors.
+/// On an error raised while writing (integer division by zero), elements
+/// already written keep their new values (the basic guarantee).
+template <Element T, Expression E>
+void write_into(const Tensor<T>& dst, const E& src, const char* op) {
+  const Shape shape = broadcast_shapes(dst.sizes(), src.shape(), op);
+  detail::check<ShapeError>(shape == dst.sizes(), op, ": output with shape ", dst.sizes(),
+                            " doesn't match the broadcast shape ", shape);
+  if (src.device() != dst.device()) throw_device_mismatch(op, dst.device(), src.device());
+  check_no_internal_overlap(dst, op);
   bool overlap = false;
   for_each_tensor(src, [&](const auto& leaf) {
     if (overlap || !leaf.storage().is_alias_of(dst.storage()) || reads_same_elements(leaf, dst)) return;
@@ -125,7 +131,7 @@ Tensor<T>& Tensor<T>::operator=(const E& src) && {
 template <Element T>
 template <Scalar S>
 Tensor<T>& Tensor<T>::operator=(S value) && {
-  return fill_(static_cast<T>(value));
+  return fill_(detail::checked_scalar_cast<T>(value));
 }
 
 template <Functor F, Node... Cs>

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -28,20 +29,16 @@ namespace tensorlib {
 template <Element T = float>
 Tensor<T> empty(const Shape& sizes, TensorOptions options = {}) {
   check_sizes(sizes, "empty");
-  Storage storage(sizes.numel() * static_cast<int64_t>(sizeof(T)), options.device);
-  return Tensor<T>::from_storage(std::move(storage), sizes, contiguous_strides(sizes), 0);
+  const Shape strides = contiguous_strides(sizes);
+  const int64_t bytes = storage_bytes(storage_extent(sizes, strides, "empty"), sizeof(T), "empty");
+  return Tensor<T>::from_storage(Storage(bytes, options.device), sizes, strides, 0);
 }
 
 /// An uninitialized tensor with the given strides (elements), large enough for them.
 template <Element T = float>
 Tensor<T> empty_strided(const Shape& sizes, const Shape& strides, TensorOptions options = {}) {
-  check_sizes(sizes, "empty_strided");
-  detail::check<ShapeError>(sizes.size() == strides.size(), "empty_strided: sizes ", sizes, " and strides ", strides,
-                            " differ in length");
-  int64_t extent = sizes.numel() == 0 ? 0 : 1;
-  for (int64_t d = 0; d < sizes.size() && extent; ++d) extent += (sizes[d] - 1) * strides[d];
-  Storage storage(extent * static_cast<int64_t>(sizeof(T)), options.device);
-  return Tensor<T>::from_storage(std::move(storage), sizes, strides, 0);
+  const int64_t bytes = storage_bytes(storage_extent(sizes, strides, "empty_strided"), sizeof(T), "empty_strided");
+  return Tensor<T>::from_storage(Storage(bytes, options.device), sizes, strides, 0);
 }
 
 /// A tensor of `sizes` filled with `value`.
@@ -129,7 +126,8 @@ auto arange(A start, B end, C step, TensorOptions options = {}) {
   detail::check<ValueError>(d != 0, "arange: step must be nonzero");
   detail::check<ValueError>(std::isfinite(s) && std::isfinite(e), "arange: unsupported range: ", s, " -> ", e);
   detail::check<ValueError>((d > 0 && e >= s) || (d < 0 && e <= s),
-                            "arange: upper bound and larger bound inconsistent with step sign");
+                            "arange: upper bound and larger bound inconsistent with step sign (start ", s, ", end ", e,
+                            ", step ", d, ")");
   const auto n = static_cast<int64_t>(std::ceil((e - s) / d));
   return detail::generate<R>(Shape{n}, options, [&](int64_t i) {
     if constexpr (std::is_integral_v<R>)
@@ -177,12 +175,13 @@ Tensor<T> logspace(double start, double end, int64_t steps, double base = 10.0, 
   });
 }
 
-/// The n x m identity (m = n by default).
+/// The n x m identity (m = n when not given).
 template <Element T = float>
-Tensor<T> eye(int64_t n, int64_t m = -1, TensorOptions options = {}) {
-  if (m < 0) m = n;
+Tensor<T> eye(int64_t n, std::optional<int64_t> m = std::nullopt, TensorOptions options = {}) {
+  const int64_t cols = m.value_or(n);
   detail::check<ValueError>(n >= 0, "eye: n must be greater or equal to 0, got ", n);
-  return detail::generate<T>(Shape{n, m}, options, [m](int64_t i) { return T(i / m == i % m); });
+  detail::check<ValueError>(cols >= 0, "eye: m must be greater or equal to 0, got ", cols);
+  return detail::generate<T>(Shape{n, cols}, options, [cols](int64_t i) { return T(i / cols == i % cols); });
 }
 
 /// A tensor viewing memory it does not own. `deleter`, when given, is called
@@ -190,11 +189,7 @@ Tensor<T> eye(int64_t n, int64_t m = -1, TensorOptions options = {}) {
 template <Element T>
 Tensor<T> from_blob(T* data, const Shape& sizes, const Shape& strides, std::function<void(void*)> deleter = {},
                     Device device = Device(kCPU)) {
-  check_sizes(sizes, "from_blob");
-  detail::check<ShapeError>(sizes.size() == strides.size(), "from_blob: sizes ", sizes, " and strides ", strides,
-                            " differ in length");
-  int64_t extent = sizes.numel() == 0 ? 0 : 1;
-  for (int64_t d = 0; d < sizes.size() && extent; ++d) extent += (sizes[d] - 1) * strides[d];
+  const int64_t bytes = storage_bytes(storage_extent(sizes, strides, "from_blob"), sizeof(T), "from_blob");
   DataPtr ptr;
   if (deleter) {
     auto* ctx = new std::function<void(void*)>(std::move(deleter));
@@ -209,8 +204,7 @@ Tensor<T> from_blob(T* data, const Shape& sizes, const Shape& strides, std::func
   } else {
     ptr = DataPtr(data, nullptr, nullptr, device);
   }
-  Storage storage(std::move(ptr), extent * static_cast<int64_t>(sizeof(T)));
-  return Tensor<T>::from_storage(std::move(storage), sizes, strides, 0);
+  return Tensor<T>::from_storage(Storage(std::move(ptr), bytes), sizes, strides, 0);
 }
 template <Element T>
 Tensor<T> from_blob(T* data, const Shape& sizes, std::function<void(void*)> deleter = {}) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -134,6 +135,12 @@ Tensor<T> randint(int64_t low, int64_t high, const Shape& sizes, Generator& gen,
   check_sizes(sizes, "randint");
   detail::check<ValueError>(low < high, "randint: random_ expects 'from' to be less than 'to', but got from=", low,
                             " >= to=", high);
+  if constexpr (!std::is_same_v<T, int64_t>) {
+    detail::check<ValueError>(
+        low >= static_cast<int64_t>(std::numeric_limits<T>::lowest()) &&
+            high - 1 <= static_cast<int64_t>(std::numeric_limits<T>::max()),
+        "randint: the range [", low, ", ", high, ") does not fit in ", DTypeTraits<T>::name);
+  }
   const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
   return detail::random_tensor<T>(sizes, options, gen, 2, "randint", [=](const PhiloxBlock& w, int l) {
     const uint64_t r = (uint64_t{w[2 * l]} << 32) | w[2 * l + 1];

@@ -52,14 +52,7 @@ inline std::optional<Shape> view_strides(const Shape& sizes, const Shape& stride
   const int64_t numel = sizes.numel();
   if (numel == 0 && sizes == target) return strides;
   Shape out = Shape::filled(target.size(), 0);
-  if (numel == 0) {
-    int64_t running = 1;
-    for (int64_t d = target.size() - 1; d >= 0; --d) {
-      out[d] = running;
-      running *= std::max<int64_t>(target[d], 1);
-    }
-    return out;
-  }
+  if (numel == 0) return contiguous_strides(target);
   int64_t view_d = target.size() - 1;
   int64_t chunk_stride = strides.back();
   int64_t tensor_numel = 1, view_numel = 1;
@@ -204,7 +197,7 @@ Tensor<T> Tensor<T>::expand(const Shape& target) const {
   Shape sz = Shape::filled(target.size(), 0), st = Shape::filled(target.size(), 0);
   for (int64_t i = 0; i < target.size(); ++i) {
     if (i < lead) {
-      detail::check<ShapeError>(target[i] >= 0, "expand: the expanded size of the tensor (", target[i],
+      detail::check<ValueError>(target[i] >= 0, "expand: the expanded size of the tensor (", target[i],
                                 ") isn't allowed in a leading, non-existing dimension ", i);
       sz[i] = target[i];
       st[i] = 0;
@@ -212,6 +205,8 @@ Tensor<T> Tensor<T>::expand(const Shape& target) const {
     }
     const int64_t have = size(i - lead);
     const int64_t want = target[i] == -1 ? have : target[i];
+    detail::check<ValueError>(want >= 0, "expand: the expanded size of the tensor (", target[i],
+                              ") must be non-negative (or -1 to keep a size), target sizes ", target);
     detail::check<ShapeError>(have == want || have == 1, "expand: the expanded size of the tensor (", want,
                               ") must match the existing size (", have, ") at non-singleton dimension ", i,
                               ".  Target sizes: ", target, ".  Tensor sizes: ", sizes());
@@ -299,18 +294,10 @@ Tensor<T> Tensor<T>::index(std::initializer_list<TensorIndex> indices) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::as_strided(const Shape& sizes_, const Shape& strides_, std::optional<int64_t> offset) const {
-  detail::check<ShapeError>(sizes_.size() == strides_.size(), "as_strided: mismatch in length of strides and shape");
-  check_sizes(sizes_, "as_strided");
-  for (int64_t s : strides_)
-    detail::check<ValueError>(s >= 0,
-                              "as_strided: Negative strides are not supported at the moment, got strides: ", strides_);
+  const int64_t span = storage_extent(sizes_, strides_, "as_strided");
   const int64_t off = offset.value_or(storage_offset());
   detail::check<ValueError>(off >= 0, "as_strided: storage offset must be non-negative, got ", off);
-  int64_t extent = off;
-  if (sizes_.numel() > 0) {
-    extent += 1;
-    for (int64_t d = 0; d < sizes_.size(); ++d) extent += (sizes_[d] - 1) * strides_[d];
-  }
+  const int64_t extent = span == 0 ? off : off + span;
   const int64_t available = storage().nbytes() / static_cast<int64_t>(sizeof(T));
   detail::check<ShapeError>(extent <= available, "as_strided: sizes ", sizes_, ", strides ", strides_,
                             ", storage offset ", off, " and itemsize ", sizeof(T), " requiring a storage size of ",

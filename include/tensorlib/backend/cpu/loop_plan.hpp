@@ -34,11 +34,6 @@ struct LoopPlan {
       if (strides[op][d] != 0) m |= 1u << d;
     return m;
   }
-  /// True when every operand has unit stride in a single dimension.
-  bool is_flat_contiguous() const {
-    if (ndim() != 1) return false;
-    return std::all_of(strides.begin(), strides.end(), [](const Shape& s) { return s[0] == 1; });
-  }
 };
 
 /// Plans the loop over `shape` for operands with the given strides (each

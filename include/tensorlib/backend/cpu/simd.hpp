@@ -105,17 +105,8 @@ struct Vec {
     std::memcpy(&r.v, p, static_cast<std::size_t>(n) * sizeof(T));
     return r;
   }
-  /// Loads lanes p[0], p[stride], ... (n of them; the rest are 0).
-  static Vec gather(const T* p, int64_t stride, int n = size) {
-    Vec r(T(0));
-    for (int i = 0; i < n; ++i) r.v[i] = p[i * stride];
-    return r;
-  }
   void store(T* p) const { *reinterpret_cast<typename detail::Native<T>::unaligned*>(p) = v; }
   void store_partial(T* p, int n) const { std::memcpy(p, &v, static_cast<std::size_t>(n) * sizeof(T)); }
-  void scatter(T* p, int64_t stride, int n = size) const {
-    for (int i = 0; i < n; ++i) p[i * stride] = v[i];
-  }
   T operator[](int i) const { return v[i]; }
 
   friend Vec operator+(Vec a, Vec b) { return Vec(a.v + b.v); }

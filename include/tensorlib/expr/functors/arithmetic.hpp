@@ -332,8 +332,9 @@ struct Minimum {
   }
 };
 
-/// min(max(x, lo), hi) with optional bounds; NaN stays NaN. The operand is
-/// cast to S by the builder (the bounds take part in promotion).
+/// min(max(x, lo), hi) with optional bounds; a NaN operand or bound gives NaN
+/// (PyTorch). The operand is cast to S by the builder (the bounds take part
+/// in promotion).
 template <class S>
 struct Clamp {
   static constexpr std::string_view name = "clamp";
@@ -350,6 +351,7 @@ struct Clamp {
       return x;
     } else {
       using math::select;
+      if ((has_lo && lo != lo) || (has_hi && hi != hi)) return T(has_lo && lo != lo ? lo : hi);
       if (has_lo) x = select(x < T(lo), T(lo), x);
       if (has_hi) x = select(x > T(hi), T(hi), x);
       return x;
