@@ -46,4 +46,5 @@
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/inplace.hpp"
 #include "tensorlib/ops/random.hpp"
+#include "tensorlib/ops/values_indices.hpp"
 #include "tensorlib/ops/views.hpp"

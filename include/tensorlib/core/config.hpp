@@ -2,6 +2,15 @@
 /// \file
 /// Every macro tensorlib defines lives here (STYLE 5): version, host/device
 /// annotations, inlining hints and the compile-time limits.
+///
+/// Macros the headers read but never define, set by the build:
+/// - `TENSORLIB_CUDA` (the `tensorlib::cuda` component) and `TENSORLIB_USE_BLAS`
+///   (the `tensorlib::blas` component) switch on optional backends.
+/// Macros only tensorlib's own tests and benchmarks use, set by their CMake files:
+/// - `TENSORLIB_FIXTURE_DIR`: where the PyTorch-generated fixtures live;
+/// - `TENSORLIB_COMPILE_FAIL`: selects the line a compile-fail test expects to fail;
+/// - `TENSORLIB_BENCH_LIBTORCH`: the benchmarks also time LibTorch;
+/// - `TENSORLIB_MATH_REPORT`: the ulp tests print their error tables.
 
 /// Version of tensorlib. CMake reads these three lines (one source of truth).
 #define TENSORLIB_VERSION_MAJOR 0

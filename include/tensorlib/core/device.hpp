@@ -45,8 +45,8 @@ namespace detail {
 
 /// The error of an op given tensors on two devices (PyTorch's wording).
 [[noreturn]] inline void throw_device_mismatch(std::string_view op, Device a, Device b) {
-  throw DeviceError(concat(op, ": expected all tensors to be on the same device, but found at least two devices, ", a,
-                           " and ", b));
+  throw DeviceError(
+      concat(op, ": expected all tensors to be on the same device, but found at least two devices, ", a, " and ", b));
 }
 
 }  // namespace detail

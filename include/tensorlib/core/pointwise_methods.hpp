@@ -32,6 +32,7 @@ concept ClampBound = Scalar<B> || std::same_as<B, NoneType>;
 template <class Derived>
 class PointwiseMethods {
  public:
+  /// Unary ops: `x.name()` is `tl::name(x)` (expr/functions.hpp documents each).
   auto abs() const;
   auto acos() const;
   auto asin() const;
@@ -72,7 +73,11 @@ class PointwiseMethods {
   auto isfinite() const;
   auto logical_not() const;
   auto bitwise_not() const;
+  /// `tl::logit(x, eps)`: with `eps`, the input is clamped to [eps, 1 - eps] first.
   auto logit(std::optional<double> eps = std::nullopt) const;
+
+  /// Binary ops: `x.name(other)` is `tl::name(x, other)`, with broadcasting and
+  /// type promotion; `other` may be an expression or a scalar.
 
   template <Operand O>
   auto add(const O& other) const;
@@ -118,8 +123,10 @@ class PointwiseMethods {
   auto bitwise_or(const O& other) const;
   template <Operand O>
   auto bitwise_xor(const O& other) const;
+  /// `self + weight * (end - self)`.
   template <Operand A, Operand B>
   auto lerp(const A& end, const B& weight) const;
+  /// `tl::clamp(x, min, max)`; either bound may be `tl::None`. A NaN bound gives NaN.
   template <ClampBound Lo, ClampBound Hi = NoneType>
   auto clamp(Lo min, Hi max = None) const;
   template <Scalar S>

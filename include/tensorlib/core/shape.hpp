@@ -21,7 +21,9 @@ class Shape {
  public:
   static constexpr int kMaxDims = TENSORLIB_MAX_DIMS;
 
+  /// The 0-d shape `[]`.
   constexpr Shape() = default;
+  /// `Shape{2, 3}`; more than kMaxDims entries throw ShapeError.
   Shape(std::initializer_list<int64_t> dims) { assign(dims.begin(), dims.end()); }
   explicit Shape(std::span<const int64_t> dims) { assign(dims.begin(), dims.end()); }
   explicit Shape(const std::vector<int64_t>& dims) { assign(dims.begin(), dims.end()); }
@@ -33,6 +35,7 @@ class Shape {
     return s;
   }
 
+  /// Number of dimensions (a vector-like interface: size, [], iterators, data).
   constexpr int64_t size() const noexcept { return n_; }
   constexpr bool empty() const noexcept { return n_ == 0; }
   constexpr int64_t& operator[](int64_t i) noexcept { return d_[i]; }
@@ -44,6 +47,7 @@ class Shape {
   constexpr const int64_t* data() const noexcept { return d_; }
   int64_t back() const noexcept { return d_[n_ - 1]; }
 
+  /// Editing in place; growing past kMaxDims throws ShapeError. Indices are not checked.
   void push_back(int64_t v) {
     if (n_ >= kMaxDims) [[unlikely]]
       too_many_dims(n_ + 1);
@@ -72,6 +76,7 @@ class Shape {
     return p;
   }
 
+  /// The entries as a std::vector.
   std::vector<int64_t> vec() const { return {begin(), end()}; }
 
   friend bool operator==(const Shape& a, const Shape& b) noexcept {
@@ -145,8 +150,8 @@ inline int64_t storage_extent(const Shape& sizes, const Shape& strides, const ch
   int64_t extent = 1;
   for (int64_t d = 0; d < sizes.size(); ++d) {
     int64_t span = 0;
-    const bool overflow = __builtin_mul_overflow(sizes[d] - 1, strides[d], &span) ||
-                          __builtin_add_overflow(extent, span, &extent);
+    const bool overflow =
+        __builtin_mul_overflow(sizes[d] - 1, strides[d], &span) || __builtin_add_overflow(extent, span, &extent);
     detail::check<ValueError>(!overflow, op, ": storage size calculation overflowed with sizes=", sizes,
                               " and strides=", strides);
   }

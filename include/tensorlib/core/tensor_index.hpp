@@ -3,8 +3,8 @@
 /// `TensorIndex`: one entry of `x.index({...})`, LibTorch's indexing form:
 /// an integer, a `Slice`, `None` (insert a dimension) or `Ellipsis`.
 
-#include <cstdint>
 #include <concepts>
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <variant>
@@ -25,11 +25,11 @@ inline constexpr EllipsisType Ellipsis{};
 /// One bound of a slice: an integer or `None`.
 struct SliceBound {
   std::optional<int64_t> value;
-  constexpr SliceBound(NoneType = None) {}       // NOLINT: implicit like LibTorch
+  constexpr SliceBound(NoneType = None) {}  // NOLINT: implicit like LibTorch
   /// An integer bound of any integer type.
   template <std::integral I>
-    requires(!std::same_as<I, bool>)
-  constexpr SliceBound(I v) : value(static_cast<int64_t>(v)) {}  // NOLINT: implicit like LibTorch
+  requires(!std::same_as<I, bool>) constexpr SliceBound(I v)
+      : value(static_cast<int64_t>(v)) {}  // NOLINT: implicit like LibTorch
 };
 
 /// Python's `start:stop:step`, with negative and omitted bounds.
@@ -46,8 +46,8 @@ class TensorIndex {
  public:
   /// An integer index of any integer type (not bool, which PyTorch reads as a mask).
   template <std::integral I>
-    requires(!std::same_as<I, bool>)
-  TensorIndex(I i) : v_(static_cast<int64_t>(i)) {}  // NOLINT: implicit so `{0, Slice(1, 3)}` reads naturally
+  requires(!std::same_as<I, bool>) TensorIndex(I i)
+      : v_(static_cast<int64_t>(i)) {}         // NOLINT: implicit so `{0, Slice(1, 3)}` reads naturally
   TensorIndex(Slice s) : v_(s) {}              // NOLINT
   TensorIndex(NoneType) : v_(None) {}          // NOLINT
   TensorIndex(EllipsisType) : v_(Ellipsis) {}  // NOLINT

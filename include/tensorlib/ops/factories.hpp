@@ -49,11 +49,13 @@ Tensor<T> full(const Shape& sizes, T value, TensorOptions options = {}) {
   return t;
 }
 
+/// A tensor of `sizes` filled with 0 (`tl::zeros<int64_t>({2, 3})`).
 template <Element T = float>
 Tensor<T> zeros(const Shape& sizes, TensorOptions options = {}) {
   return full<T>(sizes, T(0), options);
 }
 
+/// A tensor of `sizes` filled with 1.
 template <Element T = float>
 Tensor<T> ones(const Shape& sizes, TensorOptions options = {}) {
   return full<T>(sizes, T(1), options);
@@ -71,6 +73,7 @@ auto empty_like(const E& like) {
   return empty<T>(like.shape(), {.device = like.device()});
 }
 
+/// A tensor like `like` (shape, device, element type, dense layout) filled with `value`.
 template <Expression E>
 auto full_like(const E& like, value_type_t<E> value) {
   auto t = empty_like(like);
@@ -78,11 +81,13 @@ auto full_like(const E& like, value_type_t<E> value) {
   return t;
 }
 
+/// `full_like(like, 0)`.
 template <Expression E>
 auto zeros_like(const E& like) {
   return full_like(like, value_type_t<E>(0));
 }
 
+/// `full_like(like, 1)`.
 template <Expression E>
 auto ones_like(const E& like) {
   return full_like(like, value_type_t<E>(1));

@@ -97,6 +97,7 @@ Tensor<T> rand(const Shape& sizes, Generator& gen, TensorOptions options = {}) {
     });
   }
 }
+/// `rand` from the default generator (`tl::manual_seed` seeds it).
 template <Element T = float>
 Tensor<T> rand(const Shape& sizes, TensorOptions options = {}) {
   return rand<T>(sizes, default_generator(), options);
@@ -111,6 +112,7 @@ Tensor<T> randn(const Shape& sizes, Generator& gen, TensorOptions options = {}) 
   return detail::random_tensor<T>(sizes, options, gen, sizeof(T) == 4 ? 4 : 2, "randn",
                                   [](const PhiloxBlock& w, int l) { return detail::normal_lane<T>(w, l); });
 }
+/// `randn` from the default generator (`tl::manual_seed` seeds it).
 template <Element T = float>
 Tensor<T> randn(const Shape& sizes, TensorOptions options = {}) {
   return randn<T>(sizes, default_generator(), options);
@@ -136,10 +138,9 @@ Tensor<T> randint(int64_t low, int64_t high, const Shape& sizes, Generator& gen,
   detail::check<ValueError>(low < high, "randint: random_ expects 'from' to be less than 'to', but got from=", low,
                             " >= to=", high);
   if constexpr (!std::is_same_v<T, int64_t>) {
-    detail::check<ValueError>(
-        low >= static_cast<int64_t>(std::numeric_limits<T>::lowest()) &&
-            high - 1 <= static_cast<int64_t>(std::numeric_limits<T>::max()),
-        "randint: the range [", low, ", ", high, ") does not fit in ", DTypeTraits<T>::name);
+    detail::check<ValueError>(low >= static_cast<int64_t>(std::numeric_limits<T>::lowest()) &&
+                                  high - 1 <= static_cast<int64_t>(std::numeric_limits<T>::max()),
+                              "randint: the range [", low, ", ", high, ") does not fit in ", DTypeTraits<T>::name);
   }
   const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
   return detail::random_tensor<T>(sizes, options, gen, 2, "randint", [=](const PhiloxBlock& w, int l) {
@@ -147,10 +148,12 @@ Tensor<T> randint(int64_t low, int64_t high, const Shape& sizes, Generator& gen,
     return static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(low) + detail::mul_high(r, range)));
   });
 }
+/// `randint` from the default generator.
 template <Element T = int64_t>
 Tensor<T> randint(int64_t low, int64_t high, const Shape& sizes, TensorOptions options = {}) {
   return randint<T>(low, high, sizes, default_generator(), options);
 }
+/// `randint(0, high, sizes)`, as PyTorch's `torch.randint(high, size)`.
 template <Element T = int64_t>
 Tensor<T> randint(int64_t high, const Shape& sizes, TensorOptions options = {}) {
   return randint<T>(0, high, sizes, default_generator(), options);
@@ -174,6 +177,7 @@ Tensor<T> randperm(int64_t n, Generator& gen, TensorOptions options = {}) {
   return detail::generate<T>(Shape{n}, options,
                              [&](int64_t i) { return static_cast<T>(order[static_cast<std::size_t>(i)]); });
 }
+/// `randperm` from the default generator.
 template <Element T = int64_t>
 Tensor<T> randperm(int64_t n, TensorOptions options = {}) {
   return randperm<T>(n, default_generator(), options);
@@ -199,6 +203,7 @@ Tensor<T> bernoulli(const Shape& sizes, double p, Generator& gen = default_gener
   return bernoulli(full<T>(sizes, static_cast<T>(p), options), gen);
 }
 
+/// Random tensors with the shape, device and element type of `like`, from the default generator.
 template <Expression E>
 auto rand_like(const E& like) {
   return rand<value_type_t<E>>(like.shape(), {.device = like.device()});
