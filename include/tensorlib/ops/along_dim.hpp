@@ -62,12 +62,12 @@ void check_cpu(const Tensor<T>& x, const char* op) {
 /// A tensor seen as contiguous rows along one dimension (Note [rows along a dimension]).
 template <Element T>
 struct Rows {
-  Tensor<T> data;       // contiguous, shape `outer + [length]`
-  int64_t dim = 0;      // the wrapped dimension (0 for a 0-d input)
-  int64_t ndim = 0;     // dimensions of the input
-  int64_t count = 0;    // number of rows
-  int64_t length = 0;   // elements per row
-  Shape outer;          // the input's sizes without `dim`
+  Tensor<T> data;      // contiguous, shape `outer + [length]`
+  int64_t dim = 0;     // the wrapped dimension (0 for a 0-d input)
+  int64_t ndim = 0;    // dimensions of the input
+  int64_t count = 0;   // number of rows
+  int64_t length = 0;  // elements per row
+  Shape outer;         // the input's sizes without `dim`
 
   const T* row(int64_t r) const { return data.data_ptr() + r * length; }
 };

@@ -77,7 +77,9 @@ Tensor<detail::bincount_weight_t<value_type_t<W>>> bincount(const E& input, cons
 
 /// `torch.histc(input, bins=100, min=0, max=0)`: counts of the elements in
 /// `bins` equal-width bins spanning [min, max]; the last bin includes max.
-/// Elements outside the range and NaNs are ignored. When min == max the
+/// Elements outside the range and NaNs are ignored (PyTorch 1.13 counts NaN
+/// in the first bin through an undefined float-to-integer conversion; we do
+/// not copy that). When min == max the
 /// data's minimum and maximum are used, widened by 1 on each side if equal.
 template <Expression E>
 Tensor<value_type_t<E>> histc(const E& input, int64_t bins = 100, double min = 0, double max = 0) {

@@ -13,7 +13,11 @@
 ///   `nanmedian` ignores NaNs and returns NaN only for an all-NaN slice.
 /// * `mode`: the smallest of the most frequent values; its index is the one
 ///   PyTorch's std::sort of (value, index) pairs leaves last among the ties.
-///   Each NaN is its own value (NaN != NaN), as in PyTorch.
+///   Each NaN is its own value (NaN != NaN) and sorts last, so a NaN is the
+///   mode only of a slice whose values all occur once and are all NaN. Here
+///   we differ from PyTorch 1.13, whose kernel sorts with `<` (no ordering
+///   once NaNs are present) and returns e.g. NaN for [nan, 1, nan, 2, 3, 1];
+///   slices without NaN give PyTorch's value and index.
 
 #include <algorithm>
 #include <cstdint>
@@ -75,8 +79,7 @@ void quick_select(std::vector<T>& values, std::vector<int64_t>& indices, int64_t
 template <Element T>
 ValuesIndices<T> kthvalue_rows(const Tensor<T>& x, int64_t k, int64_t dim, bool keepdim) {
   const Rows<T> rows = rows_along(x, dim, "kthvalue");
-  detail::check<IndexError>(rows.length > 0, "kthvalue: Expected reduction dim ", rows.dim,
-                            " to have non-zero size.");
+  detail::check<IndexError>(rows.length > 0, "kthvalue: Expected reduction dim ", rows.dim, " to have non-zero size.");
   detail::check<IndexError>(k >= 1 && k <= rows.length, "kthvalue: selected number k out of range for dimension ",
                             rows.dim, " (expected k in [1, ", rows.length, "], but got k = ", k, ")");
   auto values = empty<T>(reduced_shape(rows, keepdim));
@@ -96,8 +99,7 @@ ValuesIndices<T> kthvalue_rows(const Tensor<T>& x, int64_t k, int64_t dim, bool 
 template <Element T>
 ValuesIndices<T> median_rows(const Tensor<T>& x, int64_t dim, bool keepdim, bool ignore_nan, const char* op) {
   const Rows<T> rows = rows_along(x, dim, op);
-  detail::check<IndexError>(rows.length > 0, op, ": Expected reduction dim ", rows.dim,
-                            " to have non-zero size.");
+  detail::check<IndexError>(rows.length > 0, op, ": Expected reduction dim ", rows.dim, " to have non-zero size.");
   auto values = empty<T>(reduced_shape(rows, keepdim));
   auto indices = empty<int64_t>(reduced_shape(rows, keepdim));
   std::vector<int64_t> idx(static_cast<std::size_t>(rows.length));
@@ -155,8 +157,7 @@ Tensor<T> median_all(const Tensor<T>& x, bool ignore_nan, const char* op) {
 template <Element T>
 ValuesIndices<T> mode_rows(const Tensor<T>& x, int64_t dim, bool keepdim) {
   const Rows<T> rows = rows_along(x, dim, "mode");
-  detail::check<IndexError>(rows.length > 0, "mode: Expected reduction dim ", rows.dim,
-                            " to have non-zero size.");
+  detail::check<IndexError>(rows.length > 0, "mode: Expected reduction dim ", rows.dim, " to have non-zero size.");
   auto values = empty<T>(reduced_shape(rows, keepdim));
   auto indices = empty<int64_t>(reduced_shape(rows, keepdim));
   std::vector<std::pair<T, int64_t>> elements(static_cast<std::size_t>(rows.length));

@@ -50,8 +50,8 @@ Tensor<I> searchsorted_impl(const Tensor<T>& boundaries, const Tensor<T>& values
   check_cpu(boundaries, op);
   check_cpu(values, op);
   if (side) {
-    detail::check<ValueError>(*side == "left" || *side == "right", op,
-                              ": side can only be 'left' or 'right' but got ", *side);
+    detail::check<ValueError>(*side == "left" || *side == "right", op, ": side can only be 'left' or 'right' but got ",
+                              *side);
     detail::check<ValueError>(*side == "right" || !right, op,
                               ": side and right can't be set to opposites, got side of left while right was True");
     right = *side == "right";
@@ -85,16 +85,16 @@ Tensor<I> searchsorted_impl(const Tensor<T>& boundaries, const Tensor<T>& values
     s = sorter->contiguous();
     for (int64_t i = 0; i < s.numel(); ++i) {
       const int64_t at = s.data_ptr()[i];
-      detail::check<IndexError>(at >= 0 && at < n, op, ": sorter index ", at, " is out of range for boundaries of size ",
-                                n, " in the last dimension");
+      detail::check<IndexError>(at >= 0 && at < n, op, ": sorter index ", at,
+                                " is out of range for boundaries of size ", n, " in the last dimension");
     }
   }
   auto out = empty<I>(values.sizes());
   const int64_t row_len = values.dim() == 0 ? 1 : values.size(-1);
   for (int64_t i = 0; i < values.numel(); ++i) {
     const int64_t row = boundaries.dim() == 1 ? 0 : i / row_len;
-    const int64_t pos = search_row(b.data_ptr() + row * n, sorter ? s.data_ptr() + row * n : nullptr, n,
-                                   v.data_ptr()[i], right);
+    const int64_t pos =
+        search_row(b.data_ptr() + row * n, sorter ? s.data_ptr() + row * n : nullptr, n, v.data_ptr()[i], right);
     out.data_ptr()[i] = static_cast<I>(pos);
   }
   return out;

@@ -65,6 +65,8 @@ ValuesIndices<T> topk_rows(const Tensor<T>& x, int64_t k, int64_t dim, bool larg
   detail::check<IndexError>(k >= 0 && k <= rows.length, "topk: selected index k out of range (expected k in [0, ",
                             rows.length, "] for dimension ", rows.dim, " of size ", rows.length, ", but got k = ", k,
                             ")");
+  // A 0-d result cannot be empty: PyTorch returns the element for k = 0 too.
+  if (rows.ndim == 0) return {full<T>({}, rows.row(0)[0]), zeros<int64_t>({})};
   auto values = empty<T>(row_result_shape(rows, k));
   auto indices = empty<int64_t>(row_result_shape(rows, k));
   std::vector<std::pair<T, int64_t>> queue(static_cast<std::size_t>(rows.length));

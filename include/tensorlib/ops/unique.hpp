@@ -54,8 +54,7 @@ inline void fill_inverse_counts(const std::vector<std::vector<int64_t>>& groups,
   }
   if (return_counts) {
     counts = empty<int64_t>({static_cast<int64_t>(groups.size())});
-    for (std::size_t g = 0; g < groups.size(); ++g)
-      counts.data_ptr()[g] = static_cast<int64_t>(groups[g].size());
+    for (std::size_t g = 0; g < groups.size(); ++g) counts.data_ptr()[g] = static_cast<int64_t>(groups[g].size());
   }
 }
 
