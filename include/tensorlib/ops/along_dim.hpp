@@ -17,6 +17,7 @@
 /// one element, and gives 0-d results.
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/shape.hpp"

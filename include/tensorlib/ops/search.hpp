@@ -6,11 +6,11 @@
 /// and NaN boundaries behave as in PyTorch. The index type is the template
 /// argument: `searchsorted<int32_t>(...)` is PyTorch's `out_int32=True`.
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
