@@ -31,6 +31,7 @@
 #include "tensorlib/expr/promotion.hpp"
 #include "tensorlib/expr/traverse.hpp"
 
+#include "tensorlib/backend/cpu/block_copy.hpp"
 #include "tensorlib/backend/cpu/evaluator.hpp"
 #include "tensorlib/backend/cpu/fill.hpp"
 #include "tensorlib/backend/cpu/loop_plan.hpp"
@@ -45,6 +46,9 @@
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/inplace.hpp"
+#include "tensorlib/ops/join.hpp"
 #include "tensorlib/ops/random.hpp"
+#include "tensorlib/ops/rearrange.hpp"
+#include "tensorlib/ops/triangular.hpp"
 #include "tensorlib/ops/values_indices.hpp"
 #include "tensorlib/ops/views.hpp"
