@@ -50,8 +50,8 @@ struct IntList {
 
 /// Sizes along one dimension of the pieces `split(split_size)` makes.
 inline std::vector<int64_t> split_sizes_for(int64_t size, int64_t split_size, const char* op) {
-  detail::check<ValueError>(split_size >= 0, op, ": expects split_size be non-negative, but got split_size=",
-                            split_size);
+  detail::check<ValueError>(split_size >= 0, op,
+                            ": expects split_size be non-negative, but got split_size=", split_size);
   detail::check<ValueError>(split_size > 0 || size == 0, op,
                             ": split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
   if (size == 0) return {0};
@@ -195,12 +195,15 @@ std::vector<Tensor<value_type_t<E>>> split_with_sizes(const E& input, const std:
   const int64_t d = wrap_dim(dim, x.dim(), "split_with_sizes");
   int64_t total = 0;
   for (int64_t s : split_sizes) {
-    detail::check<ValueError>(s >= 0, "split_with_sizes: expects split_sizes have only non-negative entries, but got "
-                              "split_sizes=", detail::IntList{split_sizes});
+    detail::check<ValueError>(s >= 0,
+                              "split_with_sizes: expects split_sizes have only non-negative entries, but got "
+                              "split_sizes=",
+                              detail::IntList{split_sizes});
     total += s;
   }
   detail::check<ShapeError>(total == x.size(d), "split_with_sizes: expects split_sizes to sum exactly to ", x.size(d),
-                            " (input tensor's size at dimension ", d, "), but got split_sizes=", detail::IntList{split_sizes});
+                            " (input tensor's size at dimension ", d,
+                            "), but got split_sizes=", detail::IntList{split_sizes});
   std::vector<Tensor<value_type_t<E>>> pieces;
   pieces.reserve(split_sizes.size());
   int64_t start = 0;
@@ -250,7 +253,8 @@ std::vector<Tensor<value_type_t<E>>> chunk(const E& input, int64_t chunks, int64
 template <Expression E>
 std::vector<Tensor<value_type_t<E>>> tensor_split(const E& input, int64_t sections, int64_t dim = 0) {
   const Tensor<value_type_t<E>> x = input;
-  detail::check<ShapeError>(x.dim() > 0, "tensor_split: expected at least a 1-dimensional tensor, but got a tensor "
+  detail::check<ShapeError>(x.dim() > 0,
+                            "tensor_split: expected at least a 1-dimensional tensor, but got a tensor "
                             "with 0 dims");
   detail::check<ValueError>(sections > 0, "tensor_split: number of sections must be larger than 0, got ", sections);
   const int64_t d = wrap_dim(dim, x.dim(), "tensor_split");
@@ -265,7 +269,8 @@ template <Expression E>
 std::vector<Tensor<value_type_t<E>>> tensor_split(const E& input, const std::vector<int64_t>& indices,
                                                   int64_t dim = 0) {
   const Tensor<value_type_t<E>> x = input;
-  detail::check<ShapeError>(x.dim() > 0, "tensor_split: expected at least a 1-dimensional tensor, but got a tensor "
+  detail::check<ShapeError>(x.dim() > 0,
+                            "tensor_split: expected at least a 1-dimensional tensor, but got a tensor "
                             "with 0 dims");
   const int64_t d = wrap_dim(dim, x.dim(), "tensor_split");
   std::vector<Tensor<value_type_t<E>>> pieces;

@@ -61,8 +61,8 @@ Tensor<T> repeat_into_new(const Tensor<T>& x, const Shape& repeats, const char* 
   Shape target = repeats;
   for (int64_t i = lead; i < repeats.size(); ++i) target[i] = repeats[i] * x.size(i - lead);
   for (int64_t i = 0; i < target.size(); ++i)
-    detail::check<ValueError>(target[i] >= 0, op, ": trying to create tensor with negative dimension ", target[i],
-                              ": ", target);
+    detail::check<ValueError>(target[i] >= 0, op, ": trying to create tensor with negative dimension ", target[i], ": ",
+                              target);
   auto out = empty<T>(target, {.device = x.device()});
   if (out.numel() == 0) return out;
   // Size-1 factors are left out, so the view needs fewer dimensions.
@@ -270,8 +270,8 @@ Tensor<value_type_t<E>> roll(const E& input, const Shape& shifts, const Shape& d
                               ", dims:0");
     return roll(x.reshape({-1}), shifts, {0}).view(x.sizes());
   }
-  detail::check<ValueError>(shifts.size() == dims.size(), "roll: shifts and dimensions must align. shifts: ",
-                            shifts.size(), ", dims:", dims.size());
+  detail::check<ValueError>(shifts.size() == dims.size(),
+                            "roll: shifts and dimensions must align. shifts: ", shifts.size(), ", dims:", dims.size());
   detail::check<IndexError>(x.dim() > 0, "roll: dimension specified as ", dims[0], " but tensor has no dimensions");
   Shape dims_wrapped = dims;
   for (int64_t& d : dims_wrapped) d = wrap_dim(d, x.dim(), "roll");

@@ -172,16 +172,18 @@ Tensor<value_type_t<E>> triu(const E& input, int64_t diagonal = 0) {
 /// matrix, as a (2, N) tensor of row indices then column indices
 /// (torch.tril_indices). I is int64_t (default) or int32_t.
 template <class I = int64_t>
-  requires std::same_as<I, int64_t> || std::same_as<I, int32_t>
-Tensor<I> tril_indices(int64_t row, int64_t col, int64_t offset = 0, TensorOptions options = {}) {
+requires std::same_as<I, int64_t> || std::same_as<I, int32_t> Tensor<I> tril_indices(int64_t row, int64_t col,
+                                                                                     int64_t offset = 0,
+                                                                                     TensorOptions options = {}) {
   return detail::triangle_indices<I>(row, col, offset, true, options, "tril_indices");
 }
 
 /// The coordinates of the upper triangle (j >= i + offset) of a row x col
 /// matrix, as a (2, N) tensor (torch.triu_indices).
 template <class I = int64_t>
-  requires std::same_as<I, int64_t> || std::same_as<I, int32_t>
-Tensor<I> triu_indices(int64_t row, int64_t col, int64_t offset = 0, TensorOptions options = {}) {
+requires std::same_as<I, int64_t> || std::same_as<I, int32_t> Tensor<I> triu_indices(int64_t row, int64_t col,
+                                                                                     int64_t offset = 0,
+                                                                                     TensorOptions options = {}) {
   return detail::triangle_indices<I>(row, col, offset, false, options, "triu_indices");
 }
 

@@ -38,8 +38,7 @@ void copy_rows(T* dst, int64_t dst_stride, const T* src, int64_t src_stride, int
 /// source into a contiguous (outer, count, inner) destination:
 /// dst[o, j, :] = src[o, index[j], :]. Indices must lie in [0, n).
 template <class T>
-void gather_slices(T* dst, const T* src, int64_t outer, int64_t n, int64_t inner, const int64_t* index,
-                   int64_t count) {
+void gather_slices(T* dst, const T* src, int64_t outer, int64_t n, int64_t inner, const int64_t* index, int64_t count) {
   if (outer <= 0 || inner <= 0 || count <= 0) return;
   const int64_t rows = outer * count;
   parallel_for(0, rows, detail::rows_grain(inner), [&](int64_t r0, int64_t r1) {
