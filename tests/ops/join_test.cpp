@@ -281,7 +281,9 @@ void check_fixtures() {
       {"strided", strided_layout<T>},
   };
   int cases = 0;
-  for (const auto& [name, c] : fixtures::load("join.txt").cases()) {
+  for (const auto& entry : fixtures::load("join.txt").cases()) {
+    const std::string& name = entry.first;
+    const fixtures::Case& c = entry.second;
     if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
     const std::string op = name.substr(0, name.size() - suffix.size());
     if (op.rfind("trace/", 0) == 0) continue;  // trace_test below: its result type differs
@@ -290,12 +292,14 @@ void check_fixtures() {
     ++cases;
     List<T> inputs;
     for (const char* key : {"x", "y", "z"})
-      if (c.tensors.count(key)) inputs.push_back(c.template get<T>(key));
+      if (c.tensors.count(key)) inputs.push_back(c.get<T>(key));
     List<T> expected;
-    if (c.tensors.count("out")) expected.push_back(c.template get<T>("out"));
+    if (c.tensors.count("out")) expected.push_back(c.get<T>("out"));
     for (int i = 0; c.tensors.count("out" + std::to_string(i)); ++i)
-      expected.push_back(c.template get<T>("out" + std::to_string(i)));
-    for (const auto& [layout, make] : layouts) {
+      expected.push_back(c.get<T>("out" + std::to_string(i)));
+    for (const auto& layout_and_make : layouts) {
+      const std::string& layout = layout_and_make.first;
+      const auto make = layout_and_make.second;
       INFO(layout);
       List<T> args;
       for (const auto& t : inputs) args.push_back(make(t));
@@ -314,7 +318,7 @@ TEST_CASE_TEMPLATE("join and rearrange ops match PyTorch for every layout", T, f
   check_fixtures<T>();
 }
 
-TEST_CASE("cat of contiguous inputs copies blocks; other layouts and expanded inputs agree") {
+TEST_CASE("cat copies blocks of contiguous inputs and agrees on other layouts and expanded inputs") {
   const auto a = tl::arange<float>(6).view({2, 3});
   const auto b = tl::arange<float>(6, 10).view({2, 2});
   const auto cat = tl::cat({a, b}, 1);
@@ -336,7 +340,7 @@ TEST_CASE("cat of contiguous inputs copies blocks; other layouts and expanded in
   CHECK(joined.index({500, 10}).item() == 500 * 200 + 10);
 }
 
-TEST_CASE("join ops accept std::vector and braces; single-input ops accept expressions") {
+TEST_CASE("join ops accept std::vector and braces and single-input ops accept expressions") {
   const auto a = tl::arange<float>(4);
   std::vector<tl::Tensor<float>> list{a, a};
   CHECK(tl::stack(list, 1).sizes() == tl::Shape{4, 2});

@@ -19,18 +19,19 @@ void check_trace() {
   std::string suffix = "/";
   suffix += tl::DTypeTraits<T>::name;
   int cases = 0;
-  for (const auto& [name, c] : fixtures::load("join.txt").cases()) {
+  for (const auto& entry : fixtures::load("join.txt").cases()) {
+    const std::string& name = entry.first;
+    const fixtures::Case& c = entry.second;
     if (name.rfind("trace/", 0) != 0 || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
     INFO(name);
     ++cases;
-    const auto x = c.template get<T>("x");
+    const auto x = c.get<T>("x");
     const auto got = tl::trace(x);
     static_assert(std::is_same_v<decltype(got), const tl::Tensor<R>>);
     CHECK(got.dim() == 0);
     // Float sums may round differently from PyTorch's order; 1 ulp-ish.
-    fixtures::check_close(got, c.template get<R>("out"), std::is_floating_point_v<T> ? 1e-6 : 0);
-    fixtures::check_close(tl::trace(x.t().contiguous().t()), c.template get<R>("out"),
-                          std::is_floating_point_v<T> ? 1e-6 : 0);
+    fixtures::check_close(got, c.get<R>("out"), std::is_floating_point_v<T> ? 1e-6 : 0);
+    fixtures::check_close(tl::trace(x.t().contiguous().t()), c.get<R>("out"), std::is_floating_point_v<T> ? 1e-6 : 0);
   }
   CHECK(cases == 4);
 }
@@ -43,7 +44,9 @@ TEST_CASE_TEMPLATE("trace matches PyTorch, integers summing to int64", T, float,
 
 TEST_CASE("tril_indices and triu_indices match PyTorch") {
   int cases = 0;
-  for (const auto& [name, c] : fixtures::load("join.txt").cases()) {
+  for (const auto& entry : fixtures::load("join.txt").cases()) {
+    const std::string& name = entry.first;
+    const fixtures::Case& c = entry.second;
     const bool lower = name.rfind("tril_indices/", 0) == 0;
     if (!lower && name.rfind("triu_indices/", 0) != 0) continue;
     INFO(name);
