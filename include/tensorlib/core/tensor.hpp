@@ -362,6 +362,7 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
   /// Views of the given sizes along `dim` (they must add up to its size).
   std::vector<Tensor> split(const std::vector<int64_t>& split_sizes, int64_t dim = 0) const;
+  /// Braces are a list of sizes, as in Python: `x.split({2, 3})`.
   std::vector<Tensor> split(std::initializer_list<int64_t> split_sizes, int64_t dim = 0) const;
   /// The slices along `dim`, each without that dimension.
   std::vector<Tensor> unbind(int64_t dim = 0) const;
@@ -377,6 +378,7 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor roll(const Shape& shifts, const Shape& dims = {}) const;
   /// A view with dimensions `source` moved to positions `destination`.
   Tensor movedim(const Shape& source, const Shape& destination) const;
+  /// `movedim` of one dimension.
   Tensor movedim(int64_t source, int64_t destination) const;
 
   // Diagonals and triangles (defined in ops/triangular.hpp).

@@ -123,6 +123,7 @@ Tensor<T> cat(const std::vector<Tensor<T>>& tensors, int64_t dim = 0) {
   }
   return out;
 }
+/// `cat` of a braced list: `tl::cat({a, b})`.
 template <Element T>
 Tensor<T> cat(std::initializer_list<Tensor<T>> tensors, int64_t dim = 0) {
   return cat(std::vector<Tensor<T>>(tensors), dim);
@@ -133,6 +134,7 @@ template <Element T>
 Tensor<T> concat(const std::vector<Tensor<T>>& tensors, int64_t dim = 0) {
   return cat(tensors, dim);
 }
+/// `concat` of a braced list: `tl::concat({a, b})`.
 template <Element T>
 Tensor<T> concat(std::initializer_list<Tensor<T>> tensors, int64_t dim = 0) {
   return cat(std::vector<Tensor<T>>(tensors), dim);
@@ -152,6 +154,7 @@ Tensor<T> stack(const std::vector<Tensor<T>>& tensors, int64_t dim = 0) {
   for (const auto& t : tensors) unsqueezed.push_back(t.unsqueeze(d));
   return cat(unsqueezed, d);
 }
+/// `stack` of a braced list: `tl::stack({a, b})`.
 template <Element T>
 Tensor<T> stack(std::initializer_list<Tensor<T>> tensors, int64_t dim = 0) {
   return stack(std::vector<Tensor<T>>(tensors), dim);
@@ -167,6 +170,7 @@ Tensor<T> hstack(const std::vector<Tensor<T>>& tensors) {
   for (const auto& t : tensors) parts.push_back(t.dim() == 0 ? t.reshape({1}) : t);
   return cat(parts, parts.front().dim() == 1 ? 0 : 1);
 }
+/// `hstack` of a braced list: `tl::hstack({a, b})`.
 template <Element T>
 Tensor<T> hstack(std::initializer_list<Tensor<T>> tensors) {
   return hstack(std::vector<Tensor<T>>(tensors));
@@ -182,6 +186,7 @@ Tensor<T> vstack(const std::vector<Tensor<T>>& tensors) {
   for (const auto& t : tensors) parts.push_back(t.dim() >= 2 ? t : t.reshape({1, -1}));
   return cat(parts, 0);
 }
+/// `vstack` of a braced list: `tl::vstack({a, b})`.
 template <Element T>
 Tensor<T> vstack(std::initializer_list<Tensor<T>> tensors) {
   return vstack(std::vector<Tensor<T>>(tensors));

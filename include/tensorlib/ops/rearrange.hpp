@@ -386,6 +386,7 @@ std::vector<Tensor<T>> broadcast_tensors(const std::vector<Tensor<T>>& tensors) 
   for (const auto& t : tensors) out.push_back(t.expand(shape));
   return out;
 }
+/// `broadcast_tensors` of a braced list: `tl::broadcast_tensors({a, b})`.
 template <Element T>
 std::vector<Tensor<T>> broadcast_tensors(std::initializer_list<Tensor<T>> tensors) {
   return broadcast_tensors(std::vector<Tensor<T>>(tensors));
@@ -419,6 +420,7 @@ std::vector<Tensor<T>> meshgrid(const std::vector<Tensor<T>>& tensors, std::stri
   if (swap) std::swap(grids[0], grids[1]);
   return grids;
 }
+/// `meshgrid` of a braced list: `tl::meshgrid({a, b})`.
 template <Element T>
 std::vector<Tensor<T>> meshgrid(std::initializer_list<Tensor<T>> tensors, std::string_view indexing = "ij") {
   return meshgrid(std::vector<Tensor<T>>(tensors), indexing);
@@ -436,6 +438,7 @@ Tensor<T> cartesian_prod(const std::vector<Tensor<T>>& tensors) {
   const auto grids = meshgrid(tensors, "ij");
   return stack(grids, -1).view({-1, static_cast<int64_t>(tensors.size())});
 }
+/// `cartesian_prod` of a braced list: `tl::cartesian_prod({a, b})`.
 template <Element T>
 Tensor<T> cartesian_prod(std::initializer_list<Tensor<T>> tensors) {
   return cartesian_prod(std::vector<Tensor<T>>(tensors));
