@@ -365,6 +365,43 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   /// `tl::topk(*this, k, dim, largest, sorted)`: the k largest (or smallest) values and their indices.
   ValuesIndices<T> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
 
+  // Joining and splitting (defined in ops/join.hpp); the pieces are views.
+
+  /// `chunks` views along `dim` of ceil(size / chunks) elements (torch.chunk).
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  /// Views of `split_size` elements along `dim`, the last possibly smaller.
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  /// Views of the given sizes along `dim` (they must add up to its size).
+  std::vector<Tensor> split(const std::vector<int64_t>& split_sizes, int64_t dim = 0) const;
+  /// Braces are a list of sizes, as in Python: `x.split({2, 3})`.
+  std::vector<Tensor> split(std::initializer_list<int64_t> split_sizes, int64_t dim = 0) const;
+  /// The slices along `dim`, each without that dimension.
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+
+  // Rearranging (defined in ops/rearrange.hpp).
+
+  /// Tiles the tensor `repeats[i]` times along each dimension (torch.Tensor.repeat).
+  Tensor repeat(const Shape& repeats) const;
+  /// A copy with the order of elements reversed along `dims`.
+  Tensor flip(const Shape& dims) const;
+  /// A copy with elements shifted circularly by `shifts` along `dims`
+  /// (no dims: along the flattened tensor).
+  Tensor roll(const Shape& shifts, const Shape& dims = {}) const;
+  /// A view with dimensions `source` moved to positions `destination`.
+  Tensor movedim(const Shape& source, const Shape& destination) const;
+  /// `movedim` of one dimension.
+  Tensor movedim(int64_t source, int64_t destination) const;
+
+  // Diagonals and triangles (defined in ops/triangular.hpp).
+
+  /// A view of the diagonal `offset` of the matrices in dims `dim1`, `dim2`,
+  /// as the last dimension.
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  /// A copy with elements above diagonal `diagonal` of the last two dims zeroed.
+  Tensor tril(int64_t diagonal = 0) const;
+  /// A copy with elements below diagonal `diagonal` of the last two dims zeroed.
+  Tensor triu(int64_t diagonal = 0) const;
+
  private:
   const TensorImpl& checked() const {
     detail::check<ValueError>(impl_ != nullptr, "tensor: operation on an undefined tensor");

@@ -29,8 +29,12 @@ struct TensorImpl {
 
   int64_t numel() const noexcept { return sizes.numel(); }
 
-  /// Pointer to element [0, ..., 0].
-  void* data() const noexcept { return static_cast<char*>(storage.data()) + offset * element_size(dtype); }
+  /// Pointer to element [0, ..., 0]; null for an empty storage, whatever the
+  /// offset (a view of an empty tensor may have one; null + offset is UB).
+  void* data() const noexcept {
+    char* base = static_cast<char*>(storage.data());
+    return base ? base + offset * element_size(dtype) : nullptr;
+  }
 
   /// Row-major contiguity, ignoring the strides of size-1 dimensions (PyTorch).
   bool is_contiguous() const noexcept {

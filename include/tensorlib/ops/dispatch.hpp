@@ -42,4 +42,17 @@ void dispatch_fill(const Tensor<T>& out, T value) {
   }
 }
 
+/// Runs `cpu_kernel` (a host loop over the tensors' memory) for an op that
+/// has no CUDA kernel yet; on a CUDA device it is a DeviceError naming `op`.
+template <class F>
+void dispatch_cpu_only(Device device, const char* op, F&& cpu_kernel) {
+  switch (device.type) {
+    case DeviceType::CPU:
+      cpu_kernel();
+      return;
+    case DeviceType::CUDA:
+      no_cuda_backend(op);
+  }
+}
+
 }  // namespace tensorlib::detail
