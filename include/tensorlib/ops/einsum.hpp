@@ -203,6 +203,7 @@ EinsumOperand<T> contract_pair(const EinsumOperand<T>& x, const EinsumOperand<T>
 
 template <Element T>
 Tensor<T> einsum_impl(std::string_view equation, const std::vector<Tensor<T>>& operands) {
+  check<ValueError>(!operands.empty(), "einsum(): must provide at least one operand");
   const EinsumEquation eq = parse_einsum(equation, operands.size());
   // Dimensions covered by the ellipsis, and the size of every label.
   int64_t ell = 0;

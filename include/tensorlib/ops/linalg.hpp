@@ -165,10 +165,11 @@ Tensor<T> matmul_impl(const Tensor<T>& a, const Tensor<T>& b) {
   if (da == 1 && db == 2) return mm_impl(a.unsqueeze(0), b, op).squeeze(0);
   if (da == 2 && db == 2) return mm_impl(a, b, op);
   if (da >= 3 && db <= 2) {
-    Shape out_shape = a.sizes();
-    out_shape.erase(da - 1);
+    Shape out_shape;
+    for (int64_t d = 0; d + 1 < da; ++d) out_shape.push_back(a.size(d));
+    const int64_t nrows = out_shape.numel();
     if (db == 2) out_shape.push_back(b.size(1));
-    const Tensor<T> rows = a.reshape({a.numel() == 0 ? 0 : a.numel() / a.size(-1), a.size(-1)});
+    const Tensor<T> rows = a.reshape({nrows, a.size(-1)});
     const Tensor<T> r = db == 1 ? mv_impl(rows, b, op) : mm_impl(rows, b, op);
     return r.view(out_shape);
   }
