@@ -166,7 +166,7 @@ Tensor<T> matrix_norm_impl(const Tensor<T>& a, std::string_view ord_name, double
   check<ValueError>(d0 != d1, op, ": dims must be different. Got (", dim[0], ", ", dim[1], ")");
   if (ord_name == "fro") return vector_norm_impl(a, 2.0, OptionalDims{dim[0], dim[1]}, keepdim);
   check<ValueError>(ord_name != "nuc" && ord != 2 && ord != -2, op, ": Order ",
-                    ord_name.empty() ? std::to_string(static_cast<int>(ord)) : std::string(ord_name),
+                    ord_name.empty() ? concat(ord) : std::string(ord_name),
                     " needs singular values (an SVD), which tensorlib does not have yet");
   check<ValueError>(ord_name.empty() && (std::fabs(ord) == 1 || std::isinf(ord)), op, ": Order ",
                     ord_name.empty() ? concat(ord) : std::string(ord_name), " not supported.");

@@ -31,7 +31,7 @@ Tensor<T> tensordot_impl(const Tensor<T>& a, const Tensor<T>& b, const std::vect
   check_same_device(op, a, b);
   std::vector<bool> contracted_a(static_cast<std::size_t>(a.dim()), false),
       contracted_b(static_cast<std::size_t>(b.dim()), false);
-  Shape perm_a, perm_b, free_a, free_b;
+  Shape perm_a, perm_b;
   Tensor<T> ea = a, eb = b;  // size-1 contracted dims broadcast against the other side
   int64_t k = 1;
   for (std::size_t i = 0; i < dims_a.size(); ++i) {
@@ -54,7 +54,7 @@ Tensor<T> tensordot_impl(const Tensor<T>& a, const Tensor<T>& b, const std::vect
     perm_a.push_back(da);
     perm_b.push_back(db);
   }
-  Shape out_shape, ordered_a, ordered_b;
+  Shape out_shape, ordered_a;
   int64_t n = 1, p = 1;
   for (int64_t d = 0; d < a.dim(); ++d) {
     if (contracted_a[static_cast<std::size_t>(d)]) continue;

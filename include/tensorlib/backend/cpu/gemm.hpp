@@ -297,8 +297,13 @@ template <Element T>
 void gemm_batched(int64_t batch, T alpha, const MatrixView<const T>& a, int64_t a_batch_stride,
                   const MatrixView<const T>& b, int64_t b_batch_stride, T beta, const MatrixView<T>& c,
                   int64_t c_batch_stride) {
+  if (c.rows == 0 || c.cols == 0) return;  // nothing to write (and empty operands may have no memory)
   const auto one = [&](int64_t i) {
     MatrixView<const T> ai = a, bi = b;
+    if (a.cols == 0) {  // zero depth: A and B have no elements, C = beta * C
+      detail::scale(MatrixView<T>{c.data + i * c_batch_stride, c.rows, c.cols, c.row_stride, c.col_stride}, beta);
+      return;
+    }
     MatrixView<T> ci = c;
     ai.data += i * a_batch_stride;
     bi.data += i * b_batch_stride;
