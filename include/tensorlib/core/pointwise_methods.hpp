@@ -14,6 +14,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "tensorlib/core/dim_list.hpp"
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/tensor_index.hpp"
@@ -136,6 +137,36 @@ class PointwiseMethods {
   /// `where(condition, self, other)`.
   template <Expression C, Operand O>
   auto where(const C& condition, const O& other) const;
+
+  /// Reductions (ops/reduce.hpp, ops/scan.hpp): `x.name(...)` is
+  /// `tl::name(x, ...)` and returns a tensor. On an expression they run as
+  /// one pass over its leaves, with no temporary.
+  auto sum(DimList dims = {}, bool keepdim = false) const;
+  auto nansum(DimList dims = {}, bool keepdim = false) const;
+  auto mean(DimList dims = {}, bool keepdim = false) const;
+  auto nanmean(DimList dims = {}, bool keepdim = false) const;
+  auto prod(DimList dims = {}, bool keepdim = false) const;
+  auto amax(DimList dims = {}, bool keepdim = false) const;
+  auto amin(DimList dims = {}, bool keepdim = false) const;
+  auto all(DimList dims = {}, bool keepdim = false) const;
+  auto any(DimList dims = {}, bool keepdim = false) const;
+  auto count_nonzero(DimList dims = {}) const;
+  auto norm(double p = 2, DimList dims = {}, bool keepdim = false) const;
+  auto var(DimList dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  auto std(DimList dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  auto logsumexp(DimList dims, bool keepdim = false) const;
+  auto max() const;
+  auto max(int64_t dim, bool keepdim = false) const;
+  auto min() const;
+  auto min(int64_t dim, bool keepdim = false) const;
+  auto argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  auto argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  auto softmax(int64_t dim) const;
+  auto log_softmax(int64_t dim) const;
+  auto cumsum(int64_t dim) const;
+  auto cumprod(int64_t dim) const;
+  auto cummax(int64_t dim) const;
+  auto cummin(int64_t dim) const;
 
  protected:
   const Derived& self() const { return static_cast<const Derived&>(*this); }

@@ -38,6 +38,8 @@ namespace tensorlib {
 
 template <Element T>
 class Tensor;
+template <Element T>
+struct ValuesIndices;
 
 /// A lazy expression whose result would become a Tensor<T> (any expression
 /// but a Tensor<T> itself, which copies as a handle). A named concept rather
@@ -371,6 +373,15 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor& trunc_();
   Tensor& bitwise_not_();
   Tensor& logical_not_();
+
+  // Sorting (ops/sort.hpp).
+
+  /// `tl::sort(*this, dim, descending, stable)`: sorted values and their indices.
+  ValuesIndices<T> sort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  /// `tl::argsort(*this, dim, descending, stable)`: the indices that sort this tensor.
+  Tensor<int64_t> argsort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  /// `tl::topk(*this, k, dim, largest, sorted)`: the k largest (or smallest) values and their indices.
+  ValuesIndices<T> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
 
  private:
   const TensorImpl& checked() const {

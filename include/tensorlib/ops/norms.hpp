@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tensorlib/backend/cpu/thread_pool.hpp"
+#include "tensorlib/core/dim_list.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -32,31 +33,13 @@
 
 namespace tensorlib {
 
-/// The dimensions a reduction runs over: none given (all of them), one, or a
-/// list (PyTorch's `dim=None | int | tuple`). An empty list means all, too.
-class OptionalDims {
- public:
-  OptionalDims() = default;
-  OptionalDims(std::nullopt_t) {}
-  OptionalDims(int64_t dim) : dims_{dim} {}
-  OptionalDims(std::initializer_list<int64_t> dims) : dims_(dims) {}
-  OptionalDims(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
-
-  /// True when some dimensions were named.
-  bool has_value() const noexcept { return !dims_.empty(); }
-  const std::vector<int64_t>& value() const noexcept { return dims_; }
-
- private:
-  std::vector<int64_t> dims_;
-};
-
 namespace detail {
 
 /// The reduced dimensions as a mask over x's dims (all when none are given),
 /// checked for range and repeats.
-inline std::vector<bool> reduction_mask(const OptionalDims& dims, int64_t ndim, const char* op) {
-  std::vector<bool> mask(static_cast<std::size_t>(ndim), !dims.has_value());
-  for (int64_t d : dims.value()) {
+inline std::vector<bool> reduction_mask(const DimList& dims, int64_t ndim, const char* op) {
+  std::vector<bool> mask(static_cast<std::size_t>(ndim), dims.dims().empty());
+  for (int64_t d : dims.dims()) {
     const auto w = static_cast<std::size_t>(wrap_dim(d, ndim, op));
     if (ndim == 0) continue;
     check<ValueError>(!mask[w], op, ": dim ", w, " appears multiple times in the list of dims");
@@ -127,12 +110,12 @@ T vector_norm_row(const T* p, int64_t n, double ord) {
 }
 
 template <Element T>
-Tensor<T> vector_norm_impl(const Tensor<T>& x, double ord, const OptionalDims& dim, bool keepdim) {
+Tensor<T> vector_norm_impl(const Tensor<T>& x, double ord, const DimList& dim, bool keepdim) {
   const char* op = "linalg.vector_norm";
   const std::vector<bool> mask = reduction_mask(dim, x.dim(), op);
   if (ord < 0 || std::isinf(ord)) {
     // Max, min and negative powers have no identity on empty rows.
-    if (!dim.has_value()) {
+    if (dim.dims().empty()) {
       check<ValueError>(x.numel() > 0, op, " cannot compute the ", ord,
                         " norm on an empty tensor because the operation does not have an identity");
     } else {
@@ -164,7 +147,7 @@ Tensor<T> matrix_norm_impl(const Tensor<T>& a, std::string_view ord_name, double
   check<ShapeError>(a.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
   const int64_t d0 = wrap_dim(dim[0], a.dim(), op), d1 = wrap_dim(dim[1], a.dim(), op);
   check<ValueError>(d0 != d1, op, ": dims must be different. Got (", dim[0], ", ", dim[1], ")");
-  if (ord_name == "fro") return vector_norm_impl(a, 2.0, OptionalDims{dim[0], dim[1]}, keepdim);
+  if (ord_name == "fro") return vector_norm_impl(a, 2.0, DimList{dim[0], dim[1]}, keepdim);
   check<ValueError>(ord_name != "nuc" && ord != 2 && ord != -2, op, ": Order ",
                     ord_name.empty() ? concat(ord) : std::string(ord_name),
                     " needs singular values (an SVD), which tensorlib does not have yet");
@@ -173,7 +156,7 @@ Tensor<T> matrix_norm_impl(const Tensor<T>& a, std::string_view ord_name, double
   // 1 / -1: max / min over columns of the column sums; inf / -inf: over rows of the row sums.
   const bool columns = std::fabs(ord) == 1;
   const int64_t summed = columns ? d0 : d1, other = columns ? d1 : d0;
-  Tensor<T> r = extreme_over(vector_norm_impl(a, 1.0, OptionalDims{summed}, true), other, ord > 0, op);
+  Tensor<T> r = extreme_over(vector_norm_impl(a, 1.0, DimList{summed}, true), other, ord > 0, op);
   if (!keepdim) r = r.squeeze(std::max(d0, d1)).squeeze(std::min(d0, d1));
   return r;
 }
@@ -186,7 +169,7 @@ namespace linalg {
 /// Euclidean, 1 sum of magnitudes, inf / -inf largest / smallest magnitude,
 /// 0 number of non-zeros, other p (sum |x|^p)^(1/p) (`torch.linalg.vector_norm`).
 template <Element T>
-Tensor<T> vector_norm(const Tensor<T>& x, double ord = 2, OptionalDims dim = {}, bool keepdim = false) {
+Tensor<T> vector_norm(const Tensor<T>& x, double ord = 2, DimList dim = {}, bool keepdim = false) {
   static_assert(std::is_floating_point_v<T>,
                 "linalg.vector_norm: expected a floating point tensor as input; convert it with .to<float>()");
   return detail::vector_norm_impl(x, ord, dim, keepdim);
@@ -216,14 +199,13 @@ Tensor<T> matrix_norm(const Tensor<T>& a, double ord, std::array<int64_t, 2> dim
 /// dimension, a matrix norm over two; without `dim`, x must be 1-D or 2-D when
 /// `ord` is given, and without both, the 2-norm of all elements.
 template <Element T>
-Tensor<T> norm(const Tensor<T>& x, std::optional<double> ord = std::nullopt, OptionalDims dim = {},
-               bool keepdim = false) {
+Tensor<T> norm(const Tensor<T>& x, std::optional<double> ord = std::nullopt, DimList dim = {}, bool keepdim = false) {
   static_assert(std::is_floating_point_v<T>,
                 "linalg.norm: expected a floating point tensor as input; convert it with .to<float>()");
-  const auto& dims = dim.value();
-  if (dim.has_value()) {
+  const Shape& dims = dim.dims();
+  if (!dims.empty()) {
     detail::check<ShapeError>(dims.size() == 1 || dims.size() == 2,
-                              "linalg.norm: If dim is specified, it must be of length 1 or 2. Got ", Shape(dims));
+                              "linalg.norm: If dim is specified, it must be of length 1 or 2. Got ", dims);
     if (dims.size() == 1) return vector_norm(x, ord.value_or(2.0), dim, keepdim);
     if (!ord) return matrix_norm(x, "fro", {dims[0], dims[1]}, keepdim);
     return matrix_norm(x, *ord, {dims[0], dims[1]}, keepdim);
@@ -237,18 +219,18 @@ Tensor<T> norm(const Tensor<T>& x, std::optional<double> ord = std::nullopt, Opt
 
 /// `torch.linalg.norm` with a string order ("fro", "nuc"): a matrix norm.
 template <Element T>
-Tensor<T> norm(const Tensor<T>& x, std::string_view ord, OptionalDims dim = {}, bool keepdim = false) {
+Tensor<T> norm(const Tensor<T>& x, std::string_view ord, DimList dim = {}, bool keepdim = false) {
   static_assert(std::is_floating_point_v<T>,
                 "linalg.norm: expected a floating point tensor as input; convert it with .to<float>()");
-  const auto& dims = dim.value();
-  if (!dim.has_value()) {
+  const Shape& dims = dim.dims();
+  if (dims.empty()) {
     detail::check<ShapeError>(x.dim() == 1 || x.dim() == 2,
                               "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got ",
                               x.dim(), "D.");
     return matrix_norm(x, ord, {-2, -1}, keepdim);
   }
   detail::check<ShapeError>(x.dim() >= 2, "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
-  detail::check<ShapeError>(dims.size() == 2, "linalg.matrix_norm: dim must be a 2-tuple. Got ", Shape(dims));
+  detail::check<ShapeError>(dims.size() == 2, "linalg.matrix_norm: dim must be a 2-tuple. Got ", dims);
   return matrix_norm(x, ord, {dims[0], dims[1]}, keepdim);
 }
 

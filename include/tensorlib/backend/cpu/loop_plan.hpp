@@ -38,14 +38,16 @@ struct LoopPlan {
 
 /// Plans the loop over `shape` for operands with the given strides (each
 /// already broadcast to `shape`; operand 0 is the output). `shape` must have
-/// at least one element.
-inline LoopPlan make_loop_plan(const Shape& shape, const std::vector<Shape>& operand_strides) {
+/// at least one element. Dimensions are ordered by the strides of operand
+/// `order_by`: the output for pointwise ops, the input for reductions (whose
+/// output has stride 0 along reduced dimensions).
+inline LoopPlan make_loop_plan(const Shape& shape, const std::vector<Shape>& operand_strides, int64_t order_by = 0) {
   const int64_t nops = static_cast<int64_t>(operand_strides.size());
   // Keep dimensions of size > 1, outermost first by the output's stride.
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < shape.size(); ++d)
     if (shape[d] != 1) dims.push_back(d);
-  const Shape& out = operand_strides[0];
+  const Shape& out = operand_strides[order_by];
   std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) {
     const int64_t sa = out[a] < 0 ? -out[a] : out[a], sb = out[b] < 0 ? -out[b] : out[b];
     return sa > sb;

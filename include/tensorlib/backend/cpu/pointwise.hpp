@@ -45,25 +45,69 @@ TENSORLIB_ALWAYS_INLINE void run_block(const Ev& ev, const Out& o, int64_t n) {
   }
 }
 
-template <bool Packets, Element T, class E>
-void run_nest(const Tensor<T>& out, const E& expr, EvalContext& ctx) {
-  using Ev = root_eval_t<E>;
+/// Builds the root evaluator of `expr` for the nest in `ctx`: decides
+/// hoisting, positions it at the first row and fills row-invariant buffers
+/// (kept alive by `buffers`).
+template <bool Packets, class E>
+root_eval_t<E> prepare_root(const E& expr, EvalContext& ctx, std::vector<std::unique_ptr<std::byte[]>>& buffers) {
   const LoopPlan& plan = ctx.plan;
-  const int64_t inner = plan.inner(), rows = plan.rows();
-  Ev root(expr, ctx);
-  const int64_t slots = ctx.next_slot;
-  root.plan_hoist(1u << (plan.ndim() - 1), rows > 1);
+  root_eval_t<E> root(expr, ctx);
+  root.plan_hoist(1u << (plan.ndim() - 1), plan.rows() > 1);
   int64_t origin[Shape::kMaxDims] = {};
   root.seek(origin, plan);
-  std::vector<std::unique_ptr<std::byte[]>> buffers;
-  {
-    Scratch scratch(slots);
-    root.template fill_buffers<Packets>(inner, buffers, scratch);
-  }
-  const OutEval<T> out0(out.data_ptr(), plan);
+  Scratch scratch(ctx.next_slot);
+  root.template fill_buffers<Packets>(plan.inner(), buffers, scratch);
+  return root;
+}
+
+/// The loop one task runs: rows [r0, r1), columns [c0, c1) of the nest, each
+/// row in blocks that `ev` computes and `sink` consumes (OutEval writes them,
+/// a reduction sink folds them). `ev` is a copy of the prepared root.
+template <bool Packets, class Ev, class Sink>
+void run_rows(Ev ev, Sink sink, const LoopPlan& plan, int64_t slots, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  if (r0 >= r1 || c0 >= c1) return;
   // When this run hoists something, candidates are materialized per block
   // (Note [hoisting]); otherwise the whole tree runs fused in registers.
-  const bool hoisting = Ev::has_candidates && root.any_hoisted();
+  const bool hoisting = Ev::has_candidates && ev.any_hoisted();
+  Scratch scratch(slots);
+  int64_t index[Shape::kMaxDims] = {};
+  unravel_row(r0, plan, index);
+  ev.seek(index, plan);
+  sink.seek(index, plan);
+  for (int64_t r = r0; r < r1; ++r) {
+    ev.template start_row<Packets>(scratch, std::min(kBlock, c1 - c0));
+    for (int64_t b = c0; b < c1; b += kBlock) {
+      const int64_t n = std::min(kBlock, c1 - b);
+      ev.begin_block(b, n, scratch);
+      sink.begin_block(b, scratch);
+      if constexpr (Ev::has_candidates) {
+        if (hoisting) {
+          ev.template materialize<Packets>(b, n, scratch);
+          run_block<Packets, true>(ev, sink, n);
+        } else {
+          run_block<Packets, false>(ev, sink, n);
+        }
+      } else {
+        run_block<Packets, false>(ev, sink, n);
+      }
+      sink.end_block(n);
+    }
+    if (r + 1 < r1) {
+      const int64_t k = advance_index(index, plan);
+      ev.advance(k);
+      sink.advance(k);
+    }
+  }
+}
+
+template <bool Packets, Element T, class E>
+void run_nest(const Tensor<T>& out, const E& expr, EvalContext& ctx) {
+  const LoopPlan& plan = ctx.plan;
+  const int64_t inner = plan.inner(), rows = plan.rows();
+  std::vector<std::unique_ptr<std::byte[]>> buffers;
+  const auto root = prepare_root<Packets>(expr, ctx, buffers);
+  const int64_t slots = ctx.next_slot;
+  const OutEval<T> out0(out.data_ptr(), plan);
 
   // Tasks take whole rows, or, with fewer rows than tasks, column ranges.
   const int64_t ntasks = std::clamp<int64_t>(rows * inner / kGrainSize, 1, get_num_threads());
@@ -75,38 +119,7 @@ void run_nest(const Tensor<T>& out, const E& expr, EvalContext& ctx) {
       const int64_t r0 = split_rows ? rows * t / ntasks : 0, r1 = split_rows ? rows * (t + 1) / ntasks : rows;
       const int64_t c0 = split_rows ? 0 : std::min(inner, t * col_chunk);
       const int64_t c1 = split_rows ? inner : std::min(inner, (t + 1) * col_chunk);
-      if (r0 >= r1 || c0 >= c1) continue;
-      Ev ev = root;
-      OutEval<T> o = out0;
-      Scratch scratch(slots);
-      int64_t index[Shape::kMaxDims] = {};
-      unravel_row(r0, plan, index);
-      ev.seek(index, plan);
-      o.seek(index, plan);
-      for (int64_t r = r0; r < r1; ++r) {
-        ev.template start_row<Packets>(scratch, std::min(kBlock, c1 - c0));
-        for (int64_t b = c0; b < c1; b += kBlock) {
-          const int64_t n = std::min(kBlock, c1 - b);
-          ev.begin_block(b, n, scratch);
-          o.begin_block(b, scratch);
-          if constexpr (Ev::has_candidates) {
-            if (hoisting) {
-              ev.template materialize<Packets>(b, n, scratch);
-              run_block<Packets, true>(ev, o, n);
-            } else {
-              run_block<Packets, false>(ev, o, n);
-            }
-          } else {
-            run_block<Packets, false>(ev, o, n);
-          }
-          o.end_block(n);
-        }
-        if (r + 1 < r1) {
-          const int64_t k = advance_index(index, plan);
-          ev.advance(k);
-          o.advance(k);
-        }
-      }
+      run_rows<Packets>(root, out0, plan, slots, r0, r1, c0, c1);
     }
   });
 }

@@ -1,0 +1,251 @@
+#pragma once
+/// \file
+/// Order statistics and the mode along a dimension: `kthvalue`, `median`,
+/// `nanmedian` and `mode`, with PyTorch's CPU semantics.
+///
+/// Which index is returned for tied values (PyTorch's CPU kernels are
+/// deterministic, and these run the same algorithms):
+/// * `kthvalue`: PyTorch's quickselect (median-of-three pivot), so the index
+///   of a tied k-th value is the one PyTorch returns.
+/// * `median(dim)`/`nanmedian(dim)`: ties broken by index, so the index is the
+///   one a stable sort would put at position (n - 1) / 2 (the lower median).
+///   `median` returns the first NaN (value and index) if a slice has one;
+///   `nanmedian` ignores NaNs and returns NaN only for an all-NaN slice.
+/// * `mode`: the smallest of the most frequent values; its index is the one
+///   PyTorch's std::sort of (value, index) pairs leaves last among the ties.
+///   Each NaN is its own value (NaN != NaN) and sorts last, so a NaN is the
+///   mode only of a slice whose values all occur once and are all NaN. Here
+///   we differ from PyTorch 1.13, whose kernel sorts with `<` (no ordering
+///   once NaNs are present) and returns e.g. NaN for [nan, 1, nan, 2, 3, 1];
+///   slices without NaN give PyTorch's value and index.
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/expression.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/ops/along_dim.hpp"
+#include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/values_indices.hpp"
+
+namespace tensorlib {
+namespace detail {
+
+/// PyTorch's quick_select_template (SortingUtils.h): partially orders
+/// `values` (and `indices` alongside) so that position k holds the k-th
+/// smallest, NaN largest.
+template <Element T>
+void quick_select(std::vector<T>& values, std::vector<int64_t>& indices, int64_t k) {
+  const GreaterNanFirst gt_or_nan;
+  auto at = [&](int64_t i) -> T& { return values[static_cast<std::size_t>(i)]; };
+  auto swap = [&](int64_t i, int64_t j) {
+    std::swap(at(i), at(j));
+    std::swap(indices[static_cast<std::size_t>(i)], indices[static_cast<std::size_t>(j)]);
+  };
+  int64_t left = 0, right = static_cast<int64_t>(values.size()) - 1;
+  while (true) {
+    if (right <= left) return;
+    if (right == left + 1) {
+      if (gt_or_nan(at(left), at(right))) swap(left, right);
+      return;
+    }
+    const int64_t pivot_at = left + (right - left) / 2;
+    swap(pivot_at, left + 1);
+    if (gt_or_nan(at(left + 1), at(right))) swap(left + 1, right);
+    if (gt_or_nan(at(left), at(right))) swap(left, right);
+    if (gt_or_nan(at(left + 1), at(left))) swap(left + 1, left);
+    int64_t i = left + 1, j = right;
+    const T pivot = at(left);
+    while (true) {
+      do ++i;
+      while (gt_or_nan(pivot, at(i)));
+      do --j;
+      while (gt_or_nan(at(j), pivot));
+      if (j < i) break;
+      swap(i, j);
+    }
+    swap(left, j);
+    if (j <= k) left = i;
+    if (j >= k) right = j - 1;
+  }
+}
+
+template <Element T>
+ValuesIndices<T> kthvalue_rows(const Tensor<T>& x, int64_t k, int64_t dim, bool keepdim) {
+  const Rows<T> rows = rows_along(x, dim, "kthvalue");
+  detail::check<IndexError>(rows.length > 0, "kthvalue: Expected reduction dim ", rows.dim, " to have non-zero size.");
+  detail::check<IndexError>(k >= 1 && k <= rows.length, "kthvalue: selected number k out of range for dimension ",
+                            rows.dim, " (expected k in [1, ", rows.length, "], but got k = ", k, ")");
+  auto values = empty<T>(reduced_shape(rows, keepdim));
+  auto indices = empty<int64_t>(reduced_shape(rows, keepdim));
+  std::vector<T> v(static_cast<std::size_t>(rows.length));
+  std::vector<int64_t> ix(static_cast<std::size_t>(rows.length));
+  for (int64_t r = 0; r < rows.count; ++r) {
+    std::copy(rows.row(r), rows.row(r) + rows.length, v.begin());
+    std::iota(ix.begin(), ix.end(), int64_t{0});
+    quick_select(v, ix, k - 1);
+    values.data_ptr()[r] = v[static_cast<std::size_t>(k - 1)];
+    indices.data_ptr()[r] = ix[static_cast<std::size_t>(k - 1)];
+  }
+  return {values, indices};
+}
+
+template <Element T>
+ValuesIndices<T> median_rows(const Tensor<T>& x, int64_t dim, bool keepdim, bool ignore_nan, const char* op) {
+  const Rows<T> rows = rows_along(x, dim, op);
+  detail::check<IndexError>(rows.length > 0, op, ": Expected reduction dim ", rows.dim, " to have non-zero size.");
+  auto values = empty<T>(reduced_shape(rows, keepdim));
+  auto indices = empty<int64_t>(reduced_shape(rows, keepdim));
+  std::vector<int64_t> idx(static_cast<std::size_t>(rows.length));
+  for (int64_t r = 0; r < rows.count; ++r) {
+    const T* in = rows.row(r);
+    int64_t nth = 0;
+    std::iota(idx.begin(), idx.end(), int64_t{0});
+    if (!ignore_nan) {
+      const T* nan = std::find_if(in, in + rows.length, [](T a) { return is_nan(a); });
+      if (nan != in + rows.length) {
+        values.data_ptr()[r] = *nan;
+        indices.data_ptr()[r] = nan - in;
+        continue;
+      }
+      nth = (rows.length - 1) / 2;
+      std::nth_element(idx.begin(), idx.begin() + nth, idx.end(),
+                       [in](int64_t i, int64_t j) { return in[i] < in[j] || (in[i] == in[j] && i < j); });
+    } else {
+      const auto nans = std::count_if(in, in + rows.length, [](T a) { return is_nan(a); });
+      nth = (rows.length - nans - 1) / 2;
+      std::nth_element(idx.begin(), idx.begin() + nth, idx.end(), [in](int64_t i, int64_t j) {
+        return in[i] < in[j] || (in[i] == in[j] && i < j) || (is_nan(in[j]) && !is_nan(in[i]));
+      });
+    }
+    const int64_t at = idx[static_cast<std::size_t>(nth)];
+    values.data_ptr()[r] = in[at];
+    indices.data_ptr()[r] = at;
+  }
+  return {values, indices};
+}
+
+template <Element T>
+Tensor<T> median_all(const Tensor<T>& x, bool ignore_nan, const char* op) {
+  check_cpu(x, op);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (x.numel() == 0) return full<T>({}, std::numeric_limits<T>::quiet_NaN());
+  } else {
+    detail::check<ValueError>(x.numel() > 0, op, ": cannot take the median of an empty ", DTypeTraits<T>::name,
+                              " tensor (expected at least one element; the result would be NaN)");
+  }
+  std::vector<T> v = x.to_vector();
+  auto median = v.begin() + (static_cast<int64_t>(v.size()) - 1) / 2;
+  if (!ignore_nan) {
+    for (T a : v)
+      if (is_nan(a)) return full<T>({}, a);
+    std::nth_element(v.begin(), median, v.end());
+  } else {
+    const auto nans = std::count_if(v.begin(), v.end(), [](T a) { return is_nan(a); });
+    median = v.begin() + (static_cast<int64_t>(v.size()) - nans - 1) / 2;
+    std::nth_element(v.begin(), median, v.end(), [](T a, T b) { return a < b || (is_nan(b) && !is_nan(a)); });
+  }
+  return full<T>({}, *median);
+}
+
+template <Element T>
+ValuesIndices<T> mode_rows(const Tensor<T>& x, int64_t dim, bool keepdim) {
+  const Rows<T> rows = rows_along(x, dim, "mode");
+  detail::check<IndexError>(rows.length > 0, "mode: Expected reduction dim ", rows.dim, " to have non-zero size.");
+  auto values = empty<T>(reduced_shape(rows, keepdim));
+  auto indices = empty<int64_t>(reduced_shape(rows, keepdim));
+  std::vector<std::pair<T, int64_t>> elements(static_cast<std::size_t>(rows.length));
+  for (int64_t r = 0; r < rows.count; ++r) {
+    const T* in = rows.row(r);
+    for (int64_t j = 0; j < rows.length; ++j) elements[static_cast<std::size_t>(j)] = {in[j], j};
+    // PyTorch sorts with `a.first < b.first`; NaN last keeps that order for
+    // NaN-free rows and is a strict weak ordering when NaNs are present.
+    std::sort(elements.begin(), elements.end(),
+              [](const auto& a, const auto& b) { return LessNanLast{}(a.first, b.first); });
+    T mode{};
+    int64_t mode_index = 0, run = 0, best = 0;
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      ++run;
+      if (i + 1 == elements.size() || elements[i].first != elements[i + 1].first) {
+        if (run > best) {
+          mode = elements[i].first;
+          mode_index = elements[i].second;
+          best = run;
+        }
+        run = 0;
+      }
+    }
+    values.data_ptr()[r] = mode;
+    indices.data_ptr()[r] = mode_index;
+  }
+  return {values, indices};
+}
+
+}  // namespace detail
+
+/// `torch.kthvalue(input, k, dim=-1, keepdim=False)`: the k-th smallest
+/// element (1-based) of each slice along `dim` and its index; NaN is larger
+/// than everything. An `IndexError` unless 1 <= k <= size(dim).
+template <Expression E>
+ValuesIndices<value_type_t<E>> kthvalue(const E& input, int64_t k, int64_t dim = -1, bool keepdim = false) {
+  static_assert(!std::is_same_v<value_type_t<E>, bool>, "tl::kthvalue: bool tensors are not supported (as in PyTorch)");
+  const Tensor<value_type_t<E>> x = input;
+  return detail::kthvalue_rows(x, k, dim, keepdim);
+}
+
+/// `torch.median(input)`: the lower median of all elements as a 0-d tensor
+/// (the element at position (n - 1) / 2 in sorted order); NaN if any element
+/// is NaN or the input is empty (an empty integer input is a `ValueError`).
+template <Expression E>
+Tensor<value_type_t<E>> median(const E& input) {
+  static_assert(!std::is_same_v<value_type_t<E>, bool>, "tl::median: bool tensors are not supported (as in PyTorch)");
+  const Tensor<value_type_t<E>> x = input;
+  return detail::median_all(x, false, "median");
+}
+
+/// `torch.median(input, dim, keepdim=False)`: the lower median of each slice
+/// along `dim` and its index (ties by lowest index in sorted position); a
+/// slice containing NaN gives its first NaN.
+template <Expression E>
+ValuesIndices<value_type_t<E>> median(const E& input, int64_t dim, bool keepdim = false) {
+  static_assert(!std::is_same_v<value_type_t<E>, bool>, "tl::median: bool tensors are not supported (as in PyTorch)");
+  const Tensor<value_type_t<E>> x = input;
+  return detail::median_rows(x, dim, keepdim, false, "median");
+}
+
+/// `torch.nanmedian(input)`: the lower median of the non-NaN elements as a
+/// 0-d tensor; NaN when every element is NaN or the input is empty.
+template <Expression E>
+Tensor<value_type_t<E>> nanmedian(const E& input) {
+  static_assert(!std::is_same_v<value_type_t<E>, bool>,
+                "tl::nanmedian: bool tensors are not supported (as in PyTorch)");
+  const Tensor<value_type_t<E>> x = input;
+  return detail::median_all(x, true, "nanmedian");
+}
+
+/// `torch.nanmedian(input, dim, keepdim=False)`: `median(input, dim)`
+/// ignoring NaNs; an all-NaN slice gives NaN.
+template <Expression E>
+ValuesIndices<value_type_t<E>> nanmedian(const E& input, int64_t dim, bool keepdim = false) {
+  static_assert(!std::is_same_v<value_type_t<E>, bool>,
+                "tl::nanmedian: bool tensors are not supported (as in PyTorch)");
+  const Tensor<value_type_t<E>> x = input;
+  return detail::median_rows(x, dim, keepdim, true, "nanmedian");
+}
+
+/// `torch.mode(input, dim=-1, keepdim=False)`: the most frequent value of
+/// each slice along `dim` (the smallest of equally frequent ones) and an
+/// index where it occurs (PyTorch's choice, see the file comment).
+template <Expression E>
+ValuesIndices<value_type_t<E>> mode(const E& input, int64_t dim = -1, bool keepdim = false) {
+  const Tensor<value_type_t<E>> x = input;
+  return detail::mode_rows(x, dim, keepdim);
+}
+
+}  // namespace tensorlib

@@ -1,0 +1,597 @@
+#pragma once
+/// \file
+/// Reductions: `sum, nansum, mean, nanmean, prod, amax, amin, max, min,
+/// argmax, argmin, all, any, count_nonzero, norm, var, std, var_mean,
+/// std_mean, logsumexp` over all elements, one dimension or a list of them,
+/// with `keepdim`. Every one of them consumes a pointwise expression directly:
+/// `((p - y) * (p - y)).mean()` computes the expression block by block inside
+/// the reduction loop and never materializes it (backend/cpu/reduce.hpp).
+/// Composite reductions are written as reductions of expressions: `norm` is
+/// `sum(abs(x)^p)^(1/p)`, `var` is `sum(square(x - mean))`, `logsumexp` is
+/// `log(sum(exp(x - amax)))`: two passes over the input, no temporaries.
+/// Result types follow PyTorch: integer and bool sums and products give int64,
+/// `all`/`any` give bool, `argmax`/`count_nonzero` int64.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tensorlib/backend/cpu/reduce.hpp"
+#include "tensorlib/backend/cpu/simd.hpp"
+#include "tensorlib/core/dim_list.hpp"
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/shape.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/expr/operators.hpp"
+#include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/values_indices.hpp"
+#include "tensorlib/ops/views.hpp"
+
+namespace tensorlib {
+namespace detail {
+
+/// Result type of sum/prod/cumsum: int64 for integers and bool (PyTorch).
+template <class T>
+using sum_result_t = std::conditional_t<is_floating<T>, T, int64_t>;
+
+// ---- reducers (backend/cpu/reduce.hpp's Reducer concept) ----
+
+/// Sum; float accumulates in double across blocks (Note [sum accuracy]).
+template <class T>
+struct SumReducer {
+  using acc_type = std::conditional_t<is_floating<T>, double, int64_t>;
+  static acc_type identity() { return 0; }
+  static acc_type step(acc_type a, T v) { return a + static_cast<acc_type>(v); }
+  static acc_type merge(acc_type a, acc_type b) { return a + b; }
+  static acc_type block(const T* p, int64_t n) {
+    acc_type r = 0;
+    int64_t j = 0;
+    if constexpr (simd::Lane<T>) {
+      using V = simd::Vec<T>;
+      constexpr int W = V::size;
+      V s0(T(0)), s1(T(0));
+      for (; j + 2 * W <= n; j += 2 * W) {
+        s0 = s0 + V::load(p + j);
+        s1 = s1 + V::load(p + j + W);
+      }
+      const V s = s0 + s1;
+      for (int i = 0; i < W; ++i) r += static_cast<acc_type>(s[i]);
+    }
+    for (; j < n; ++j) r += static_cast<acc_type>(p[j]);
+    return r;
+  }
+};
+
+template <class T>
+struct ProdReducer {
+  using acc_type = std::conditional_t<is_floating<T>, double, int64_t>;
+  static acc_type identity() { return 1; }
+  static acc_type step(acc_type a, T v) { return a * static_cast<acc_type>(v); }
+  static acc_type merge(acc_type a, acc_type b) { return a * b; }
+  static acc_type block(const T* p, int64_t n) {
+    acc_type r = 1;
+    for (int64_t j = 0; j < n; ++j) r *= static_cast<acc_type>(p[j]);
+    return r;
+  }
+};
+
+/// Largest (Max) or smallest value; NaN wins and stays (PyTorch's amax).
+template <class T, bool Max>
+struct ExtremumReducer {
+  using acc_type = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+  static acc_type identity() {
+    if constexpr (is_floating<T>)
+      return Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    else if constexpr (std::is_same_v<T, bool>)
+      return Max ? 0 : 1;
+    else
+      return Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  }
+  static bool better(acc_type v, acc_type a) {
+    if constexpr (is_floating<T>)
+      return a == a && (v != v || (Max ? v > a : v < a));
+    else
+      return Max ? v > a : v < a;
+  }
+  static acc_type step(acc_type a, T v) { return better(static_cast<acc_type>(v), a) ? static_cast<acc_type>(v) : a; }
+  static acc_type merge(acc_type a, acc_type b) { return better(b, a) ? b : a; }
+  static acc_type block(const T* p, int64_t n) {
+    acc_type r = identity();
+    int64_t j = 0;
+    if constexpr (simd::Lane<T>) {
+      using V = simd::Vec<T>;
+      constexpr int W = V::size;
+      V m(identity());
+      for (; j + W <= n; j += W) {
+        const V x = V::load(p + j);
+        // A NaN lane in m stays: comparisons with NaN are false.
+        m = simd::select((Max ? x > m : x < m) || simd::isnan(x), x, m);
+      }
+      for (int i = 0; i < W; ++i) r = merge(r, m[i]);
+    }
+    for (; j < n; ++j) r = step(r, p[j]);
+    return r;
+  }
+};
+
+/// all (All = true) or any: acc is 0/1.
+template <class T, bool All>
+struct LogicalReducer {
+  using acc_type = uint8_t;
+  static acc_type identity() { return All ? 1 : 0; }
+  static acc_type step(acc_type a, T v) { return All ? (a && v != T(0)) : (a || v != T(0)); }
+  static acc_type merge(acc_type a, acc_type b) { return All ? (a && b) : (a || b); }
+  static acc_type block(const T* p, int64_t n) {
+    acc_type r = identity();
+    for (int64_t j = 0; j < n; ++j) r = step(r, p[j]);
+    return r;
+  }
+};
+
+template <class T>
+struct CountNonzeroReducer {
+  using acc_type = int64_t;
+  static acc_type identity() { return 0; }
+  static acc_type step(acc_type a, T v) { return a + (v != T(0)); }
+  static acc_type merge(acc_type a, acc_type b) { return a + b; }
+  static acc_type block(const T* p, int64_t n) {
+    acc_type r = 0;
+    for (int64_t j = 0; j < n; ++j) r += (p[j] != T(0));
+    return r;
+  }
+};
+
+// ---- shapes ----
+
+/// The reduced dimensions of a tensor of `ndim` dims as a bit mask; all of
+/// them when `dims` is empty or absent. Duplicates are an error.
+inline uint32_t reduce_mask(const DimList& dims, int64_t ndim, const char* op) {
+  if (dims.dims().empty()) return ndim == 0 ? 0u : (ndim >= 32 ? ~0u : (1u << ndim) - 1);
+  uint32_t mask = 0;
+  for (int64_t d : dims.dims()) {
+    const int64_t w = wrap_dim(d, ndim, op);
+    detail::check<ValueError>(!(mask >> w & 1u), op, ": dim ", w, " appears multiple times in the list of dims");
+    mask |= 1u << w;
+  }
+  return ndim == 0 ? 0u : mask;
+}
+
+/// Output shape: reduced dims removed, or kept as 1 with `keepdim`.
+inline Shape reduced_shape(const Shape& shape, uint32_t mask, bool keepdim) {
+  Shape out;
+  for (int64_t d = 0; d < shape.size(); ++d) {
+    if (!(mask >> d & 1u))
+      out.push_back(shape[d]);
+    else if (keepdim)
+      out.push_back(1);
+  }
+  return out;
+}
+
+/// Number of elements folded into each output element.
+inline int64_t reduced_count(const Shape& shape, uint32_t mask) {
+  int64_t n = 1;
+  for (int64_t d = 0; d < shape.size(); ++d)
+    if (mask >> d & 1u) n *= shape[d];
+  return n;
+}
+
+/// Runs reducer R over `x` and converts each accumulator with `finish`.
+template <class R, Element Out, class E, class F>
+Tensor<Out> reduce(const E& x, const DimList& dims, bool keepdim, const char* op, F finish) {
+  const Shape shape = x.shape();
+  const uint32_t mask = reduce_mask(dims, shape.size(), op);
+  auto out = empty<Out>(reduced_shape(shape, mask, keepdim), {.device = x.device()});
+  std::vector<typename R::acc_type> acc(static_cast<std::size_t>(out.numel()), R::identity());
+  cpu::run_reduce<R>(x, shape, mask, acc.data());
+  Out* o = out.data_ptr();
+  for (std::size_t i = 0; i < acc.size(); ++i) o[i] = finish(acc[i]);
+  return out;
+}
+
+/// amax/amin/max/min need a non-empty reduction (PyTorch's wording).
+inline void check_nonempty_reduction(const Shape& shape, uint32_t mask, const char* op, bool has_dim) {
+  if (!has_dim) {
+    detail::check<IndexError>(shape.numel() != 0, op,
+                              "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                              "reduction dim with the 'dim' argument.");
+    return;
+  }
+  for (int64_t d = 0; d < shape.size(); ++d)
+    detail::check<IndexError>(!(mask >> d & 1u) || shape[d] != 0, op, "(): Expected reduction dim ", d,
+                              " to have non-zero size.");
+}
+
+template <Expression E>
+constexpr void require_floating(const char* /*op*/) {
+  static_assert(is_floating<value_type_t<E>>,
+                "this reduction needs a floating-point input (PyTorch: 'could not infer output dtype'); convert "
+                "it with .to<float>() first");
+}
+
+}  // namespace detail
+
+/// Sum of all elements, or over `dims` (`keepdim` keeps them as size 1).
+/// Integer and bool inputs give int64.
+template <Expression E>
+Tensor<detail::sum_result_t<value_type_t<E>>> sum(const E& x, DimList dims = {}, bool keepdim = false) {
+  using T = value_type_t<E>;
+  using R = detail::SumReducer<T>;
+  return detail::reduce<R, detail::sum_result_t<T>>(
+      x, dims, keepdim, "sum", [](typename R::acc_type a) { return static_cast<detail::sum_result_t<T>>(a); });
+}
+
+/// Sum treating NaN as zero.
+template <Expression E>
+auto nansum(const E& x, DimList dims = {}, bool keepdim = false) {
+  if constexpr (is_floating<value_type_t<E>>)
+    return sum(where(isnan(x), value_type_t<E>(0), x), dims, keepdim);
+  else
+    return sum(x, dims, keepdim);
+}
+
+/// Product of the elements. Integer and bool inputs give int64.
+template <Expression E>
+Tensor<detail::sum_result_t<value_type_t<E>>> prod(const E& x, DimList dims = {}, bool keepdim = false) {
+  using T = value_type_t<E>;
+  using R = detail::ProdReducer<T>;
+  return detail::reduce<R, detail::sum_result_t<T>>(
+      x, dims, keepdim, "prod", [](typename R::acc_type a) { return static_cast<detail::sum_result_t<T>>(a); });
+}
+
+/// Arithmetic mean (floating-point inputs only, as in PyTorch). The mean of
+/// no elements is NaN.
+template <Expression E>
+Tensor<value_type_t<E>> mean(const E& x, DimList dims = {}, bool keepdim = false) {
+  using T = value_type_t<E>;
+  detail::require_floating<E>("mean");
+  using R = detail::SumReducer<T>;
+  const Shape shape = x.shape();
+  const double n = static_cast<double>(detail::reduced_count(shape, detail::reduce_mask(dims, shape.size(), "mean")));
+  return detail::reduce<R, T>(x, dims, keepdim, "mean", [n](double a) { return static_cast<T>(a / n); });
+}
+
+/// Mean of the non-NaN elements.
+template <Expression E>
+Tensor<value_type_t<E>> nanmean(const E& x, DimList dims = {}, bool keepdim = false) {
+  using T = value_type_t<E>;
+  detail::require_floating<E>("nanmean");
+  const auto total = nansum(x, dims, keepdim);
+  const auto count = sum(logical_not(isnan(x)), dims, keepdim);
+  return Tensor<T>(total / count.template to<T>());
+}
+
+/// Largest element(s), NaN if any is NaN (PyTorch's amax). Needs a non-empty reduction.
+template <Expression E>
+Tensor<value_type_t<E>> amax(const E& x, DimList dims = {}, bool keepdim = false) {
+  using T = value_type_t<E>;
+  using R = detail::ExtremumReducer<T, true>;
+  detail::check_nonempty_reduction(x.shape(), detail::reduce_mask(dims, x.dim(), "amax"), "amax", true);
+  return detail::reduce<R, T>(x, dims, keepdim, "amax", [](typename R::acc_type a) { return static_cast<T>(a); });
+}
+
+/// Smallest element(s), NaN if any is NaN (PyTorch's amin).
+template <Expression E>
+Tensor<value_type_t<E>> amin(const E& x, DimList dims = {}, bool keepdim = false) {
+  using T = value_type_t<E>;
+  using R = detail::ExtremumReducer<T, false>;
+  detail::check_nonempty_reduction(x.shape(), detail::reduce_mask(dims, x.dim(), "amin"), "amin", true);
+  return detail::reduce<R, T>(x, dims, keepdim, "amin", [](typename R::acc_type a) { return static_cast<T>(a); });
+}
+
+/// True when every element (over `dims`) is non-zero.
+template <Expression E>
+Tensor<bool> all(const E& x, DimList dims = {}, bool keepdim = false) {
+  using R = detail::LogicalReducer<value_type_t<E>, true>;
+  return detail::reduce<R, bool>(x, dims, keepdim, "all", [](uint8_t a) { return a != 0; });
+}
+
+/// True when some element (over `dims`) is non-zero.
+template <Expression E>
+Tensor<bool> any(const E& x, DimList dims = {}, bool keepdim = false) {
+  using R = detail::LogicalReducer<value_type_t<E>, false>;
+  return detail::reduce<R, bool>(x, dims, keepdim, "any", [](uint8_t a) { return a != 0; });
+}
+
+/// Number of non-zero elements (over `dims`, never kept), as int64.
+template <Expression E>
+Tensor<int64_t> count_nonzero(const E& x, DimList dims = {}) {
+  using R = detail::CountNonzeroReducer<value_type_t<E>>;
+  return detail::reduce<R, int64_t>(x, dims, false, "count_nonzero", [](int64_t a) { return a; });
+}
+
+/// Vector p-norm over all elements or `dims` (PyTorch's `torch.norm` with a
+/// numeric p / `linalg.vector_norm`): p = 2 (default), 1, inf, -inf, 0
+/// (count of non-zeros) or any other real p.
+template <Expression E>
+Tensor<value_type_t<E>> norm(const E& x, double p = 2, DimList dims = {}, bool keepdim = false) {
+  using T = value_type_t<E>;
+  detail::require_floating<E>("norm");
+  if (p == 2) return Tensor<T>(sqrt(sum(square(x), dims, keepdim)));
+  if (p == 1) return sum(abs(x), dims, keepdim);
+  if (std::isinf(p)) {
+    // PyTorch gives 0 for the inf-norms of an empty input.
+    if (x.numel() == 0 && dims.dims().empty()) return zeros<T>({}, {.device = x.device()});
+    return p > 0 ? amax(abs(x), dims, keepdim) : amin(abs(x), dims, keepdim);
+  }
+  if (p == 0) return sum(ne(x, T(0)).template to<T>(), dims, keepdim);
+  return Tensor<T>(pow(sum(pow(abs(x), static_cast<T>(p)), dims, keepdim), static_cast<T>(1 / p)));
+}
+
+/// Variance with Bessel's correction by default (`correction` = 1; 0 gives
+/// the population variance). Two passes: the mean, then the squared deviations.
+/// Fewer elements than `correction` + 1 give NaN or inf, as in PyTorch.
+template <Expression E>
+Tensor<value_type_t<E>> var(const E& x, DimList dims = {}, int64_t correction = 1, bool keepdim = false) {
+  using T = value_type_t<E>;
+  detail::require_floating<E>("var");
+  const Shape shape = x.shape();
+  const int64_t n = detail::reduced_count(shape, detail::reduce_mask(dims, shape.size(), "var"));
+  const auto m = mean(x, dims, true);
+  const auto ss = sum(square(x - m), dims, keepdim);
+  const T denom = static_cast<T>(std::max<int64_t>(n - correction, 0));
+  return Tensor<T>(ss / denom);
+}
+
+/// Standard deviation: `sqrt(var(x, dims, correction, keepdim))`.
+template <Expression E>
+Tensor<value_type_t<E>> std(const E& x, DimList dims = {}, int64_t correction = 1, bool keepdim = false) {
+  return Tensor<value_type_t<E>>(sqrt(var(x, dims, correction, keepdim)));
+}
+
+/// A pair of results, as PyTorch's `(var, mean)` / `(std, mean)` tuples.
+template <Element T>
+struct TensorPair {
+  Tensor<T> first;
+  Tensor<T> second;
+};
+
+/// `(var, mean)` in one call.
+template <Expression E>
+TensorPair<value_type_t<E>> var_mean(const E& x, DimList dims = {}, int64_t correction = 1, bool keepdim = false) {
+  return {var(x, dims, correction, keepdim), mean(x, dims, keepdim)};
+}
+
+/// `(std, mean)` in one call.
+template <Expression E>
+TensorPair<value_type_t<E>> std_mean(const E& x, DimList dims = {}, int64_t correction = 1, bool keepdim = false) {
+  return {std(x, dims, correction, keepdim), mean(x, dims, keepdim)};
+}
+
+/// `log(sum(exp(x)))` over `dims`, computed stably as
+/// `m + log(sum(exp(x - m)))` with `m = amax(x)` (infinite maxima handled as PyTorch).
+template <Expression E>
+Tensor<value_type_t<E>> logsumexp(const E& x, DimList dims, bool keepdim = false) {
+  using T = value_type_t<E>;
+  detail::require_floating<E>("logsumexp");
+  if (x.numel() == 0) return Tensor<T>(log(sum(exp(x), dims, keepdim)));
+  const auto m = amax(x, dims, true);
+  const Tensor<T> shift = where(isinf(m), T(0), m);
+  const auto s = sum(exp(x - shift), dims, keepdim);
+  if (keepdim) return Tensor<T>(log(s) + shift);
+  return Tensor<T>(log(s) + shift.view(s.sizes()));
+}
+
+namespace detail {
+
+/// A contiguous tensor seen as [outer, n, inner] around dimension `dim`.
+struct AlongDim {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+inline AlongDim along_dim(const Shape& shape, int64_t dim) {
+  AlongDim a;
+  for (int64_t d = 0; d < shape.size(); ++d) {
+    if (d < dim) a.outer *= shape[d];
+    if (d == dim) a.n = shape[d];
+    if (d > dim) a.inner *= shape[d];
+  }
+  return a;
+}
+
+/// Values and indices of the max (Max) or min along `dim`: the first
+/// occurrence on ties, the first NaN if there is one (PyTorch).
+template <bool Max, Element T>
+ValuesIndices<T> extremum_along(const Tensor<T>& x, int64_t dim, bool keepdim, const char* op) {
+  const int64_t d = wrap_dim(dim, x.dim(), op);
+  const Shape shape = x.dim() == 0 ? Shape{1} : x.shape();
+  detail::check<IndexError>(shape[d] != 0, op, "(): Expected reduction dim ", d, " to have non-zero size.");
+  Shape out_shape = x.dim() == 0 ? Shape{} : reduced_shape(shape, 1u << d, keepdim);
+  auto values = empty<T>(out_shape, {.device = x.device()});
+  auto indices = empty<int64_t>(out_shape, {.device = x.device()});
+  const auto c = x.contiguous();
+  const AlongDim a = along_dim(shape, d);
+  using R = ExtremumReducer<T, Max>;
+  const T* src = c.data_ptr();
+  T* best = values.data_ptr();
+  int64_t* bi = indices.data_ptr();
+  for (int64_t o = 0; o < a.outer; ++o) {
+    T* bv = best + o * a.inner;
+    int64_t* bx = bi + o * a.inner;
+    for (int64_t k = 0; k < a.inner; ++k) {
+      bv[k] = src[o * a.n * a.inner + k];
+      bx[k] = 0;
+    }
+    for (int64_t j = 1; j < a.n; ++j) {
+      const T* row = src + (o * a.n + j) * a.inner;
+      for (int64_t k = 0; k < a.inner; ++k) {
+        if (R::better(static_cast<typename R::acc_type>(row[k]), static_cast<typename R::acc_type>(bv[k]))) {
+          bv[k] = row[k];
+          bx[k] = j;
+        }
+      }
+    }
+  }
+  return {values, indices};
+}
+
+}  // namespace detail
+
+/// Largest element (0-d; NaN if any is NaN). Errors on an empty input.
+template <Expression E>
+Tensor<value_type_t<E>> max(const E& x) {
+  detail::check_nonempty_reduction(x.shape(), 0, "max", false);
+  return amax(x);
+}
+
+/// Largest values along `dim` and their indices (first occurrence on ties,
+/// first NaN if any), as `auto [values, indices] = tl::max(x, 1);`.
+template <Expression E>
+ValuesIndices<value_type_t<E>> max(const E& x, int64_t dim, bool keepdim = false) {
+  return detail::extremum_along<true>(Tensor<value_type_t<E>>(x), dim, keepdim, "max");
+}
+
+/// Smallest element (0-d; NaN if any is NaN). Errors on an empty input.
+template <Expression E>
+Tensor<value_type_t<E>> min(const E& x) {
+  detail::check_nonempty_reduction(x.shape(), 0, "min", false);
+  return amin(x);
+}
+
+/// Smallest values along `dim` and their indices.
+template <Expression E>
+ValuesIndices<value_type_t<E>> min(const E& x, int64_t dim, bool keepdim = false) {
+  return detail::extremum_along<false>(Tensor<value_type_t<E>>(x), dim, keepdim, "min");
+}
+
+/// Index of the largest element of the flattened input, or along `dim`.
+template <Expression E>
+Tensor<int64_t> argmax(const E& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false) {
+  using T = value_type_t<E>;
+  if (dim) return detail::extremum_along<true>(Tensor<T>(x), *dim, keepdim, "argmax").indices;
+  detail::check_nonempty_reduction(x.shape(), 0, "argmax", false);
+  auto r = detail::extremum_along<true>(Tensor<T>(x).reshape({-1}), 0, false, "argmax").indices;
+  return keepdim ? r.view(Shape::filled(x.dim(), 1)) : r;
+}
+
+/// Index of the smallest element of the flattened input, or along `dim`.
+template <Expression E>
+Tensor<int64_t> argmin(const E& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false) {
+  using T = value_type_t<E>;
+  if (dim) return detail::extremum_along<false>(Tensor<T>(x), *dim, keepdim, "argmin").indices;
+  detail::check_nonempty_reduction(x.shape(), 0, "argmin", false);
+  auto r = detail::extremum_along<false>(Tensor<T>(x).reshape({-1}), 0, false, "argmin").indices;
+  return keepdim ? r.view(Shape::filled(x.dim(), 1)) : r;
+}
+
+/// Softmax along `dim`: `exp(x - m) / sum(exp(x - m))` with `m` the maximum
+/// along `dim` (three passes: amax, the sum, the fused output).
+template <Expression E>
+Tensor<value_type_t<E>> softmax(const E& x, int64_t dim) {
+  using T = value_type_t<E>;
+  detail::require_floating<E>("softmax");
+  wrap_dim(dim, x.dim(), "softmax");
+  if (x.numel() == 0) return Tensor<T>(x);
+  const auto m = amax(x, dim, true);
+  const auto s = sum(exp(x - m), dim, true);
+  return Tensor<T>(exp(x - m) / s);
+}
+
+/// Log-softmax along `dim`: `x - m - log(sum(exp(x - m)))`.
+template <Expression E>
+Tensor<value_type_t<E>> log_softmax(const E& x, int64_t dim) {
+  using T = value_type_t<E>;
+  detail::require_floating<E>("log_softmax");
+  wrap_dim(dim, x.dim(), "log_softmax");
+  if (x.numel() == 0) return Tensor<T>(x);
+  const auto m = amax(x, dim, true);
+  const Tensor<T> shift = m + log(sum(exp(x - m), dim, true));
+  return Tensor<T>(x - shift);
+}
+
+// Method forms (declared in core/pointwise_methods.hpp).
+template <class Derived>
+auto PointwiseMethods<Derived>::sum(DimList dims, bool keepdim) const {
+  return tensorlib::sum(self(), dims, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::nansum(DimList dims, bool keepdim) const {
+  return tensorlib::nansum(self(), dims, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::mean(DimList dims, bool keepdim) const {
+  return tensorlib::mean(self(), dims, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::nanmean(DimList dims, bool keepdim) const {
+  return tensorlib::nanmean(self(), dims, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::prod(DimList dims, bool keepdim) const {
+  return tensorlib::prod(self(), dims, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::amax(DimList dims, bool keepdim) const {
+  return tensorlib::amax(self(), dims, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::amin(DimList dims, bool keepdim) const {
+  return tensorlib::amin(self(), dims, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::all(DimList dims, bool keepdim) const {
+  return tensorlib::all(self(), dims, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::any(DimList dims, bool keepdim) const {
+  return tensorlib::any(self(), dims, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::count_nonzero(DimList dims) const {
+  return tensorlib::count_nonzero(self(), dims);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::norm(double p, DimList dims, bool keepdim) const {
+  return tensorlib::norm(self(), p, dims, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::var(DimList dims, int64_t correction, bool keepdim) const {
+  return tensorlib::var(self(), dims, correction, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::std(DimList dims, int64_t correction, bool keepdim) const {
+  return tensorlib::std(self(), dims, correction, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::logsumexp(DimList dims, bool keepdim) const {
+  return tensorlib::logsumexp(self(), dims, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::max() const {
+  return tensorlib::max(self());
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::max(int64_t dim, bool keepdim) const {
+  return tensorlib::max(self(), dim, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::min() const {
+  return tensorlib::min(self());
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::min(int64_t dim, bool keepdim) const {
+  return tensorlib::min(self(), dim, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::argmax(std::optional<int64_t> dim, bool keepdim) const {
+  return tensorlib::argmax(self(), dim, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::argmin(std::optional<int64_t> dim, bool keepdim) const {
+  return tensorlib::argmin(self(), dim, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::softmax(int64_t dim) const {
+  return tensorlib::softmax(self(), dim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::log_softmax(int64_t dim) const {
+  return tensorlib::log_softmax(self(), dim);
+}
+
+}  // namespace tensorlib

@@ -1,0 +1,152 @@
+#pragma once
+/// \file
+/// Binary search in sorted boundaries: `searchsorted` and `bucketize`.
+/// The searches are PyTorch's (`!(b >= v)` moves right for the left side,
+/// `!(b > v)` for the right side), so a NaN value lands after every boundary
+/// and NaN boundaries behave as in PyTorch. The index type is the template
+/// argument: `searchsorted<int32_t>(...)` is PyTorch's `out_int32=True`.
+
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/expression.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/ops/along_dim.hpp"
+#include "tensorlib/ops/factories.hpp"
+
+namespace tensorlib {
+
+/// The index types `searchsorted` and `bucketize` can return.
+template <class I>
+concept SearchIndex = std::same_as<I, int64_t> || std::same_as<I, int32_t>;
+
+namespace detail {
+
+/// First position in [0, n) of `row` (through `sorter` if given) whose
+/// boundary is >= value (right: > value).
+template <Element T>
+int64_t search_row(const T* row, const int64_t* sorter, int64_t n, T value, bool right) {
+  int64_t start = 0, end = n;
+  while (start < end) {
+    const int64_t mid = start + ((end - start) >> 1);
+    const T b = sorter ? row[sorter[mid]] : row[mid];
+    if (right ? !(b > value) : !(b >= value))
+      start = mid + 1;
+    else
+      end = mid;
+  }
+  return start;
+}
+
+template <SearchIndex I, Element T>
+Tensor<I> searchsorted_impl(const Tensor<T>& boundaries, const Tensor<T>& values, bool right,
+                            std::optional<std::string_view> side, const std::optional<Tensor<int64_t>>& sorter,
+                            const char* op) {
+  static_assert(!std::is_same_v<T, bool>, "tl::searchsorted: bool tensors are not supported (as in PyTorch)");
+  check_cpu(boundaries, op);
+  check_cpu(values, op);
+  if (side) {
+    detail::check<ValueError>(*side == "left" || *side == "right", op, ": side can only be 'left' or 'right' but got ",
+                              *side);
+    detail::check<ValueError>(*side == "right" || !right, op,
+                              ": side and right can't be set to opposites, got side of left while right was True");
+    right = *side == "right";
+  }
+  if (sorter) {
+    check_cpu(*sorter, op);
+    detail::check<ShapeError>(sorter->sizes() == boundaries.sizes(), op,
+                              ": boundary and sorter must have the same size, but got boundary tensor ",
+                              boundaries.sizes(), " and got sorter tensor ", sorter->sizes());
+  }
+  detail::check<ShapeError>(boundaries.dim() != 0, op,
+                            ": boundaries tensor should have positive dimension, but got 0 dimension");
+  detail::check<ShapeError>(values.dim() > 0 || boundaries.dim() == 1, op,
+                            ": input value can be a scalar only when boundaries tensor dimension is 1, but we got "
+                            "boundaries tensor dim(",
+                            boundaries.dim(), ") and input value's dim(", values.dim(), ") numel(", values.numel(),
+                            ")");
+  bool leading_match = boundaries.dim() == values.dim();
+  for (int64_t d = 0; leading_match && d + 1 < boundaries.dim(); ++d)
+    leading_match = boundaries.size(d) == values.size(d);
+  detail::check<ShapeError>(boundaries.dim() == 1 || leading_match, op,
+                            ": boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+                            "tensor and input value tensor must match, but we got boundaries tensor ",
+                            boundaries.sizes(), " and input value tensor ", values.sizes());
+  const Tensor<T> b = boundaries.contiguous();
+  const Tensor<T> v = values.contiguous();
+  const int64_t n = boundaries.size(-1);
+  Tensor<int64_t> s;
+  if (sorter) {
+    // PyTorch reads out of bounds here; we check.
+    s = sorter->contiguous();
+    for (int64_t i = 0; i < s.numel(); ++i) {
+      const int64_t at = s.data_ptr()[i];
+      detail::check<IndexError>(at >= 0 && at < n, op, ": sorter index ", at,
+                                " is out of range for boundaries of size ", n, " in the last dimension");
+    }
+  }
+  auto out = empty<I>(values.sizes());
+  const int64_t row_len = values.dim() == 0 ? 1 : values.size(-1);
+  for (int64_t i = 0; i < values.numel(); ++i) {
+    const int64_t row = boundaries.dim() == 1 ? 0 : i / row_len;
+    const int64_t pos =
+        search_row(b.data_ptr() + row * n, sorter ? s.data_ptr() + row * n : nullptr, n, v.data_ptr()[i], right);
+    out.data_ptr()[i] = static_cast<I>(pos);
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// `torch.searchsorted(sorted_sequence, input, right=False, side=None,
+/// sorter=None)`: for each value, the index where it would be inserted into
+/// the innermost dimension of `sorted_sequence` to keep it sorted (the first
+/// such index, or the last with `right=true` / `side="right"`). A 1-d
+/// sequence serves every value; otherwise its leading dimensions must equal
+/// the input's. `sorter` holds indices that sort an unsorted sequence.
+template <SearchIndex I = int64_t, Expression S, Expression E>
+Tensor<I> searchsorted(const S& sorted_sequence, const E& input, bool right = false,
+                       std::optional<std::string_view> side = std::nullopt,
+                       const std::optional<Tensor<int64_t>>& sorter = std::nullopt) {
+  static_assert(std::is_same_v<value_type_t<S>, value_type_t<E>>,
+                "tl::searchsorted: the sequence and the values must have the same element type");
+  const Tensor<value_type_t<S>> b = sorted_sequence;
+  const Tensor<value_type_t<E>> v = input;
+  return detail::searchsorted_impl<I>(b, v, right, side, sorter, "searchsorted");
+}
+
+/// `torch.searchsorted(sorted_sequence, value)` for one scalar value: a 0-d
+/// result (the sequence must be 1-d).
+template <SearchIndex I = int64_t, Expression S>
+Tensor<I> searchsorted(const S& sorted_sequence, value_type_t<S> value, bool right = false,
+                       std::optional<std::string_view> side = std::nullopt,
+                       const std::optional<Tensor<int64_t>>& sorter = std::nullopt) {
+  const Tensor<value_type_t<S>> b = sorted_sequence;
+  return detail::searchsorted_impl<I>(b, full<value_type_t<S>>({}, value), right, side, sorter, "searchsorted");
+}
+
+/// `torch.bucketize(input, boundaries, right=False)`: for each value, the
+/// index of its bucket in the 1-d sorted `boundaries` (boundaries[i-1] < x
+/// <= boundaries[i]; with `right=true`, boundaries[i-1] <= x < boundaries[i]).
+template <SearchIndex I = int64_t, Expression E, Expression B>
+Tensor<I> bucketize(const E& input, const B& boundaries, bool right = false) {
+  static_assert(std::is_same_v<value_type_t<B>, value_type_t<E>>,
+                "tl::bucketize: the values and the boundaries must have the same element type");
+  const Tensor<value_type_t<E>> v = input;
+  const Tensor<value_type_t<B>> b = boundaries;
+  detail::check<ShapeError>(b.dim() == 1, "bucketize: boundaries tensor must be 1 dimension, but got dim(", b.dim(),
+                            ")");
+  return detail::searchsorted_impl<I>(b, v, right, std::nullopt, std::nullopt, "bucketize");
+}
+
+/// `torch.bucketize(value, boundaries, right=False)` for one scalar value: a 0-d result.
+template <SearchIndex I = int64_t, Expression B>
+Tensor<I> bucketize(value_type_t<B> value, const B& boundaries, bool right = false) {
+  return bucketize<I>(full<value_type_t<B>>({}, value), boundaries, right);
+}
+
+}  // namespace tensorlib

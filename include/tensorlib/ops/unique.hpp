@@ -1,0 +1,172 @@
+#pragma once
+/// \file
+/// `unique` and `unique_consecutive`, with or without `dim`, returning a
+/// `UniqueResult<T>` (output, inverse_indices, counts).
+///
+/// Ordering and equality: values are compared with `==` and sorted NaN last;
+/// each NaN is distinct from every other value, NaNs included (NaN != NaN),
+/// as in PyTorch. -0.0 and 0.0 are the same value; the one kept is the first
+/// in the input (`unique`) or in PyTorch's sort order (`unique(dim)`), as in
+/// PyTorch. Slices (`dim` given) are compared lexicographically.
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/expression.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/ops/along_dim.hpp"
+#include "tensorlib/ops/factories.hpp"
+
+namespace tensorlib {
+
+/// What `unique` and `unique_consecutive` return. `inverse_indices` and
+/// `counts` are computed only when asked for (`return_inverse`,
+/// `return_counts`); otherwise they are undefined tensors (`defined() ==
+/// false`). An aggregate, so `auto [out, inverse, counts] = tl::unique(...)` works.
+template <Element T>
+struct UniqueResult {
+  /// The unique elements (1-d), or the unique slices along `dim`.
+  Tensor<T> output;
+  /// For each input element (or slice along `dim`), its position in `output`.
+  /// Shape of the input without `dim`, or `[size(dim)]` with `dim`.
+  Tensor<int64_t> inverse_indices;
+  /// How many input elements (or slices) each output element stands for.
+  Tensor<int64_t> counts;
+};
+
+namespace detail {
+
+/// Fills the requested parts of a result from `groups`: for each output
+/// position, the input positions it stands for, in order.
+inline void fill_inverse_counts(const std::vector<std::vector<int64_t>>& groups, bool return_inverse,
+                                bool return_counts, const Shape& inverse_shape, Tensor<int64_t>& inverse,
+                                Tensor<int64_t>& counts) {
+  if (return_inverse) {
+    inverse = empty<int64_t>(inverse_shape);
+    int64_t* p = inverse.data_ptr();
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      for (int64_t i : groups[g]) p[i] = static_cast<int64_t>(g);
+  }
+  if (return_counts) {
+    counts = empty<int64_t>({static_cast<int64_t>(groups.size())});
+    for (std::size_t g = 0; g < groups.size(); ++g) counts.data_ptr()[g] = static_cast<int64_t>(groups[g].size());
+  }
+}
+
+/// unique / unique_consecutive of all elements (flattened).
+template <Element T>
+UniqueResult<T> unique_flat(const Tensor<T>& x, bool consecutive, bool return_inverse, bool return_counts,
+                            const char* op) {
+  check_cpu(x, op);
+  const std::vector<T> v = x.to_vector();
+  std::vector<int64_t> order(v.size());
+  std::iota(order.begin(), order.end(), int64_t{0});
+  // Stable, so the first occurrence of equal values (-0.0 and 0.0) is kept.
+  if (!consecutive)
+    std::stable_sort(order.begin(), order.end(), [&v](int64_t a, int64_t b) { return LessNanLast{}(v[a], v[b]); });
+  std::vector<std::vector<int64_t>> groups;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i == 0 || !(v[order[i]] == v[order[i - 1]])) groups.emplace_back();
+    groups.back().push_back(order[i]);
+  }
+  UniqueResult<T> r;
+  r.output = empty<T>({static_cast<int64_t>(groups.size())});
+  for (std::size_t g = 0; g < groups.size(); ++g) r.output.data_ptr()[g] = v[groups[g].front()];
+  fill_inverse_counts(groups, return_inverse, return_counts, x.sizes(), r.inverse_indices, r.counts);
+  return r;
+}
+
+/// unique / unique_consecutive of the slices along `dim` (PyTorch's
+/// _unique_dim_cpu_template: slices sorted lexicographically with std::sort).
+template <Element T>
+UniqueResult<T> unique_slices(const Tensor<T>& x, int64_t dim_, bool consecutive, bool return_inverse,
+                              bool return_counts, const char* op) {
+  check_cpu(x, op);
+  detail::check<IndexError>(x.dim() > 0, op, ": Dimension specified as ", dim_, " but tensor has no dimensions");
+  const int64_t dim = wrap_dim(dim_, x.dim(), op);
+  const auto zero_dims = std::count(x.sizes().begin(), x.sizes().end(), int64_t{0});
+  UniqueResult<T> r;
+  if (x.size(dim) == 0) {
+    detail::check<ValueError>(zero_dims == 1, op,
+                              ": Number of zero sized dimensions is more than one, so unique cannot be applied");
+    r.output = empty<T>(x.sizes());
+    if (return_inverse) r.inverse_indices = empty<int64_t>({0});
+    if (return_counts) r.counts = empty<int64_t>({0});
+    return r;
+  }
+  detail::check<ValueError>(zero_dims == 0, op,
+                            ": There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
+  // Slice s is row s of `flat`: `dim` moved first, the rest flattened.
+  Shape order_dims{dim};
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (d != dim) order_dims.push_back(d);
+  const Tensor<T> moved = x.permute(order_dims).contiguous();
+  const int64_t n = x.size(dim), len = x.numel() / n;
+  const T* data = moved.data_ptr();
+  auto less = [&](int64_t a, int64_t b) {
+    for (int64_t i = 0; i < len; ++i) {
+      const T l = data[a * len + i], h = data[b * len + i];
+      if (LessNanLast{}(l, h)) return true;
+      if (LessNanLast{}(h, l)) return false;
+    }
+    return false;
+  };
+  auto equal = [&](int64_t a, int64_t b) {
+    for (int64_t i = 0; i < len; ++i)
+      if (!(data[a * len + i] == data[b * len + i])) return false;
+    return true;
+  };
+  std::vector<int64_t> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  if (!consecutive) std::sort(order.begin(), order.end(), less);
+  std::vector<std::vector<int64_t>> groups;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i == 0 || !equal(order[i], groups.back().front())) groups.emplace_back();
+    groups.back().push_back(order[i]);
+  }
+  Shape moved_sizes = moved.sizes();
+  moved_sizes[0] = static_cast<int64_t>(groups.size());
+  auto out = empty<T>(moved_sizes);
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    std::copy(data + groups[g].front() * len, data + (groups[g].front() + 1) * len,
+              out.data_ptr() + static_cast<int64_t>(g) * len);
+  Shape inverse_order = Shape::filled(x.dim(), 0);
+  for (int64_t i = 0; i < x.dim(); ++i) inverse_order[order_dims[i]] = i;
+  r.output = out.permute(inverse_order).contiguous();
+  fill_inverse_counts(groups, return_inverse, return_counts, {n}, r.inverse_indices, r.counts);
+  return r;
+}
+
+}  // namespace detail
+
+/// `torch.unique(input, sorted=True, return_inverse=False,
+/// return_counts=False, dim=None)`: the distinct elements in ascending order
+/// (NaN last, each NaN kept), or with `dim` the distinct slices along `dim`
+/// in lexicographic order. `sorted=false` also returns them sorted (PyTorch
+/// leaves that order unspecified).
+template <Expression E>
+UniqueResult<value_type_t<E>> unique(const E& input, bool /*sorted*/ = true, bool return_inverse = false,
+                                     bool return_counts = false, std::optional<int64_t> dim = std::nullopt) {
+  const Tensor<value_type_t<E>> x = input;
+  if (dim) return detail::unique_slices(x, *dim, false, return_inverse, return_counts, "unique");
+  return detail::unique_flat(x, false, return_inverse, return_counts, "unique");
+}
+
+/// `torch.unique_consecutive(input, return_inverse=False,
+/// return_counts=False, dim=None)`: keeps the first element (or slice along
+/// `dim`) of every run of equal consecutive ones.
+template <Expression E>
+UniqueResult<value_type_t<E>> unique_consecutive(const E& input, bool return_inverse = false,
+                                                 bool return_counts = false,
+                                                 std::optional<int64_t> dim = std::nullopt) {
+  const Tensor<value_type_t<E>> x = input;
+  if (dim) return detail::unique_slices(x, *dim, true, return_inverse, return_counts, "unique_consecutive");
+  return detail::unique_flat(x, true, return_inverse, return_counts, "unique_consecutive");
+}
+
+}  // namespace tensorlib

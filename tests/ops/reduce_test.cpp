@@ -1,0 +1,268 @@
+// Reductions and scans against PyTorch (tests/fixtures/generate_reduce.py),
+// plus laws: one pass over expressions (tl::stats), thread-count independence,
+// accuracy of float sums, and the error paths.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "fixtures.hpp"
+#include "tensorlib/tensorlib.hpp"
+
+namespace {
+
+template <class T>
+tl::Tensor<T> lay_out(const tl::Tensor<T>& stored, const std::string& layout, const tl::Shape& expected_shape) {
+  if (layout == "t") return stored.t();
+  if (layout == "step") return stored.slice(-1, tl::None, tl::None, 2);
+  if (layout == "expand") return stored.expand({expected_shape[0], -1});
+  return stored;
+}
+
+tl::DimList parse_dims(const std::string& text) {
+  if (text == "all") return {};
+  std::istringstream in(text);
+  std::vector<int64_t> dims;
+  for (int64_t d; in >> d;) dims.push_back(d);
+  return tl::DimList(dims);
+}
+
+// Compares with a tolerance that fits the op: float ops agree to a few ulp
+// of the result's scale (different summation orders), integer ops exactly.
+template <class A, class B>
+void compare(const tl::Tensor<A>& actual, const fixtures::Case& c, const std::string& key, const std::string& what) {
+  const auto expected = c.get<B>(key);
+  if constexpr (std::is_floating_point_v<A>) {
+    const double tol = std::is_same_v<A, float> ? 2e-5 : 1e-12;
+    fixtures::check_close(actual, expected, tol, tol, what);
+  } else {
+    fixtures::check_close(actual, expected, 0, 0, what);
+  }
+}
+
+template <class T>
+void run_case(const std::string& name, const fixtures::Case& c) {
+  const std::string op = c.text("op"), layout = c.text("layout"), arg = c.text("arg");
+  const bool keepdim = c.text("keepdim") == "1";
+  const auto dims = parse_dims(c.text("dims"));
+  const auto stored = c.get<T>("x");
+  // The expected input shape of "expand" is the output's leading size for
+  // the cases that use it (a [1, n] row expanded to [5, n]).
+  const auto x = lay_out(stored, layout, tl::Shape{5, stored.size(-1)});
+  const std::string what = name + " (" + op + ", " + layout + ")";
+  using S = tl::detail::sum_result_t<T>;
+  if (op == "sum") {
+    compare<S, S>(tl::sum(x, dims, keepdim), c, "out", what);
+  } else if (op == "prod") {
+    compare<S, S>(tl::prod(x, dims, keepdim), c, "out", what);
+  } else if (op == "amax") {
+    compare<T, T>(tl::amax(x, dims, keepdim), c, "out", what);
+  } else if (op == "amin") {
+    compare<T, T>(tl::amin(x, dims, keepdim), c, "out", what);
+  } else if (op == "all" || op == "any") {
+    const auto r = op == "all" ? tl::all(x, dims, keepdim) : tl::any(x, dims, keepdim);
+    // PyTorch keeps uint8 for uint8 inputs (a legacy rule); tensorlib always gives bool.
+    if (c.tensor("out").dtype == "uint8")
+      compare<uint8_t, uint8_t>(r.template to<uint8_t>(), c, "out", what);
+    else
+      compare<bool, bool>(r, c, "out", what);
+  } else if (op == "count_nonzero") {
+    compare<int64_t, int64_t>(tl::count_nonzero(x, dims), c, "out", what);
+  } else if (op == "max" || op == "min" || op == "argmax" || op == "argmin") {
+    const bool is_max = op == "max" || op == "argmax";
+    if (dims.dims().empty()) {
+      if (op == "max") compare<T, T>(tl::max(x), c, "out", what);
+      if (op == "min") compare<T, T>(tl::min(x), c, "out", what);
+      if (op == "argmax") compare<int64_t, int64_t>(tl::argmax(x), c, "out", what);
+      if (op == "argmin") compare<int64_t, int64_t>(tl::argmin(x), c, "out", what);
+    } else {
+      const int64_t d = dims.dims()[0];
+      auto [values, indices] = is_max ? tl::max(x, d, keepdim) : tl::min(x, d, keepdim);
+      if (op == "max" || op == "min") {
+        compare<T, T>(values, c, "out", what);
+        compare<int64_t, int64_t>(indices, c, "indices", what + " indices");
+      } else {
+        compare<int64_t, int64_t>(is_max ? tl::argmax(x, d, keepdim) : tl::argmin(x, d, keepdim), c, "out", what);
+      }
+    }
+  } else if (op == "cumsum") {
+    compare<S, S>(tl::cumsum(x, std::stoll(arg)), c, "out", what);
+  } else if (op == "cumprod") {
+    compare<S, S>(tl::cumprod(x, std::stoll(arg)), c, "out", what);
+  } else if (op == "cummax" || op == "cummin") {
+    auto [values, indices] = op == "cummax" ? tl::cummax(x, std::stoll(arg)) : tl::cummin(x, std::stoll(arg));
+    compare<T, T>(values, c, "out", what);
+    compare<int64_t, int64_t>(indices, c, "indices", what + " indices");
+  } else if constexpr (tl::is_floating<T>) {
+    if (op == "mean")
+      compare<T, T>(tl::mean(x, dims, keepdim), c, "out", what);
+    else if (op == "nansum")
+      compare<T, T>(tl::nansum(x, dims, keepdim), c, "out", what);
+    else if (op == "nanmean")
+      compare<T, T>(tl::nanmean(x, dims, keepdim), c, "out", what);
+    else if (op == "norm")
+      compare<T, T>(tl::norm(x, std::stod(arg), dims, keepdim), c, "out", what);
+    else if (op == "var")
+      compare<T, T>(tl::var(x, dims, std::stoll(arg), keepdim), c, "out", what);
+    else if (op == "std")
+      compare<T, T>(tl::std(x, dims, std::stoll(arg), keepdim), c, "out", what);
+    else if (op == "logsumexp")
+      compare<T, T>(tl::logsumexp(x, dims, keepdim), c, "out", what);
+    else if (op == "softmax")
+      compare<T, T>(tl::softmax(x, std::stoll(arg)), c, "out", what);
+    else if (op == "log_softmax")
+      compare<T, T>(tl::log_softmax(x, std::stoll(arg)), c, "out", what);
+    else
+      FAIL("unknown op " << op << " in " << name);
+  } else {
+    FAIL("unknown op " << op << " for an integer input in " << name);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("reductions and scans match PyTorch") {
+  const auto& file = fixtures::load("reduce.txt");
+  int cases = 0;
+  for (const auto& [name, c] : file.cases()) {
+    const std::string& dtype = c.tensor("x").dtype;
+    if (dtype == "float32")
+      run_case<float>(name, c);
+    else if (dtype == "float64")
+      run_case<double>(name, c);
+    else if (dtype == "int32")
+      run_case<int32_t>(name, c);
+    else if (dtype == "int64")
+      run_case<int64_t>(name, c);
+    else if (dtype == "uint8")
+      run_case<uint8_t>(name, c);
+    else if (dtype == "bool")
+      run_case<bool>(name, c);
+    else
+      FAIL("unknown dtype " << dtype);
+    ++cases;
+  }
+  CHECK(cases == 236);
+}
+
+TEST_CASE("a reduction of an expression is one pass with no temporary") {
+  const auto p = tl::randn({1000, 300});
+  const auto y = tl::randn({1000, 300});
+  tl::stats::reset();
+  const auto before = tl::stats::snapshot();
+  const auto loss = ((p - y) * (p - y)).mean();
+  const auto d = tl::stats::snapshot() - before;
+  CHECK(d.fused_loops == 1);
+  CHECK(d.allocations == 1);  // the 0-d result only
+  CHECK(d.peak_bytes_in_use - before.bytes_in_use <= 64);
+  // Against the two-step version.
+  const tl::Tensor<float> sq = (p - y) * (p - y);
+  CHECK(loss.item() == doctest::Approx(tl::mean(sq).item()).epsilon(1e-6));
+
+  // Dim reductions of expressions too: sum(exp(x) * w, 1) reads x and w once.
+  const auto before2 = tl::stats::snapshot();
+  const auto rows = (tl::exp(p) * y).sum(1, true);
+  const auto d2 = tl::stats::snapshot() - before2;
+  CHECK(d2.fused_loops == 1);
+  CHECK(d2.allocations == 1);
+  CHECK(rows.sizes() == tl::Shape{1000, 1});
+}
+
+TEST_CASE("reductions do not depend on the thread count") {
+  const tl::Tensor<float> x = tl::randn({300, 1000}) * 3.f + 1.f;
+  const int saved = tl::get_num_threads();
+  std::vector<std::vector<float>> results;
+  for (int threads : {1, 2, 3}) {
+    tl::set_num_threads(threads);
+    std::vector<float> r;
+    r.push_back(x.sum().item());
+    r.push_back(x.t().sum().item());
+    for (float v : x.sum(0).to_vector()) r.push_back(v);
+    for (float v : x.sum(1).to_vector()) r.push_back(v);
+    for (float v : x.t().sum(1).to_vector()) r.push_back(v);
+    r.push_back(tl::amax(tl::exp(x)).item());
+    results.push_back(r);
+  }
+  tl::set_num_threads(saved);
+  CHECK(results[0] == results[1]);
+  CHECK(results[0] == results[2]);
+}
+
+TEST_CASE("float sums are accurate over many elements") {
+  // 2^24 + 3 ones: naive float accumulation stops at 2^24.
+  const int64_t n = (int64_t{1} << 24) + 3;
+  const auto ones = tl::ones<float>({n});
+  CHECK(ones.sum().item() == static_cast<float>(n));
+  CHECK(tl::mean(ones).item() == 1.0f);
+  // Large values with a small mean: blocked sums keep the relative error tiny.
+  const tl::Tensor<float> x = tl::randn({1 << 20}) + 1000.f;
+  double reference = 0;
+  for (float v : x.to_vector()) reference += v;
+  CHECK(x.sum().item() == doctest::Approx(reference).epsilon(1e-7));
+  // Column sums over many rows (the kept-inner path) and row sums (inner-reduced).
+  const auto m = tl::randn({4096, 64});
+  const auto col = m.sum(0).to_vector();
+  const auto v = m.contiguous().to_vector();
+  for (int64_t j = 0; j < 64; j += 21) {
+    double r = 0;
+    for (int64_t i = 0; i < 4096; ++i) r += v[i * 64 + j];
+    CHECK(col[j] == doctest::Approx(r).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("reduction methods on tensors and expressions") {
+  const auto x = tl::tensor({{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
+  CHECK(x.sum().item() == 21.f);
+  CHECK(x.sum(0).to_vector() == std::vector<float>{5.f, 7.f, 9.f});
+  CHECK(x.sum({0, 1}).item() == 21.f);
+  CHECK(x.sum(-1, true).sizes() == tl::Shape{2, 1});
+  CHECK(x.mean().item() == 3.5f);
+  CHECK((x * 2).max().item() == 12.f);
+  CHECK(x.argmax().item() == 5);
+  CHECK(x.prod().item() == 720.f);
+  CHECK((x > 3.f).any().item());
+  CHECK(!(x > 3.f).all().item());
+  CHECK((x > 3.f).sum().item() == 3);
+  CHECK(x.count_nonzero().item() == 6);
+  CHECK(x.cumsum(1).to_vector() == std::vector<float>{1.f, 3.f, 6.f, 4.f, 9.f, 15.f});
+  const auto [v, i] = x.min(1);
+  CHECK(v.to_vector() == std::vector<float>{1.f, 4.f});
+  CHECK(i.to_vector() == std::vector<int64_t>{0, 0});
+  CHECK(x.softmax(1).sum(1).to_vector()[0] == doctest::Approx(1.0));
+  const auto [s, m] = tl::std_mean(x, 1);
+  CHECK(m.to_vector() == std::vector<float>{2.f, 5.f});
+  CHECK(s.to_vector()[0] == doctest::Approx(1.0));
+  const auto [var, mean] = tl::var_mean(x);
+  CHECK(mean.item() == 3.5f);
+  CHECK(var.item() == doctest::Approx(3.5));
+  // 0-d inputs reduce over dim 0 or -1.
+  CHECK(tl::scalar_tensor(4.f).sum(0).item() == 4.f);
+  CHECK(tl::scalar_tensor(4.f).max(0).indices.item() == 0);
+}
+
+TEST_CASE("reduction errors say what went wrong") {
+  const auto x = tl::randn({2, 3});
+  CHECK_THROWS_WITH_AS(x.sum(2), "sum: dimension out of range (expected to be in range of [-2, 1], but got 2)",
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(x.sum({0, -2}), "sum: dim 0 appears multiple times in the list of dims", tl::ValueError);
+  CHECK_THROWS_WITH_AS(x.max(5), "max: dimension out of range (expected to be in range of [-2, 1], but got 5)",
+                       tl::IndexError);
+  const auto e = tl::empty<float>({0, 3});
+  CHECK_THROWS_WITH_AS(e.max(),
+                       "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction "
+                       "dim with the 'dim' argument.",
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(e.amax(0), "amax(): Expected reduction dim 0 to have non-zero size.", tl::IndexError);
+  CHECK_THROWS_WITH_AS(e.max(0), "max(): Expected reduction dim 0 to have non-zero size.", tl::IndexError);
+  CHECK_THROWS_WITH_AS(e.argmax(), doctest::Contains("argmax(): Expected reduction dim to be specified"),
+                       tl::IndexError);
+  CHECK(e.amax(1).sizes() == tl::Shape{0});
+  CHECK(e.sum(0).to_vector() == std::vector<float>{0.f, 0.f, 0.f});
+  CHECK(std::isnan(e.mean().item()));
+  CHECK_THROWS_WITH_AS(x.cumsum(3), doctest::Contains("cumsum: dimension out of range"), tl::IndexError);
+  CHECK_THROWS_WITH_AS(x.softmax(-3), doctest::Contains("softmax: dimension out of range"), tl::IndexError);
+}

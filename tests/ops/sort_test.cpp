@@ -1,0 +1,458 @@
+// Sorting, order statistics, unique, histograms and searching against
+// PyTorch (tests/fixtures/sort.txt, made by tests/fixtures/generate_sort.py),
+// on contiguous, transposed and strided layouts of every input, plus the
+// error paths.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "fixtures.hpp"
+
+namespace {
+
+using Args = std::map<std::string, std::string>;
+
+Args parse_args(const std::string& text) {
+  Args args;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) {
+    const auto eq = word.find('=');
+    if (eq != std::string::npos) args[word.substr(0, eq)] = word.substr(eq + 1);
+  }
+  return args;
+}
+
+int64_t int_arg(const Args& args, const std::string& key) {
+  const auto it = args.find(key);
+  REQUIRE_MESSAGE(it != args.end(), "fixture args lack " << key);
+  return std::stoll(it->second);
+}
+
+bool bool_arg(const Args& args, const std::string& key) { return int_arg(args, key) != 0; }
+
+/// Same shape and the same elements: NaN matches NaN, and the sign of zero must match.
+template <class T>
+void check_same(const tl::Tensor<T>& actual, const tl::Tensor<T>& expected, const std::string& what) {
+  REQUIRE_MESSAGE(actual.defined(), what << ": result is undefined");
+  REQUIRE_MESSAGE(actual.sizes() == expected.sizes(),
+                  what << ": shape " << actual.sizes() << ", expected " << expected.sizes());
+  const auto a = actual.to_vector();
+  const auto e = expected.to_vector();
+  int failures = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    bool ok = a[i] == e[i];
+    if constexpr (std::is_floating_point_v<T>)
+      ok = (std::isnan(a[i]) && std::isnan(e[i])) || (ok && std::signbit(a[i]) == std::signbit(e[i]));
+    if (!ok && failures++ < 3) FAIL_CHECK(what << ": element " << i << " is " << +a[i] << ", expected " << +e[i]);
+  }
+  CHECK_MESSAGE(failures == 0, what << ": " << failures << " of " << a.size() << " elements differ");
+}
+
+/// The same values in three layouts: as given, transposed storage and a stride-2 view.
+template <class T>
+std::vector<std::pair<std::string, tl::Tensor<T>>> layouts(const tl::Tensor<T>& x) {
+  std::vector<std::pair<std::string, tl::Tensor<T>>> out{{"contiguous", x}};
+  if (x.dim() >= 2) {
+    auto t = x.transpose(0, -1).contiguous().transpose(0, -1);
+    REQUIRE((x.numel() <= 1 || !t.is_contiguous() || x.size(0) == 1 || x.size(-1) == 1));
+    out.emplace_back("transposed", t);
+  }
+  if (x.dim() >= 1) {
+    tl::Shape big = x.sizes();
+    big[big.size() - 1] *= 2;
+    auto strided = tl::zeros<T>(big).slice(-1, tl::None, tl::None, 2);
+    strided.copy_(x);
+    out.emplace_back("strided", strided);
+  }
+  return out;
+}
+
+/// Calls f(std::type_identity<T>{}) for the element type named in a fixture.
+template <class F>
+void with_dtype(const std::string& dtype, F&& f) {
+  if (dtype == "float32") return f(std::type_identity<float>{});
+  if (dtype == "float64") return f(std::type_identity<double>{});
+  if (dtype == "int32") return f(std::type_identity<int32_t>{});
+  if (dtype == "int64") return f(std::type_identity<int64_t>{});
+  if (dtype == "uint8") return f(std::type_identity<uint8_t>{});
+  if (dtype == "bool") return f(std::type_identity<bool>{});
+  FAIL("unknown fixture dtype " << dtype);
+}
+
+template <class T>
+void check_vi(const tl::ValuesIndices<T>& r, const fixtures::Case& c, const std::string& what) {
+  check_same(r.values, c.get<T>("values"), what + " values");
+  check_same(r.indices, c.get<int64_t>("indices"), what + " indices");
+}
+
+template <class T>
+void check_unique(const tl::UniqueResult<T>& r, const fixtures::Case& c, const std::string& what) {
+  check_same(r.output, c.get<T>("output"), what + " output");
+  check_same(r.inverse_indices, c.get<int64_t>("inverse"), what + " inverse");
+  check_same(r.counts, c.get<int64_t>("counts"), what + " counts");
+}
+
+/// Runs the fixture cases of one op: check(case, layout name, input) for each layout of x.
+template <class Check>
+int run_cases(const std::string& op, Check&& check) {
+  int cases = 0;
+  for (const auto& [name, c] : fixtures::load("sort.txt").cases()) {
+    if (name.substr(0, name.rfind('/')) != op) continue;
+    ++cases;
+    const Args args = parse_args(c.text("args"));
+    with_dtype(c.tensor("x").dtype, [&, &name = name, &c = c](auto type) {
+      using T = typename decltype(type)::type;
+      tl::Tensor<T> x = c.template get<T>("x");
+      if (args.count("expand")) {
+        tl::Shape sizes;
+        std::istringstream in(args.at("expand"));
+        for (std::string s; std::getline(in, s, ',');) sizes.push_back(std::stoll(s));
+        x = x.expand(sizes);
+      }
+      for (const auto& [layout, input] : layouts(x)) check(c, args, input, name + " (" + layout + ")");
+    });
+  }
+  return cases;
+}
+
+}  // namespace
+
+TEST_CASE("sort, argsort and msort match PyTorch, ties and NaN included") {
+  const int n = run_cases("sort", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+    check_vi(tl::sort(x, int_arg(a, "dim"), bool_arg(a, "descending"), bool_arg(a, "stable")), c, what);
+    check_vi(x.sort(int_arg(a, "dim"), bool_arg(a, "descending"), bool_arg(a, "stable")), c, what + " method");
+  });
+  CHECK(n > 300);
+  CHECK(run_cases("argsort", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+          check_same(tl::argsort(x, int_arg(a, "dim"), bool_arg(a, "descending"), bool_arg(a, "stable")),
+                     c.template get<int64_t>("indices"), what);
+          check_same(x.argsort(int_arg(a, "dim"), bool_arg(a, "descending")), c.template get<int64_t>("indices"),
+                     what + " method");
+        }) > 40);
+  CHECK(run_cases("msort", [](const auto& c, const Args&, const auto& x, const std::string& what) {
+          using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+          check_same(tl::msort(x), c.template get<T>("values"), what);
+        }) > 40);
+}
+
+TEST_CASE("topk matches PyTorch for both selection paths, ties and unsorted results") {
+  CHECK(run_cases("topk", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+          using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+          if constexpr (std::is_same_v<T, bool>) {
+            FAIL("no bool topk fixtures expected");
+          } else {
+            const auto k = int_arg(a, "k"), dim = int_arg(a, "dim");
+            check_vi(tl::topk(x, k, dim, bool_arg(a, "largest"), bool_arg(a, "sorted")), c, what);
+            check_vi(x.topk(k, dim, bool_arg(a, "largest"), bool_arg(a, "sorted")), c, what + " method");
+          }
+        }) > 500);
+}
+
+TEST_CASE("kthvalue, median, nanmedian and mode match PyTorch, keepdim both ways") {
+  auto no_bool = [](auto f) {
+    return [f](const auto& c, const Args& a, const auto& x, const std::string& what) {
+      using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+      if constexpr (std::is_same_v<T, bool>)
+        FAIL("no bool fixtures expected for " << what);
+      else
+        f(c, a, x, what);
+    };
+  };
+  CHECK(run_cases("kthvalue", no_bool([](const auto& c, const Args& a, const auto& x, const std::string& what) {
+                    check_vi(tl::kthvalue(x, int_arg(a, "k"), int_arg(a, "dim"), bool_arg(a, "keepdim")), c, what);
+                  })) > 400);
+  CHECK(run_cases("median_dim", no_bool([](const auto& c, const Args& a, const auto& x, const std::string& what) {
+                    check_vi(tl::median(x, int_arg(a, "dim"), bool_arg(a, "keepdim")), c, what);
+                  })) > 200);
+  CHECK(run_cases("nanmedian_dim", no_bool([](const auto& c, const Args& a, const auto& x, const std::string& what) {
+                    check_vi(tl::nanmedian(x, int_arg(a, "dim"), bool_arg(a, "keepdim")), c, what);
+                  })) > 100);
+  CHECK(run_cases("median", no_bool([](const auto& c, const Args&, const auto& x, const std::string& what) {
+                    using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+                    check_same(tl::median(x), c.template get<T>("y"), what);
+                  })) > 40);
+  CHECK(run_cases("nanmedian", no_bool([](const auto& c, const Args&, const auto& x, const std::string& what) {
+                    using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+                    check_same(tl::nanmedian(x), c.template get<T>("y"), what);
+                  })) > 20);
+  CHECK(run_cases("mode", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+          check_vi(tl::mode(x, int_arg(a, "dim"), bool_arg(a, "keepdim")), c, what);
+        }) > 200);
+}
+
+TEST_CASE("unique and unique_consecutive match PyTorch, with and without dim") {
+  CHECK(run_cases("unique", [](const auto& c, const Args&, const auto& x, const std::string& what) {
+          check_unique(tl::unique(x, true, true, true), c, what);
+        }) > 30);
+  CHECK(run_cases("unique_consecutive", [](const auto& c, const Args&, const auto& x, const std::string& what) {
+          check_unique(tl::unique_consecutive(x, true, true), c, what);
+        }) > 30);
+  CHECK(run_cases("unique_dim", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+          check_unique(tl::unique(x, true, true, true, int_arg(a, "dim")), c, what);
+        }) > 50);
+  CHECK(run_cases("unique_consecutive_dim", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+          check_unique(tl::unique_consecutive(x, true, true, int_arg(a, "dim")), c, what);
+        }) > 50);
+}
+
+TEST_CASE("bincount and histc match PyTorch") {
+  CHECK(run_cases("bincount", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+          using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+          if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+            check_same(tl::bincount(x, int_arg(a, "minlength")), c.template get<int64_t>("y"), what);
+          else
+            FAIL("bincount fixture with a non-integer input: " << what);
+        }) > 10);
+  CHECK(run_cases("bincount_weights", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+          using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+          if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+            const auto& wd = c.tensor("w").dtype;
+            if (wd == "float32") {
+              check_same(tl::bincount(x, c.template get<float>("w"), int_arg(a, "minlength")),
+                         c.template get<float>("y"), what);
+            } else if (wd == "float64") {
+              check_same(tl::bincount(x, c.template get<double>("w"), int_arg(a, "minlength")),
+                         c.template get<double>("y"), what);
+            } else {
+              check_same(tl::bincount(x, c.template get<int64_t>("w"), int_arg(a, "minlength")),
+                         c.template get<double>("y"), what);
+            }
+          } else {
+            FAIL("bincount fixture with a non-integer input: " << what);
+          }
+        }) > 8);
+  CHECK(run_cases("histc", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+          using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+          if constexpr (std::is_floating_point_v<T>)
+            check_same(tl::histc(x, int_arg(a, "bins"), std::stod(a.at("min")), std::stod(a.at("max"))),
+                       c.template get<T>("y"), what);
+          else
+            FAIL("histc fixture with a non-floating input: " << what);
+        }) > 20);
+}
+
+TEST_CASE("searchsorted and bucketize match PyTorch, with sorter and N-d boundaries") {
+  CHECK(run_cases("searchsorted", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+          using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+          if constexpr (std::is_same_v<T, bool>) {
+            FAIL("no bool searchsorted fixtures expected");
+          } else {
+            for (const auto& [layout, b] : layouts(c.template get<T>("b"))) {
+              const auto expected = c.template get<int64_t>("y");
+              const std::string w = what + " boundaries " + layout;
+              if (a.count("side")) {
+                const auto sorter = c.template get<int64_t>("sorter");
+                check_same(tl::searchsorted(b, x, false, a.at("side"), sorter), expected, w);
+                check_same(tl::searchsorted(b, x, a.at("side") == "right", std::nullopt, sorter), expected, w);
+              } else {
+                check_same(tl::searchsorted(b, x, bool_arg(a, "right")), expected, w);
+                check_same(tl::searchsorted(b, x, false, bool_arg(a, "right") ? "right" : "left"), expected, w);
+                check_same(tl::searchsorted<int32_t>(b, x, bool_arg(a, "right")), expected.template to<int32_t>(),
+                           w + " int32");
+              }
+            }
+          }
+        }) > 30);
+  CHECK(run_cases("bucketize", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+          using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+          if constexpr (std::is_same_v<T, bool>)
+            FAIL("no bool bucketize fixtures expected");
+          else
+            check_same(tl::bucketize(x, c.template get<T>("b"), bool_arg(a, "right")), c.template get<int64_t>("y"),
+                       what);
+        }) > 10);
+}
+
+TEST_CASE("results: structured bindings, expressions as inputs, shapes of 0-d and empty inputs") {
+  const auto x = tl::tensor({3.f, 1.f, 2.f});
+  auto [values, indices] = tl::sort(x * 2.f, 0, true);
+  check_same(values, tl::tensor({6.f, 4.f, 2.f}), "sort of an expression");
+  check_same(indices, tl::tensor<int64_t>({0, 2, 1}), "sort of an expression");
+  check_same(tl::topk(x + 1.f, 1).values, tl::tensor({4.f}), "topk of an expression");
+  check_same(tl::median(x - 1.f), tl::full<float>({}, 1.f), "median of an expression");
+  check_same(tl::argsort(-x), tl::tensor<int64_t>({0, 2, 1}), "argsort of an expression");
+
+  const auto s = tl::full<float>({}, 5.f);
+  for (int64_t dim : {0, -1}) {
+    const auto [v, i] = tl::sort(s, dim);
+    CHECK(v.dim() == 0);
+    CHECK(i.item() == 0);
+    CHECK(tl::topk(s, 1, dim).values.item() == 5.f);
+    CHECK(tl::kthvalue(s, 1, dim, true).values.dim() == 0);
+    CHECK(tl::median(s, dim).indices.dim() == 0);
+    CHECK(tl::mode(s, dim, true).values.item() == 5.f);
+  }
+  CHECK(tl::msort(s).item() == 5.f);
+  const auto u = tl::unique(s, true, true, true);
+  CHECK(u.output.sizes() == tl::Shape{1});
+  CHECK(u.inverse_indices.dim() == 0);
+
+  const auto plain = tl::unique(tl::tensor({2, 1, 2}));
+  check_same(plain.output, tl::tensor<int64_t>({1, 2}), "unique without inverse or counts");
+  CHECK_FALSE(plain.inverse_indices.defined());
+  CHECK_FALSE(plain.counts.defined());
+  const auto [out, inverse, counts] = tl::unique(tl::tensor({2, 1, 2}), false, false, true);
+  check_same(counts, tl::tensor<int64_t>({1, 2}), "unique counts only");
+  CHECK_FALSE(inverse.defined());
+
+  check_same(tl::searchsorted(tl::tensor({1.f, 2.f, 3.f}), 2.f), tl::full<int64_t>({}, 1), "scalar searchsorted");
+  check_same(tl::searchsorted(tl::tensor({1.f, 2.f, 3.f}), 2.f, true), tl::full<int64_t>({}, 2), "scalar, right");
+  check_same(tl::bucketize<int32_t>(2.f, tl::tensor({1.f, 2.f, 3.f})), tl::full<int32_t>({}, 1), "scalar bucketize");
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Differences from PyTorch 1.13 that are bugs there (see the headers).
+  const auto m = tl::mode(tl::tensor({nan, 1.f, nan, 2.f, 3.f, 1.f}));
+  CHECK(m.values.item() == 1.f);
+  CHECK(m.indices.item() == 5);
+  CHECK(std::isnan(tl::mode(tl::tensor({nan, nan})).values.item()));
+  check_same(tl::histc(tl::tensor({nan, 0.5f, nan}), 2, 0, 1), tl::tensor({0.f, 1.f}), "histc ignores NaN");
+  const auto un = tl::unique(tl::tensor({1.f, nan, nan, 2.f}), true, true, true);
+  CHECK(un.output.sizes() == tl::Shape{4});
+  CHECK(std::isnan(un.output.to_vector()[2]));
+  CHECK(std::isnan(un.output.to_vector()[3]));
+  check_same(un.inverse_indices, tl::tensor<int64_t>({0, 2, 3, 1}), "unique inverse with NaN");
+  check_same(un.counts, tl::tensor<int64_t>({1, 1, 1, 1}), "unique counts with NaN");
+  const auto top0 = tl::topk(s, 0);
+  CHECK(top0.values.dim() == 0);
+  CHECK(top0.values.item() == 5.f);
+  const auto median_empty = tl::median(tl::zeros<double>({0}));
+  CHECK(median_empty.dim() == 0);
+  CHECK(std::isnan(median_empty.item()));
+}
+
+TEST_CASE("sorting a long row is n log n and agrees with std::stable_sort") {
+  const int64_t n = 300000;
+  auto x = tl::empty<double>({n});
+  for (int64_t k = 0; k < n; ++k) x.data_ptr()[k] = static_cast<double>(k * 7919 % 1000);
+  const auto [v, i] = tl::sort(x, -1, false, true);
+  const std::vector<double> xs = x.to_vector(), vs = v.to_vector();
+  const std::vector<int64_t> is = i.to_vector();
+  std::vector<int64_t> expected(static_cast<std::size_t>(n));
+  for (int64_t k = 0; k < n; ++k) expected[static_cast<std::size_t>(k)] = k;
+  std::stable_sort(expected.begin(), expected.end(), [&xs](int64_t a, int64_t b) {
+    return xs[static_cast<std::size_t>(a)] < xs[static_cast<std::size_t>(b)];
+  });
+  CHECK(is == expected);
+  CHECK(std::is_sorted(vs.begin(), vs.end()));
+  CHECK(tl::topk(x, 5).values.to_vector() == std::vector<double>{999, 999, 999, 999, 999});
+}
+
+TEST_CASE("dimension errors name the op and the valid range") {
+  const auto x = tl::zeros<float>({3, 4});
+  const std::string range = ": dimension out of range (expected to be in range of [-2, 1], but got 2)";
+  CHECK_THROWS_WITH_AS(tl::sort(x, 2), ("sort" + range).c_str(), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::argsort(x, 2), ("argsort" + range).c_str(), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::topk(x, 1, 2), ("topk" + range).c_str(), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::kthvalue(x, 1, -3),
+                       "kthvalue: dimension out of range (expected to be in range of [-2, 1], "
+                       "but got -3)",
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::median(x, 2), ("median" + range).c_str(), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::nanmedian(x, 2), ("nanmedian" + range).c_str(), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::mode(x, 2), ("mode" + range).c_str(), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::unique(x, true, false, false, 2), ("unique" + range).c_str(), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::unique_consecutive(x, false, false, 2), ("unique_consecutive" + range).c_str(),
+                       tl::IndexError);
+}
+
+TEST_CASE("k, empty-dimension and unique errors follow PyTorch's wording") {
+  const auto x = tl::zeros<float>({3, 4});
+  CHECK_THROWS_WITH_AS(tl::topk(x, 5), doctest::Contains("topk: selected index k out of range"), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::topk(x, -1), doctest::Contains("topk: selected index k out of range"), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::topk(x, 4, 0),
+                       "topk: selected index k out of range (expected k in [0, 3] for dimension 0 "
+                       "of size 3, but got k = 4)",
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::kthvalue(x, 0),
+                       doctest::Contains("kthvalue: selected number k out of range for dimension 1"), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::kthvalue(x, 5),
+                       "kthvalue: selected number k out of range for dimension 1 (expected k in "
+                       "[1, 4], but got k = 5)",
+                       tl::IndexError);
+  const auto e = tl::zeros<float>({0, 3});
+  CHECK_THROWS_WITH_AS(tl::kthvalue(e, 1, 0), "kthvalue: Expected reduction dim 0 to have non-zero size.",
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::median(e, -2), "median: Expected reduction dim 0 to have non-zero size.", tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::nanmedian(e, 0), "nanmedian: Expected reduction dim 0 to have non-zero size.",
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::mode(e, 0), "mode: Expected reduction dim 0 to have non-zero size.", tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::median(tl::zeros<int64_t>({0})),
+                       doctest::Contains("median: cannot take the median of an "
+                                         "empty int64 tensor"),
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::unique(tl::zeros<float>({2, 0}), true, false, false, 0),
+                       "unique: There are 0 sized dimensions, and they aren't selected, so unique cannot be applied",
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::unique_consecutive(tl::zeros<float>({0, 0}), false, false, 1),
+                       "unique_consecutive: Number of zero sized dimensions is more than one, so unique cannot be "
+                       "applied",
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::unique(tl::full<float>({}, 1.f), true, false, false, 0),
+                       "unique: Dimension specified as 0 but tensor has no dimensions", tl::IndexError);
+}
+
+TEST_CASE("bincount and histc reject bad arguments") {
+  CHECK_THROWS_WITH_AS(tl::bincount(tl::tensor({1, -1})),
+                       "bincount: only supports 1-d non-negative integral inputs, but got a tensor of shape [2] with "
+                       "negative values",
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::bincount(tl::tensor({{1, 2}})),
+                       "bincount: only supports 1-d non-negative integral inputs, but got a tensor of shape [1, 2]",
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::bincount(tl::tensor({1}), -1), "bincount: minlength should be >= 0, but got -1",
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::bincount(tl::tensor({1, 2}), tl::tensor({1.f})),
+                       "bincount: weights should be 1-d and have the same length as input, but got weights of shape "
+                       "[1] for input of shape [2]",
+                       tl::ShapeError);
+  const auto x = tl::tensor({1.f, 2.f});
+  CHECK_THROWS_WITH_AS(tl::histc(x, 0), "histc: bins must be > 0, but got 0", tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::histc(x, 3, 2, 1), "histc: max must be larger than min, but got min 2 and max 1",
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::histc(x, 3, -INFINITY, 1), "histc: range of [-inf, 1] is not finite", tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::histc(tl::tensor({1.f, NAN})), doctest::Contains("is not finite"), tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::histc(tl::tensor({1.f, INFINITY})), "histc: range of [1, inf] is not finite",
+                       tl::ValueError);
+}
+
+TEST_CASE("searchsorted and bucketize reject bad arguments") {
+  const auto b = tl::tensor({1.f, 2.f, 3.f});
+  const auto v = tl::zeros<float>({3, 1});
+  CHECK_THROWS_WITH_AS(tl::searchsorted(tl::zeros<float>({2, 3}), v),
+                       "searchsorted: boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+                       "boundaries tensor and input value tensor must match, but we got boundaries tensor [2, 3] and "
+                       "input value tensor [3, 1]",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::searchsorted(b, v, true, "left"),
+                       "searchsorted: side and right can't be set to opposites, got side of left while right was True",
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::searchsorted(b, v, false, "up"),
+                       "searchsorted: side can only be 'left' or 'right' but got up", tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::searchsorted(b, v, false, std::nullopt, tl::tensor<int64_t>({0, 1})),
+                       "searchsorted: boundary and sorter must have the same size, but got boundary tensor [3] and "
+                       "got sorter tensor [2]",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::searchsorted(b, v, false, std::nullopt, tl::tensor<int64_t>({0, 1, 5})),
+                       "searchsorted: sorter index 5 is out of range for boundaries of size 3 in the last dimension",
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::searchsorted(b, v, false, std::nullopt, tl::tensor<int64_t>({0, -1, 2})),
+                       doctest::Contains("sorter index -1 is out of range"), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::searchsorted(tl::full<float>({}, 1.f), v),
+                       "searchsorted: boundaries tensor should have positive dimension, but got 0 dimension",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::searchsorted(tl::zeros<float>({2, 3}), 1.f),
+                       "searchsorted: input value can be a scalar only when boundaries tensor dimension is 1, but we "
+                       "got boundaries tensor dim(2) and input value's dim(0) numel(1)",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::bucketize(v, tl::zeros<float>({2, 3})),
+                       "bucketize: boundaries tensor must be 1 dimension, but got dim(2)", tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::bucketize(1.f, tl::full<float>({}, 1.f)),
+                       "bucketize: boundaries tensor must be 1 dimension, but got dim(0)", tl::ShapeError);
+}
