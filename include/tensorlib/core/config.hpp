@@ -10,6 +10,7 @@
 /// - `TENSORLIB_FIXTURE_DIR`: where the PyTorch-generated fixtures live;
 /// - `TENSORLIB_COMPILE_FAIL`: selects the line a compile-fail test expects to fail;
 /// - `TENSORLIB_BENCH_LIBTORCH`: the benchmarks also time LibTorch;
+/// - `TENSORLIB_BENCH_BLAS`: the GEMM benchmark also times the system CBLAS;
 /// - `TENSORLIB_MATH_REPORT`: the ulp tests print their error tables.
 
 /// Version of tensorlib. CMake reads these three lines (one source of truth).

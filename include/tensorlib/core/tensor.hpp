@@ -317,6 +317,24 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   template <class F>
   Tensor& apply_(F f);
 
+  // linear algebra (ops/linalg.hpp)
+
+  /// Matrix product with a 2-D tensor (`tl::mm`).
+  template <Expression E>
+  Tensor mm(const E& mat2) const;
+  /// Matrix-vector product (`tl::mv`).
+  template <Expression E>
+  Tensor mv(const E& vec) const;
+  /// Batched matrix product of 3-D tensors (`tl::bmm`).
+  template <Expression E>
+  Tensor bmm(const E& mat2) const;
+  /// `tl::matmul`: dot, mv, mm or broadcast batched product by dimension.
+  template <Expression E>
+  Tensor matmul(const E& other) const;
+  /// Inner product of 1-D tensors, a 0-d tensor (`tl::dot`).
+  template <Expression E>
+  Tensor dot(const E& other) const;
+
   // The unary functions in place: x = f(x).
   Tensor& abs_();
   Tensor& acos_();

@@ -6,6 +6,7 @@
 /// gets a clear error instead of a silent host loop over device memory.
 
 #include "tensorlib/backend/cpu/fill.hpp"
+#include "tensorlib/backend/cpu/gemm.hpp"
 #include "tensorlib/backend/cpu/pointwise.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -50,6 +51,25 @@ void dispatch_cpu_only(Device device, const char* op, F&& cpu_kernel) {
     case DeviceType::CPU:
       cpu_kernel();
       return;
+    case DeviceType::CUDA:
+      no_cuda_backend(op);
+  }
+}
+
+/// out[i] = alpha * a[i] @ b[i] + beta * out[i] for 3-d tensors (batch, rows,
+/// cols) of any strides on one device; beta == 0 does not read `out`. The
+/// caller checks shapes and devices, and that `out` overlaps neither input.
+template <Element T>
+void dispatch_bmm(const Tensor<T>& out, const Tensor<T>& a, const Tensor<T>& b, T alpha, T beta, const char* op) {
+  switch (out.device().type) {
+    case DeviceType::CPU: {
+      using cpu::MatrixView;
+      const MatrixView<const T> av{a.data_ptr(), a.size(1), a.size(2), a.stride(1), a.stride(2)};
+      const MatrixView<const T> bv{b.data_ptr(), b.size(1), b.size(2), b.stride(1), b.stride(2)};
+      const MatrixView<T> cv{out.data_ptr(), out.size(1), out.size(2), out.stride(1), out.stride(2)};
+      cpu::gemm_batched(out.size(0), alpha, av, a.stride(0), bv, b.stride(0), beta, cv, out.stride(0));
+      return;
+    }
     case DeviceType::CUDA:
       no_cuda_backend(op);
   }
