@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <ostream>
 #include <span>
 #include <vector>
@@ -114,7 +115,10 @@ inline Shape contiguous_strides(const Shape& sizes) {
   int64_t running = 1;
   for (int64_t i = sizes.size() - 1; i >= 0; --i) {
     strides[i] = running;
-    running *= std::max<int64_t>(sizes[i], 1);
+    // Saturates instead of overflowing: storage_extent then reports the
+    // overflow for sizes whose element count does not fit in int64.
+    if (__builtin_mul_overflow(running, std::max<int64_t>(sizes[i], 1), &running))
+      running = std::numeric_limits<int64_t>::max();
   }
   return strides;
 }
