@@ -422,25 +422,14 @@ struct EvalOf<Map<F, Cs...>, Candidate> {
 template <class E>
 using root_eval_t = typename EvalOf<E, leaf_count<E> == 1>::type;
 
-/// Where results go: the output block is written in place when the output
-/// is contiguous along the row, else staged in scratch and scattered.
+/// The block a sink receives values in: the executor's `put` (scalars) and
+/// `store` (packets) write element j of the current block. Sinks (OutEval
+/// here, ReduceSink in reduce.hpp) point `block_` at memory per block.
 template <Element T>
-class OutEval {
+class BlockWriter {
  public:
   using packet = packet_t<T>;
 
-  OutEval(T* data, const LoopPlan& plan) : cursor_(data, plan.strides[0], plan) {}
-  void seek(const int64_t* index, const LoopPlan& plan) { cursor_.seek(index, plan); }
-  void advance(int64_t k) { cursor_.advance(k); }
-
-  void begin_block(int64_t c0, Scratch& scratch) {
-    c0_ = c0;
-    block_ = cursor_.inner == 1 ? cursor_.row + c0 : scratch.template block<T>(0);
-  }
-  void end_block(int64_t n) const {
-    if (cursor_.inner == 1) return;
-    for (int64_t j = 0; j < n; ++j) cursor_.row[(c0_ + j) * cursor_.inner] = block_[j];
-  }
   [[gnu::always_inline]] void put(int64_t j, T v) const { block_[j] = v; }
   [[gnu::always_inline]] void store(int64_t j, const packet& p, int n) const {
     if (n == packet::size)
@@ -449,9 +438,30 @@ class OutEval {
       p.store_partial(block_ + j, n);
   }
 
+ protected:
+  T* block_ = nullptr;
+};
+
+/// Where results go: the output block is written in place when the output
+/// is contiguous along the row, else staged in scratch and scattered.
+template <Element T>
+class OutEval : public BlockWriter<T> {
+ public:
+  OutEval(T* data, const LoopPlan& plan) : cursor_(data, plan.strides[0], plan) {}
+  void seek(const int64_t* index, const LoopPlan& plan) { cursor_.seek(index, plan); }
+  void advance(int64_t k) { cursor_.advance(k); }
+
+  void begin_block(int64_t c0, Scratch& scratch) {
+    c0_ = c0;
+    this->block_ = cursor_.inner == 1 ? cursor_.row + c0 : scratch.template block<T>(0);
+  }
+  void end_block(int64_t n) const {
+    if (cursor_.inner == 1) return;
+    for (int64_t j = 0; j < n; ++j) cursor_.row[(c0_ + j) * cursor_.inner] = this->block_[j];
+  }
+
  private:
   RowCursor<T> cursor_;
-  T* block_ = nullptr;
   int64_t c0_ = 0;
 };
 

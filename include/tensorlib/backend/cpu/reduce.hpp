@@ -55,9 +55,8 @@ concept Reducer = requires(typename R::acc_type a, T v, const T* p, int64_t n) {
 /// Where a reduction's blocks go: computed into scratch, then folded into
 /// the accumulator(s) the current row maps to (Note [reduction order]).
 template <Element T, class R>
-class ReduceSink {
+class ReduceSink : public BlockWriter<T> {
  public:
-  using packet = packet_t<T>;
   using acc_type = typename R::acc_type;
 
   ReduceSink(acc_type* acc, const LoopPlan& plan) : cursor_(acc, plan.strides[0], plan) {}
@@ -66,28 +65,20 @@ class ReduceSink {
 
   void begin_block(int64_t c0, Scratch& scratch) {
     c0_ = c0;
-    block_ = scratch.template block<T>(0);
+    this->block_ = scratch.template block<T>(0);
   }
   void end_block(int64_t n) const {
     if (cursor_.inner == 0) {
-      *cursor_.row = R::merge(*cursor_.row, R::block(block_, n));
+      *cursor_.row = R::merge(*cursor_.row, R::block(this->block_, n));
     } else {
       acc_type* a = cursor_.row + c0_ * cursor_.inner;
       const int64_t s = cursor_.inner;
-      for (int64_t j = 0; j < n; ++j) a[j * s] = R::step(a[j * s], block_[j]);
+      for (int64_t j = 0; j < n; ++j) a[j * s] = R::step(a[j * s], this->block_[j]);
     }
-  }
-  [[gnu::always_inline]] void put(int64_t j, T v) const { block_[j] = v; }
-  [[gnu::always_inline]] void store(int64_t j, const packet& p, int n) const {
-    if (n == packet::size)
-      p.store(block_ + j);
-    else
-      p.store_partial(block_ + j, n);
   }
 
  private:
   RowCursor<acc_type> cursor_;
-  T* block_ = nullptr;
   int64_t c0_ = 0;
 };
 
