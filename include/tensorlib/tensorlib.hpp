@@ -68,3 +68,5 @@
 #include "tensorlib/ops/unique.hpp"
 #include "tensorlib/ops/values_indices.hpp"
 #include "tensorlib/ops/views.hpp"
+
+#include "tensorlib/autograd/dual.hpp"
