@@ -253,9 +253,9 @@ Tensor<T> pinv(const Tensor<T>& A, std::optional<double> atol = std::nullopt, st
 }
 
 /// The least-squares solution X minimizing ||A X - B|| (the minimum-norm one
-/// when A is rank-deficient) for each matrix (`torch.linalg.lstsq`). B is a
-/// vector when it has one dimension fewer than A; batch dimensions
-/// broadcast. Singular values at or below rcond * largest are treated as 0;
+/// when A is rank-deficient) for each matrix (`torch.linalg.lstsq`). B has
+/// as many dimensions as A, or one fewer (then it is a vector); batch
+/// dimensions broadcast; `rank` has A's batch shape. Singular values at or below rcond * largest are treated as 0;
 /// rcond defaults to eps * max(m, n). Computed from the SVD (PyTorch's
 /// default CPU driver 'gelsy' uses QR with column pivoting: the same
 /// solution up to rounding whenever the numerical rank is clear-cut).
@@ -267,9 +267,12 @@ Lstsq<T> lstsq(const Tensor<T>& A, const Tensor<T>& B, std::optional<double> rco
   detail::check<ShapeError>(A.dim() >= 2, op, ": input must have at least 2 dimensions.");
   detail::check<ShapeError>(B.dim() >= 1, op, ": other must have at least 1 dimension.");
   detail::check_same_device(op, A, B);
+  detail::check<ShapeError>(A.dim() >= B.dim() && A.dim() - B.dim() <= 1, op,
+                            ": input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1");
   const bool vector_case = B.dim() == A.dim() - 1;
   const Tensor<T> B2 = vector_case ? B.unsqueeze(-1) : B;
-  detail::check<ShapeError>(A.size(-2) == B2.size(-2), op, ": input.size(-2) should match other.size(-2)");
+  detail::check<ShapeError>(A.size(-2) == B2.size(-2), op, ": input.size(-2) should match other.size(",
+                            vector_case ? -1 : -2, ")");
   const int64_t m = A.size(-2), n = A.size(-1), k = B2.size(-1);
   const Shape batch = broadcast_shapes(detail::batch_of(A.sizes()), detail::batch_of(B2.sizes()), op);
   const Tensor<T> As = detail::as_matrix_batch(A.expand(detail::batch_with(batch, {m, n})));
@@ -304,7 +307,11 @@ Lstsq<T> lstsq(const Tensor<T>& A, const Tensor<T>& B, std::optional<double> rco
     detail::store_matrix(x.data(), n, k, px + b * n * k);
     return int64_t{0};
   });
-  return {vector_case ? X.squeeze(-1) : X, empty<T>({0}, {.device = A.device()}), rank,
+  // PyTorch's rank has A's own batch shape (A.dim() >= B.dim(), so A has every batch dimension).
+  Tensor<int64_t> a_rank = rank;
+  for (int64_t d = 0; d < a_rank.dim(); ++d)
+    if (A.size(d) == 1) a_rank = a_rank.narrow(d, 0, 1);
+  return {vector_case ? X.squeeze(-1) : X, empty<T>({0}, {.device = A.device()}), a_rank.contiguous(),
           empty<T>({0}, {.device = A.device()})};
 }
 
