@@ -255,3 +255,181 @@ TEST_CASE("decompositions match PyTorch on every fixture case") {
   }
   CHECK(runs > 400);
 }
+
+TEST_CASE("results are structs usable with structured bindings; top-level aliases") {
+  const auto A = tl::tensor<double>({{4.0, 1.0}, {1.0, 3.0}});
+  const auto [sign, logabsdet] = tl::linalg::slogdet(A);
+  CHECK(sign.item() == 1.0);
+  CHECK(logabsdet.item() == doctest::Approx(std::log(11.0)).epsilon(1e-14));
+  const auto [w, V] = tl::linalg::eigh(A);
+  CHECK(w.to_vector()[0] == doctest::Approx((7 - std::sqrt(5.0)) / 2).epsilon(1e-14));
+  CHECK(w.to_vector()[1] == doctest::Approx((7 + std::sqrt(5.0)) / 2).epsilon(1e-14));
+  CHECK(V.sizes() == tl::Shape{2, 2});
+  const auto [U, S, Vh] = tl::linalg::svd(A);
+  CHECK(S.to_vector()[0] == doctest::Approx((7 + std::sqrt(5.0)) / 2).epsilon(1e-14));
+  const auto [Q, R] = tl::linalg::qr(A);
+  CHECK(std::fabs(R.to_vector()[0]) == doctest::Approx(std::sqrt(17.0)).epsilon(1e-14));
+  const auto [solution, residuals, rank, singular_values] = tl::linalg::lstsq(A, tl::tensor<double>({1.0, 2.0}));
+  CHECK(rank.item() == 2);
+  CHECK(tl::det(A).item() == doctest::Approx(11.0).epsilon(1e-14));
+  fixtures::check_close(tl::inverse(A), (tl::tensor<double>({{3.0, -1.0}, {-1.0, 4.0}}) / 11.0).eval(), 0, 1e-15,
+                        "inverse");
+  fixtures::check_close(tl::cholesky(A), tl::linalg::cholesky(A), 0, 0, "cholesky alias");
+  CHECK(U.sizes() == tl::Shape{2, 2});
+  CHECK(Vh.sizes() == tl::Shape{2, 2});
+  CHECK(Q.sizes() == tl::Shape{2, 2});
+  CHECK(residuals.numel() == 0);
+  CHECK(singular_values.numel() == 0);
+  CHECK(solution.sizes() == tl::Shape{2});
+}
+
+TEST_CASE("larger matrices: 80 x 60 SVD, 70 x 70 eigh, QR and solve reconstruct their input") {
+  tl::Generator gen(7);
+  const auto A = tl::randn<double>({80, 60}, gen);
+  const auto [U, S, Vh] = tl::linalg::svd(A, false);
+  fixtures::check_close(tl::matmul(U * S.unsqueeze(0), Vh), A, 0, 1e-12, "svd 80x60");
+  fixtures::check_close(tl::matmul(U.t(), U), tl::eye<double>(60), 0, 1e-13, "svd U orthonormal");
+  const tl::Tensor<double> sym = A.narrow(1, 0, 60).narrow(0, 0, 60) + A.narrow(1, 0, 60).narrow(0, 0, 60).t();
+  const auto [w, V] = tl::linalg::eigh(sym);
+  fixtures::check_close(tl::matmul(sym, V), (V * w.unsqueeze(0)).eval(), 0, 1e-12, "eigh 60x60");
+  const auto wv = w.to_vector();
+  CHECK(std::is_sorted(wv.begin(), wv.end()));
+  const auto [Q, R] = tl::linalg::qr(A, "complete");
+  fixtures::check_close(tl::matmul(Q, R), A, 0, 1e-12, "qr 80x60");
+  fixtures::check_close(tl::matmul(Q.t(), Q), tl::eye<double>(80), 0, 1e-13, "qr Q orthogonal");
+  const auto sq = A.narrow(0, 0, 60);
+  const auto b = tl::randn<double>({60, 3}, gen);
+  fixtures::check_close(tl::matmul(sq, tl::linalg::solve(sq, b)), b, 0, 1e-10, "solve 60x60");
+  // The spectral norm is the largest singular value; the nuclear norm their sum.
+  CHECK(tl::linalg::matrix_norm(A, 2.0).item() == doctest::Approx(S.to_vector()[0]).epsilon(1e-14));
+  CHECK(tl::linalg::matrix_norm(A, "nuc").item() == doctest::Approx(S.sum().item()).epsilon(1e-13));
+}
+
+TEST_CASE("the triangle UPLO does not name is never read") {
+  auto A = tl::tensor<double>({{2.0, 100.0}, {1.0, 2.0}});  // lower triangle: [[2, 1], [1, 2]]
+  fixtures::check_close(tl::linalg::eigvalsh(A), tl::tensor<double>({1.0, 3.0}), 0, 1e-14, "eigvalsh L");
+  fixtures::check_close(tl::linalg::eigvalsh(A, "U"), tl::tensor<double>({-98.0, 102.0}), 0, 1e-12, "eigvalsh U");
+  auto C = tl::tensor<double>({{4.0, std::nan("")}, {2.0, 5.0}});
+  fixtures::check_close(tl::linalg::cholesky(C), tl::tensor<double>({{2.0, 0.0}, {1.0, 2.0}}), 0, 1e-15,
+                        "cholesky reads the lower triangle");
+  fixtures::check_close(tl::linalg::cholesky(C.t(), true), tl::tensor<double>({{2.0, 1.0}, {0.0, 2.0}}), 0, 1e-15,
+                        "cholesky(upper) reads the upper triangle");
+}
+
+TEST_CASE("decomposition errors name the op, what was expected and what was got") {
+  const auto& errors = fixtures::load("decomp.txt")["errors"];
+  const auto rect = tl::zeros<float>({3, 4});
+  const auto vec = tl::ones<float>({3});
+  const auto sq = tl::eye<float>(3);
+  // Non-square input.
+  CHECK_THROWS_WITH_AS(tl::linalg::inv(rect), "linalg.inv: A must be batches of square matrices, but they are 3 by 4 matrices",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::det(rect), "linalg.det: A must be batches of square matrices, but they are 3 by 4 matrices",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::slogdet(rect),
+                       "linalg.slogdet: A must be batches of square matrices, but they are 3 by 4 matrices", tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::cholesky(rect),
+                       "linalg.cholesky: A must be batches of square matrices, but they are 3 by 4 matrices",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::eigh(rect), "linalg.eigh: A must be batches of square matrices, but they are 3 by 4 matrices",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::eigvalsh(rect),
+                       "linalg.eigh: A must be batches of square matrices, but they are 3 by 4 matrices", tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::solve(rect, vec),
+                       "linalg.solve: A must be batches of square matrices, but they are 3 by 4 matrices", tl::ShapeError);
+  // 0-d and 1-d input.
+  CHECK_THROWS_WITH_AS(tl::linalg::inv(vec), "linalg.inv: The input tensor A must have at least 2 dimensions.",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::inv(tl::scalar_tensor(1.f)),
+                       "linalg.inv: The input tensor A must have at least 2 dimensions.", tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::det(vec), "linalg.det: The input tensor A must have at least 2 dimensions.",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::cholesky(vec), "linalg.cholesky: The input tensor A must have at least 2 dimensions.",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::qr(vec), "linalg.qr: The input tensor A must have at least 2 dimensions.",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::svd(vec), "linalg.svd: The input tensor A must have at least 2 dimensions.",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::svdvals(vec), "linalg.svd: The input tensor A must have at least 2 dimensions.",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::eigh(vec), "linalg.eigh: The input tensor A must have at least 2 dimensions.",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::solve(vec, vec), "linalg.solve: The input tensor A must have at least 2 dimensions.",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::lstsq(vec, vec), "torch.linalg.lstsq: input must have at least 2 dimensions.",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::matrix_rank(vec),
+                       "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::pinv(vec), "linalg.pinv: The input tensor A must have at least 2 dimensions.",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::matrix_norm(vec, "nuc"),
+                       "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.", tl::ShapeError);
+  // Shape mismatches.
+  CHECK_THROWS_WITH_AS(tl::linalg::solve(sq, tl::ones<float>({4, 2})),
+                       "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x2)",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::solve(sq, tl::ones<float>({4})),
+                       "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)",
+                       tl::ShapeError);
+  CHECK_THROWS_AS(tl::linalg::solve(tl::ones<float>({2, 3, 3}), tl::ones<float>({3, 3, 2})), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::lstsq(tl::ones<float>({3, 2}), tl::ones<float>({4, 2})),
+                       "torch.linalg.lstsq: input.size(-2) should match other.size(-2)", tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::lstsq(tl::ones<float>({3, 2}), tl::ones<float>({4})),
+                       "torch.linalg.lstsq: input.size(-2) should match other.size(-1)", tl::ShapeError);
+  CHECK_THROWS_WITH_AS(
+      tl::linalg::lstsq(tl::ones<float>({5, 3}), tl::ones<float>({2, 5, 2})),
+      "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1",
+      tl::ShapeError);
+  // Bad arguments.
+  CHECK_THROWS_WITH_AS(tl::linalg::qr(sq, "foo"),
+                       "qr received unrecognized mode 'foo' but expected one of 'reduced' (default), 'r', or 'complete'",
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::linalg::eigh(sq, "X"), "Expected UPLO argument to be 'L' or 'U', but got X", tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::linalg::eigvalsh(sq, "l"), "Expected UPLO argument to be 'L' or 'U', but got l",
+                       tl::ValueError);
+  // Singular and not positive-definite inputs: LinAlgError, PyTorch's text.
+  // Exact elimination (multipliers 0.5), so the zero pivot does not depend on rounding.
+  const auto singular = tl::tensor<float>({{2.f, 4.f, 2.f}, {1.f, 2.f, 1.f}, {0.f, 1.f, 3.f}});
+  CHECK_THROWS_WITH_AS(tl::linalg::inv(singular),
+                       "linalg.inv: The diagonal element 2 is zero, the inversion could not be completed because the "
+                       "input matrix is singular.",
+                       tl::LinAlgError);
+  CHECK_THROWS_WITH_AS(tl::linalg::solve(singular, vec),
+                       "torch.linalg.solve: The solver failed because the input matrix is singular.",
+                       tl::LinAlgError);
+  CHECK_THROWS_WITH_AS(tl::linalg::cholesky(tl::tensor<double>({{1.0, 0.0, 0.0, 0.0},
+                                                                {0.0, 2.0, 0.0, 0.0},
+                                                                {0.0, 0.0, -3.0, 0.0},
+                                                                {0.0, 0.0, 0.0, 4.0}})),
+                       "linalg.cholesky: The factorization could not be completed because the input is not "
+                       "positive-definite (the leading minor of order 3 is not positive-definite).",
+                       tl::LinAlgError);
+  CHECK_THROWS_WITH_AS(tl::linalg::cholesky(tl::tensor<double>({{1.0, 2.0}, {2.0, 1.0}}), true),
+                       "linalg.cholesky: The factorization could not be completed because the input is not "
+                       "positive-definite (the leading minor of order 2 is not positive-definite).",
+                       tl::LinAlgError);
+  // The batched forms, compared with PyTorch's own text.
+  const auto inv_batch = tl::stack({tl::eye<float>(2), tl::tensor<float>({{1.f, 2.f}, {2.f, 4.f}})});
+  CHECK_THROWS_WITH_AS(tl::linalg::inv(singular.to<double>()), errors.text("inv_singular").c_str(), tl::LinAlgError);
+  CHECK_THROWS_WITH_AS(tl::linalg::inv(inv_batch), errors.text("inv_singular_batched").c_str(), tl::LinAlgError);
+  CHECK_THROWS_WITH_AS(tl::linalg::solve(tl::zeros<float>({2, 2, 2}), tl::ones<float>({2, 2})),
+                       errors.text("solve_singular_batched").c_str(), tl::LinAlgError);
+  const auto chol_batch = tl::stack({tl::eye<float>(3), (-tl::eye<float>(3)).eval()});
+  CHECK_THROWS_WITH_AS(tl::linalg::cholesky(chol_batch), errors.text("cholesky_batched").c_str(), tl::LinAlgError);
+  // LinAlgError is a ValueError, hence a tl::Error.
+  CHECK_THROWS_AS(tl::linalg::inv(singular), tl::ValueError);
+  CHECK_THROWS_AS(tl::linalg::inv(singular), tl::Error);
+}
+
+TEST_CASE("singular matrices: det is 0, slogdet is (0, -inf), NaN inputs propagate") {
+  const auto singular = tl::tensor<double>({{1.0, 2.0}, {2.0, 4.0}});
+  CHECK(tl::linalg::det(singular).item() == 0.0);
+  const auto [sign, logabsdet] = tl::linalg::slogdet(singular);
+  CHECK(sign.item() == 0.0);
+  CHECK(logabsdet.item() == -std::numeric_limits<double>::infinity());
+  const auto nan = tl::tensor<double>({{1.0, std::nan("")}, {2.0, 4.0}});
+  CHECK(std::isnan(tl::linalg::det(nan).item()));
+  for (double s : tl::linalg::svdvals(nan).to_vector()) CHECK(std::isnan(s));
+  for (double w : tl::linalg::eigvalsh(nan, "U").to_vector()) CHECK(std::isnan(w));
+}

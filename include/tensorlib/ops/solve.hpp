@@ -40,6 +40,13 @@ struct SignLogAbsDet {
 
 namespace detail {
 
+// Note [LU of the transpose]
+// PyTorch hands its row-major matrices to LAPACK, which reads them as
+// column-major: the LU that inv and solve compute is that of A^T. Which pivot
+// is first found to be exactly zero (the index in inv's error message)
+// depends on it, so inv and solve factor A^T too and solve with
+// lu_solve_transposed; det and slogdet factor A (the value is the same).
+
 /// Sign and log|det| of the LU-factored (n, n) `lu` with pivots `piv`.
 inline std::pair<double, double> lu_slogdet(const double* lu, const int64_t* piv, int64_t n) {
   double sign = 1, logabs = 0;
@@ -103,11 +110,11 @@ Tensor<T> solve(const Tensor<T>& A, const Tensor<T>& B) {
   const auto [bad, info] = detail::for_each_matrix(A.device(), op, As.size(0), n * n * (n + k), [&](int64_t b) {
     std::vector<double> lu(static_cast<std::size_t>(n * n)), x(static_cast<std::size_t>(n * k));
     std::vector<int64_t> piv(static_cast<std::size_t>(n));
-    detail::load_matrix(pa + b * n * n, n, n, lu.data());
+    detail::load_matrix(pa + b * n * n, n, n, lu.data(), true);  // Note [LU of the transpose]
     const int64_t code = cpu::lu_factor(lu.data(), n, piv.data());
     if (code != 0) return code;
     detail::load_matrix(pb + b * n * k, n, k, x.data());
-    cpu::lu_solve(lu.data(), piv.data(), n, x.data(), k);
+    cpu::lu_solve_transposed(lu.data(), piv.data(), n, x.data(), k);
     detail::store_matrix(x.data(), n, k, po + b * n * k);
     return int64_t{0};
   });
@@ -132,11 +139,11 @@ Tensor<T> inv(const Tensor<T>& A) {
   const auto [bad, info] = detail::for_each_matrix(A.device(), op, As.size(0), 2 * n * n * n, [&](int64_t b) {
     std::vector<double> lu(static_cast<std::size_t>(n * n)), x(static_cast<std::size_t>(n * n), 0.0);
     std::vector<int64_t> piv(static_cast<std::size_t>(n));
-    detail::load_matrix(pa + b * n * n, n, n, lu.data());
+    detail::load_matrix(pa + b * n * n, n, n, lu.data(), true);  // Note [LU of the transpose]
     const int64_t code = cpu::lu_factor(lu.data(), n, piv.data());
     if (code != 0) return code;
     for (int64_t i = 0; i < n; ++i) x[static_cast<std::size_t>(i * n + i)] = 1.0;
-    cpu::lu_solve(lu.data(), piv.data(), n, x.data(), n);
+    cpu::lu_solve_transposed(lu.data(), piv.data(), n, x.data(), n);
     detail::store_matrix(x.data(), n, n, po + b * n * n);
     return int64_t{0};
   });

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// Dense factorizations of one matrix on the CPU: LU with partial pivoting,
-/// Cholesky and Householder QR, with the triangular solves that use them.
+/// Dense factorizations of one matrix on the CPU: LU with partial pivoting
+/// (and the solve with it), Cholesky and Householder QR.
 /// They work in place on a row-major `double` working copy (Note [linalg
 /// working precision], ops/decompositions.hpp), one matrix per call; the
 /// ops/ layer loops over batches. Unblocked algorithms: tensorlib's linear
@@ -21,7 +21,10 @@ namespace tensorlib::cpu {
 /// U on and above the diagonal, L's multipliers below (unit diagonal
 /// implied). piv[j] is the row swapped with row j at step j. Returns 0, or
 /// the 1-based index of the first exactly zero pivot (LAPACK's `info`); the
-/// factorization still completes, as getrf does.
+/// factorization still completes, as getrf does. Whether a numerically
+/// singular matrix gives an exactly zero pivot depends on rounding (and on
+/// whether the compiler fuses the update into FMAs): it is certain when the
+/// elimination is exact, e.g. small integers with power-of-two multipliers.
 inline int64_t lu_factor(double* a, int64_t n, int64_t* piv) {
   int64_t info = 0;
   for (int64_t j = 0; j < n; ++j) {
@@ -55,23 +58,13 @@ inline int64_t lu_factor(double* a, int64_t n, int64_t* piv) {
 }
 
 /// Solves A X = B in place in the row-major (n, k) `b`, given lu_factor's
-/// output for A. A zero pivot gives inf/NaN entries (callers check `info`).
-inline void lu_solve(const double* lu, const int64_t* piv, int64_t n, double* b, int64_t k) {
-  for (int64_t j = 0; j < n; ++j)
-    if (piv[j] != j) std::swap_ranges(b + j * k, b + j * k + k, b + piv[j] * k);
-  for (int64_t i = 1; i < n; ++i) {
+/// output for A^T (P A^T = L U, so A = U^T L^T P): U^T Y = B forward, then
+/// L^T Z = Y backward, then X = P^T Z (the swaps in reverse order).
+inline void lu_solve_transposed(const double* lu, const int64_t* piv, int64_t n, double* b, int64_t k) {
+  for (int64_t i = 0; i < n; ++i) {
     double* row_i = b + i * k;
     for (int64_t j = 0; j < i; ++j) {
-      const double l = lu[i * n + j];
-      if (l == 0.0) continue;
-      const double* row_j = b + j * k;
-      for (int64_t c = 0; c < k; ++c) row_i[c] -= l * row_j[c];
-    }
-  }
-  for (int64_t i = n - 1; i >= 0; --i) {
-    double* row_i = b + i * k;
-    for (int64_t j = i + 1; j < n; ++j) {
-      const double u = lu[i * n + j];
+      const double u = lu[j * n + i];  // (U^T)[i, j]
       if (u == 0.0) continue;
       const double* row_j = b + j * k;
       for (int64_t c = 0; c < k; ++c) row_i[c] -= u * row_j[c];
@@ -79,6 +72,17 @@ inline void lu_solve(const double* lu, const int64_t* piv, int64_t n, double* b,
     const double d = lu[i * n + i];
     for (int64_t c = 0; c < k; ++c) row_i[c] /= d;
   }
+  for (int64_t i = n - 2; i >= 0; --i) {
+    double* row_i = b + i * k;
+    for (int64_t j = i + 1; j < n; ++j) {
+      const double l = lu[j * n + i];  // (L^T)[i, j]
+      if (l == 0.0) continue;
+      const double* row_j = b + j * k;
+      for (int64_t c = 0; c < k; ++c) row_i[c] -= l * row_j[c];
+    }
+  }
+  for (int64_t j = n - 1; j >= 0; --j)
+    if (piv[j] != j) std::swap_ranges(b + j * k, b + j * k + k, b + piv[j] * k);
 }
 
 /// Cholesky factor A = L L^T of the row-major (n, n) `a` in place, reading
