@@ -86,7 +86,8 @@ QR<T> qr(const Tensor<T>& A, std::string_view mode = "reduced") {
     cpu::householder_qr(a.data(), m, n, tau.data());
     T* r = pr + b * rrows * n;
     for (int64_t i = 0; i < rrows; ++i)
-      for (int64_t j = 0; j < n; ++j) r[i * n + j] = j >= i ? static_cast<T>(a[static_cast<std::size_t>(i * n + j)]) : T(0);
+      for (int64_t j = 0; j < n; ++j)
+        r[i * n + j] = j >= i ? static_cast<T>(a[static_cast<std::size_t>(i * n + j)]) : T(0);
     if (want_q) {
       std::vector<double> q(static_cast<std::size_t>(m * qcols));
       cpu::householder_q(a.data(), m, n, tau.data(), q.data(), qcols);

@@ -44,8 +44,8 @@ void check_at_least_matrix(const Tensor<T>& a, const char* op) {
 template <Element T>
 void check_square(const Tensor<T>& a, const char* op) {
   check_at_least_matrix(a, op);
-  check<ShapeError>(a.size(-1) == a.size(-2), op, ": A must be batches of square matrices, but they are ",
-                    a.size(-2), " by ", a.size(-1), " matrices");
+  check<ShapeError>(a.size(-1) == a.size(-2), op, ": A must be batches of square matrices, but they are ", a.size(-2),
+                    " by ", a.size(-1), " matrices");
 }
 
 /// The batch dimensions of a (*, m, n) shape.

@@ -11,8 +11,8 @@
 
 #include <cmath>
 #include <cstdint>
-#include <utility>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "tensorlib/backend/cpu/factorizations.hpp"

@@ -5,7 +5,8 @@
 /// `matrix_rank`. Float and double only (static_assert). Singular vectors
 /// are unique up to sign (and rotations within repeated singular values), so
 /// U and Vh may differ from PyTorch's by those; A = U diag(S) Vh holds either
-/// way (Note [linalg working precision]).
+/// way (Note [linalg working precision]). `svd`, `svdvals` (and the norms
+/// built on them) reject NaN and inf inputs with PyTorch's LinAlgError.
 ///
 /// Shapes: (*) batch dimensions, (m, n) A, k = min(m, n), (m, r) right-hand
 /// sides of lstsq.
@@ -70,7 +71,8 @@ inline SvdRows svd_rows(std::vector<double>& a, int64_t m, int64_t n, bool full,
   if (m >= n) {
     std::vector<double> cols(static_cast<std::size_t>(m * n));  // A's columns as rows
     for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) cols[static_cast<std::size_t>(j * m + i)] = a[static_cast<std::size_t>(i * n + j)];
+      for (int64_t j = 0; j < n; ++j)
+        cols[static_cast<std::size_t>(j * m + i)] = a[static_cast<std::size_t>(i * n + j)];
     r.ucount = full ? m : n;
     r.vcount = n;
     if (vectors) {
@@ -146,9 +148,10 @@ linalg::SVD<T> svd_impl(const Tensor<T>& A, bool full, bool vectors, const char*
   }
   const T* pa = As.data_ptr();
   T* ps = S.data_ptr();
-  for_each_matrix(A.device(), op, As.size(0), 8 * m * n * k + 1, [&](int64_t b) {
+  const auto [bad, info] = for_each_matrix(A.device(), op, As.size(0), 8 * m * n * k + 1, [&](int64_t b) {
     std::vector<double> a(static_cast<std::size_t>(m * n));
     load_matrix(pa + b * m * n, m, n, a.data());
+    if (!std::all_of(a.begin(), a.end(), [](double v) { return std::isfinite(v); })) return int64_t{1};
     const SvdRows r = svd_rows(a, m, n, full, vectors);
     for (int64_t i = 0; i < k; ++i) ps[b * k + i] = static_cast<T>(r.s[static_cast<std::size_t>(i)]);
     if (vectors) {
@@ -157,6 +160,9 @@ linalg::SVD<T> svd_impl(const Tensor<T>& A, bool full, bool vectors, const char*
     }
     return int64_t{0};
   });
+  if (info != 0)
+    throw_linalg_error(op, A.dim() > 2, bad,
+                       "The algorithm failed to converge because the input matrix contained non-finite values.");
   return {U, S, Vh};
 }
 
@@ -219,7 +225,8 @@ Tensor<int64_t> matrix_rank(const Tensor<T>& A, std::optional<double> atol = std
 template <Element T>
 Tensor<T> pinv(const Tensor<T>& A, std::optional<double> atol = std::nullopt, std::optional<double> rtol = std::nullopt,
                bool hermitian = false) {
-  static_assert(detail::linalg_float<T>, "linalg.pinv: expected a float or double tensor; convert it with .to<float>()");
+  static_assert(detail::linalg_float<T>,
+                "linalg.pinv: expected a float or double tensor; convert it with .to<float>()");
   const char* op = "linalg.pinv";
   detail::check_at_least_matrix(A, op);
   if (hermitian) detail::check_square(A, "linalg.eigh");
@@ -267,8 +274,9 @@ Lstsq<T> lstsq(const Tensor<T>& A, const Tensor<T>& B, std::optional<double> rco
   detail::check<ShapeError>(A.dim() >= 2, op, ": input must have at least 2 dimensions.");
   detail::check<ShapeError>(B.dim() >= 1, op, ": other must have at least 1 dimension.");
   detail::check_same_device(op, A, B);
-  detail::check<ShapeError>(A.dim() >= B.dim() && A.dim() - B.dim() <= 1, op,
-                            ": input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1");
+  detail::check<ShapeError>(
+      A.dim() >= B.dim() && A.dim() - B.dim() <= 1, op,
+      ": input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1");
   const bool vector_case = B.dim() == A.dim() - 1;
   const Tensor<T> B2 = vector_case ? B.unsqueeze(-1) : B;
   detail::check<ShapeError>(A.size(-2) == B2.size(-2), op, ": input.size(-2) should match other.size(",
@@ -298,7 +306,8 @@ Lstsq<T> lstsq(const Tensor<T>& A, const Tensor<T>& B, std::optional<double> rco
       const double* v = r.v.data() + i * static_cast<std::size_t>(n);
       std::fill(proj.begin(), proj.end(), 0.0);  // u_i^T B / s_i
       for (int64_t row = 0; row < m; ++row)
-        for (int64_t c = 0; c < k; ++c) proj[static_cast<std::size_t>(c)] += u[row] * rhs[static_cast<std::size_t>(row * k + c)];
+        for (int64_t c = 0; c < k; ++c)
+          proj[static_cast<std::size_t>(c)] += u[row] * rhs[static_cast<std::size_t>(row * k + c)];
       for (int64_t row = 0; row < n; ++row)
         for (int64_t c = 0; c < k; ++c)
           x[static_cast<std::size_t>(row * k + c)] += v[row] * proj[static_cast<std::size_t>(c)] / r.s[i];

@@ -165,7 +165,8 @@ inline void jacobi_eigh(double* a, int64_t n, double* w, double* vecs, bool vect
       for (int64_t q = p + 1; q < n; ++q) {
         const double apq = a[p * n + q];
         const double app = a[p * n + p], aqq = a[q * n + q];
-        if (std::fabs(apq) <= floor_tol || std::fabs(apq) <= eps * std::sqrt(std::fabs(app)) * std::sqrt(std::fabs(aqq)))
+        if (std::fabs(apq) <= floor_tol ||
+            std::fabs(apq) <= eps * std::sqrt(std::fabs(app)) * std::sqrt(std::fabs(aqq)))
           continue;
         rotated = true;
         // J = [[c, s], [-s, c]] in rows/columns p, q; A <- J^T A J zeroes a_pq.
