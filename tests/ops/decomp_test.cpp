@@ -271,6 +271,12 @@ TEST_CASE("results are structs usable with structured bindings; top-level aliase
   CHECK(std::fabs(R.to_vector()[0]) == doctest::Approx(std::sqrt(17.0)).epsilon(1e-14));
   const auto [solution, residuals, rank, singular_values] = tl::linalg::lstsq(A, tl::tensor<double>({1.0, 2.0}));
   CHECK(rank.item() == 2);
+  // rcond drops singular values at or below rcond * largest: the truncated-SVD solution.
+  const auto D = tl::tensor<double>({{10.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 0.01}});
+  const auto truncated = tl::linalg::lstsq(D, tl::ones<double>({3, 1}), 0.05);
+  fixtures::check_close(truncated.solution, tl::tensor<double>({{0.1}, {1.0}, {0.0}}), 0, 1e-15, "lstsq rcond");
+  CHECK(truncated.rank.item() == 2);
+  CHECK(tl::linalg::lstsq(D, tl::ones<double>({3, 1})).rank.item() == 3);
   CHECK(tl::det(A).item() == doctest::Approx(11.0).epsilon(1e-14));
   fixtures::check_close(tl::inverse(A), (tl::tensor<double>({{3.0, -1.0}, {-1.0, 4.0}}) / 11.0).eval(), 0, 1e-15,
                         "inverse");

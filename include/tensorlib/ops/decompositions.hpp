@@ -7,6 +7,7 @@
 ///
 /// Shapes: (*) batch dimensions, (m, n) A, k = min(m, n).
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <vector>
