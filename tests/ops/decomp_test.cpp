@@ -450,3 +450,21 @@ TEST_CASE("singular matrices: det is 0, slogdet is (0, -inf); NaN inputs") {
                        tl::LinAlgError);
   for (double w : tl::linalg::eigvalsh(nan, "U").to_vector()) CHECK(std::isnan(w));
 }
+
+TEST_CASE("svd and eigh scale: entries near the overflow and underflow thresholds") {
+  const auto A = tl::tensor<double>({{3.0, 1.0, 0.5}, {1.0, 2.0, 0.25}, {0.5, 0.25, 1.0}});
+  const auto s = tl::linalg::svdvals(A).to_vector();
+  const auto w = tl::linalg::eigvalsh(A).to_vector();
+  for (double scale : {1e200, 1e-200, 1e300, 1e-300}) {
+    CAPTURE(scale);
+    const tl::Tensor<double> B = A * scale;
+    const auto sb = tl::linalg::svdvals(B).to_vector();
+    const auto wb = tl::linalg::eigvalsh(B).to_vector();
+    for (std::size_t i = 0; i < 3; ++i) {
+      CHECK(sb[i] == doctest::Approx(s[i] * scale).epsilon(1e-13));
+      CHECK(wb[i] == doctest::Approx(w[i] * scale).epsilon(1e-13));
+    }
+    const auto [U, S, Vh] = tl::linalg::svd(B);
+    fixtures::check_close(tl::matmul(U * S.unsqueeze(0), Vh), B.eval(), 0, 1e-13 * scale, "svd reconstruction");
+  }
+}

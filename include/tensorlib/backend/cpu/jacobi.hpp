@@ -19,7 +19,9 @@
 /// also how U is completed to m columns for full_matrices. The symmetric
 /// eigen-solver rotates until no off-diagonal entry exceeds eps times the
 /// geometric mean of its two diagonal entries or eps^2 ||A||_F, which gives
-/// eigenvalues with absolute error O(eps ||A||), as LAPACK's.
+/// eigenvalues with absolute error O(eps ||A||), as LAPACK's. Both scale the
+/// matrix by a power of two first, so that entries near the overflow or
+/// underflow thresholds do not overflow sums of squares.
 
 #include <algorithm>
 #include <cmath>
@@ -67,6 +69,20 @@ inline void complete_orthonormal_rows(double* q, int64_t r0, int64_t r1, int64_t
   }
 }
 
+/// Scales x[0..len) by a power of two (exactly) so that its largest
+/// magnitude lies in [0.5, 1): sums of squares then neither overflow nor
+/// underflow. Returns the exponent e to undo it with (values * 2^e); 0 when x
+/// is zero or not finite.
+inline int scale_to_unit(double* x, int64_t len) {
+  double big = 0;
+  for (int64_t i = 0; i < len; ++i) big = std::max(big, std::fabs(x[i]));
+  if (!(big > 0) || !std::isfinite(big)) return 0;
+  int e = 0;
+  std::frexp(big, &e);
+  for (int64_t i = 0; i < len; ++i) x[i] = std::ldexp(x[i], -e);
+  return e;
+}
+
 }  // namespace detail
 
 /// SVD of the (m, n) matrix given as its n columns, the rows of the
@@ -84,6 +100,7 @@ inline void jacobi_svd(double* cols, int64_t m, int64_t n, double* s, double* ut
   }
   bool has_nan = false;
   for (int64_t i = 0; i < n * m; ++i) has_nan = has_nan || std::isnan(cols[i]);
+  const int exponent = detail::scale_to_unit(cols, n * m);
   for (int sweep = 0; sweep < 80 && !has_nan; ++sweep) {
     bool rotated = false;
     for (int64_t p = 0; p + 1 < n; ++p) {
@@ -132,17 +149,19 @@ inline void jacobi_svd(double* cols, int64_t m, int64_t n, double* s, double* ut
     return norms[static_cast<std::size_t>(x)] > norms[static_cast<std::size_t>(y)];
   });
   for (int64_t i = 0; i < n; ++i) s[i] = norms[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
-  if (!vectors) return;
-  int64_t nonzero = 0;  // columns of U from W; the rest are completed
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t src = order[static_cast<std::size_t>(i)];
-    std::copy(v.begin() + src * n, v.begin() + src * n + n, vt + i * n);
-    if (s[i] > std::numeric_limits<double>::min() || has_nan) {
-      for (int64_t r = 0; r < m; ++r) ut[i * m + r] = cols[src * m + r] / s[i];
-      nonzero = i + 1;
+  if (vectors) {
+    int64_t nonzero = 0;  // columns of U from W; the rest are completed
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t src = order[static_cast<std::size_t>(i)];
+      std::copy(v.begin() + src * n, v.begin() + src * n + n, vt + i * n);
+      if (s[i] > std::numeric_limits<double>::min() || has_nan) {
+        for (int64_t r = 0; r < m; ++r) ut[i * m + r] = cols[src * m + r] / s[i];
+        nonzero = i + 1;
+      }
     }
+    if (!has_nan) detail::complete_orthonormal_rows(ut, nonzero, ucols, m);
   }
-  if (!has_nan) detail::complete_orthonormal_rows(ut, nonzero, ucols, m);
+  for (int64_t i = 0; i < n; ++i) s[i] = std::ldexp(s[i], exponent);
 }
 
 /// Eigen-decomposition of the symmetric row-major (n, n) `a` (both
@@ -152,6 +171,7 @@ inline void jacobi_eigh(double* a, int64_t n, double* w, double* vecs, bool vect
   constexpr double eps = std::numeric_limits<double>::epsilon();
   std::vector<double> v(static_cast<std::size_t>(vectors ? n * n : 0), 0.0);  // row-major, columns are vectors
   for (int64_t i = 0; vectors && i < n; ++i) v[static_cast<std::size_t>(i * n + i)] = 1.0;
+  const int exponent = detail::scale_to_unit(a, n * n);
   double fro = 0;
   bool has_nan = false;
   for (int64_t i = 0; i < n * n; ++i) {
@@ -200,7 +220,7 @@ inline void jacobi_eigh(double* a, int64_t n, double* w, double* vecs, bool vect
   std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return a[x * n + x] < a[y * n + y]; });
   for (int64_t i = 0; i < n; ++i) {
     const int64_t src = order[static_cast<std::size_t>(i)];
-    w[i] = has_nan ? std::nan("") : a[src * n + src];
+    w[i] = has_nan ? std::nan("") : std::ldexp(a[src * n + src], exponent);
     if (vectors)
       for (int64_t k = 0; k < n; ++k)
         vecs[k * n + i] = has_nan ? std::nan("") : v[static_cast<std::size_t>(k * n + src)];
