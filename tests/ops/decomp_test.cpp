@@ -287,6 +287,12 @@ TEST_CASE("results are structs usable with structured bindings; top-level aliase
   CHECK(residuals.numel() == 0);
   CHECK(singular_values.numel() == 0);
   CHECK(solution.sizes() == tl::Shape{2});
+  // Lazy expressions are evaluated first.
+  fixtures::check_close(tl::linalg::inv(A * 2.0), (tl::linalg::inv(A) / 2.0).eval(), 0, 1e-15, "inv(expression)");
+  fixtures::check_close(tl::linalg::solve(A + 0.0, tl::ones<double>({2}) * 11.0), tl::tensor<double>({2.0, 3.0}), 0,
+                        1e-14, "solve(expressions)");
+  CHECK(tl::linalg::det(A * -1.0).item() == doctest::Approx(11.0).epsilon(1e-14));
+  CHECK(tl::linalg::svdvals(A * 1.0).sizes() == tl::Shape{2});
 }
 
 TEST_CASE("larger matrices: 80 x 60 SVD, 70 x 70 eigh, QR and solve reconstruct their input") {

@@ -10,12 +10,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "tensorlib/backend/cpu/factorizations.hpp"
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/linalg.hpp"
 #include "tensorlib/ops/linalg_batch.hpp"
 
 namespace tensorlib {
@@ -33,8 +36,9 @@ struct QR {
 /// only A's lower triangle; with `upper`, U = L^T with A = U^T U, reading
 /// only the upper triangle. A matrix that is not positive-definite is a
 /// LinAlgError naming the first leading minor that is not.
-template <Element T>
-Tensor<T> cholesky(const Tensor<T>& A, bool upper = false) {
+template <Expression E, class T = value_type_t<E>>
+Tensor<T> cholesky(const E& A_expr, bool upper = false) {
+  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.cholesky: expected a float or double tensor; convert it with .to<float>()");
   const char* op = "linalg.cholesky";
@@ -64,8 +68,9 @@ Tensor<T> cholesky(const Tensor<T>& A, bool upper = false) {
 /// Householder reflections (Note [householder convention]: R's diagonal may
 /// be negative, as with LAPACK). mode "reduced": Q (*, m, k), R (*, k, n);
 /// "complete": Q (*, m, m), R (*, m, n); "r": R (*, k, n) and an empty Q.
-template <Element T>
-QR<T> qr(const Tensor<T>& A, std::string_view mode = "reduced") {
+template <Expression E, class T = value_type_t<E>>
+QR<T> qr(const E& A_expr, std::string_view mode = "reduced") {
+  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>, "linalg.qr: expected a float or double tensor; convert it with .to<float>()");
   const char* op = "linalg.qr";
   detail::check<ValueError>(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '",
@@ -102,8 +107,9 @@ QR<T> qr(const Tensor<T>& A, std::string_view mode = "reduced") {
 }  // namespace linalg
 
 /// `torch.cholesky`: the same as `linalg::cholesky`.
-template <Element T>
-Tensor<T> cholesky(const Tensor<T>& A, bool upper = false) {
+template <Expression E, class T = value_type_t<E>>
+Tensor<T> cholesky(const E& A_expr, bool upper = false) {
+  const Tensor<T> A = detail::materialize(A_expr);
   return linalg::cholesky(A, upper);
 }
 

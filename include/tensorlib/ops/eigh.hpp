@@ -11,12 +11,15 @@
 
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "tensorlib/backend/cpu/jacobi.hpp"
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/linalg.hpp"
 #include "tensorlib/ops/linalg_batch.hpp"
 
 namespace tensorlib {
@@ -80,8 +83,9 @@ namespace linalg {
 /// Eigenvalues in ascending order and orthonormal eigenvectors (columns) of
 /// each symmetric matrix, from its lower ("L") or upper ("U") triangle
 /// (`torch.linalg.eigh`).
-template <Element T>
-Eigh<T> eigh(const Tensor<T>& A, std::string_view UPLO = "L") {
+template <Expression E, class T = value_type_t<E>>
+Eigh<T> eigh(const E& A_expr, std::string_view UPLO = "L") {
+  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.eigh: expected a float or double tensor; convert it with .to<float>()");
   return detail::eigh_impl(A, UPLO, true, "linalg.eigh");
@@ -89,8 +93,9 @@ Eigh<T> eigh(const Tensor<T>& A, std::string_view UPLO = "L") {
 
 /// The eigenvalues of each symmetric matrix in ascending order, (*, n)
 /// (`torch.linalg.eigvalsh`).
-template <Element T>
-Tensor<T> eigvalsh(const Tensor<T>& A, std::string_view UPLO = "L") {
+template <Expression E, class T = value_type_t<E>>
+Tensor<T> eigvalsh(const E& A_expr, std::string_view UPLO = "L") {
+  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.eigvalsh: expected a float or double tensor; convert it with .to<float>()");
   return detail::eigh_impl(A, UPLO, false, "linalg.eigh").eigenvalues;  // PyTorch names eigh in its errors

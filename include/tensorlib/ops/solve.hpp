@@ -12,11 +12,13 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "tensorlib/backend/cpu/factorizations.hpp"
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/broadcast.hpp"
 #include "tensorlib/ops/factories.hpp"
@@ -85,8 +87,12 @@ namespace linalg {
 /// vector when it is 1-D or has A's shape without its last dimension;
 /// otherwise (*, n, k) matrices. Batch dimensions broadcast. A singular A
 /// (an exactly zero pivot) is a LinAlgError.
-template <Element T>
-Tensor<T> solve(const Tensor<T>& A, const Tensor<T>& B) {
+template <Expression EA, Expression EB, class T = value_type_t<EA>>
+Tensor<T> solve(const EA& A_expr, const EB& B_expr) {
+  static_assert(std::is_same_v<T, value_type_t<EB>>,
+                "linalg.solve: A and B must have the same element type; convert one with .to<T>()");
+  const Tensor<T> A = detail::materialize(A_expr);
+  const Tensor<T> B = detail::materialize(B_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.solve: expected a float or double tensor; convert it with .to<float>()");
   const char* op = "linalg.solve";
@@ -126,8 +132,9 @@ Tensor<T> solve(const Tensor<T>& A, const Tensor<T>& B) {
 
 /// The inverse of each square matrix (`torch.linalg.inv`); a singular
 /// matrix (an exactly zero pivot) is a LinAlgError.
-template <Element T>
-Tensor<T> inv(const Tensor<T>& A) {
+template <Expression E, class T = value_type_t<E>>
+Tensor<T> inv(const E& A_expr) {
+  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>, "linalg.inv: expected a float or double tensor; convert it with .to<float>()");
   const char* op = "linalg.inv";
   detail::check_square(A, op);
@@ -157,8 +164,9 @@ Tensor<T> inv(const Tensor<T>& A) {
 
 /// The determinant of each square matrix, shape (*) (`torch.linalg.det`);
 /// 1 for 0 x 0 matrices.
-template <Element T>
-Tensor<T> det(const Tensor<T>& A) {
+template <Expression E, class T = value_type_t<E>>
+Tensor<T> det(const E& A_expr) {
+  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>, "linalg.det: expected a float or double tensor; convert it with .to<float>()");
   detail::check_square(A, "linalg.det");
   auto out = empty<T>(detail::batch_of(A.sizes()), {.device = A.device()});
@@ -173,8 +181,9 @@ Tensor<T> det(const Tensor<T>& A) {
 
 /// Sign and log|det| of each square matrix (`torch.linalg.slogdet`): sign 0
 /// and logabsdet -inf for a singular matrix; (1, 0) for 0 x 0.
-template <Element T>
-SignLogAbsDet<T> slogdet(const Tensor<T>& A) {
+template <Expression E, class T = value_type_t<E>>
+SignLogAbsDet<T> slogdet(const E& A_expr) {
+  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.slogdet: expected a float or double tensor; convert it with .to<float>()");
   detail::check_square(A, "linalg.slogdet");
@@ -192,14 +201,16 @@ SignLogAbsDet<T> slogdet(const Tensor<T>& A) {
 }  // namespace linalg
 
 /// `torch.det`: the same as `linalg::det`.
-template <Element T>
-Tensor<T> det(const Tensor<T>& A) {
+template <Expression E, class T = value_type_t<E>>
+Tensor<T> det(const E& A_expr) {
+  const Tensor<T> A = detail::materialize(A_expr);
   return linalg::det(A);
 }
 
 /// `torch.inverse`: the same as `linalg::inv`.
-template <Element T>
-Tensor<T> inverse(const Tensor<T>& A) {
+template <Expression E, class T = value_type_t<E>>
+Tensor<T> inverse(const E& A_expr) {
+  const Tensor<T> A = detail::materialize(A_expr);
   return linalg::inv(A);
 }
 

@@ -16,10 +16,12 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "tensorlib/backend/cpu/jacobi.hpp"
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/broadcast.hpp"
 #include "tensorlib/ops/eigh.hpp"
@@ -173,15 +175,17 @@ namespace linalg {
 /// The singular value decomposition A = U diag(S) Vh of each matrix
 /// (`torch.linalg.svd`), singular values descending. `full_matrices`: U is
 /// (*, m, m) and Vh (*, n, n); otherwise (*, m, k) and (*, k, n).
-template <Element T>
-SVD<T> svd(const Tensor<T>& A, bool full_matrices = true) {
+template <Expression E, class T = value_type_t<E>>
+SVD<T> svd(const E& A_expr, bool full_matrices = true) {
+  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>, "linalg.svd: expected a float or double tensor; convert it with .to<float>()");
   return detail::svd_impl(A, full_matrices, true, "linalg.svd");
 }
 
 /// The singular values of each matrix, descending, (*, k) (`torch.linalg.svdvals`).
-template <Element T>
-Tensor<T> svdvals(const Tensor<T>& A) {
+template <Expression E, class T = value_type_t<E>>
+Tensor<T> svdvals(const E& A_expr) {
+  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.svdvals: expected a float or double tensor; convert it with .to<float>()");
   return detail::svd_impl(A, false, false, "linalg.svd").S;  // PyTorch names svd in its errors
@@ -190,9 +194,10 @@ Tensor<T> svdvals(const Tensor<T>& A) {
 /// The number of singular values (absolute eigenvalues with `hermitian`)
 /// above max(atol, rtol * largest) for each matrix, as int64 of shape (*)
 /// (`torch.linalg.matrix_rank`; default tolerances in detail::rank_tolerance).
-template <Element T>
-Tensor<int64_t> matrix_rank(const Tensor<T>& A, std::optional<double> atol = std::nullopt,
+template <Expression E, class T = value_type_t<E>>
+Tensor<int64_t> matrix_rank(const E& A_expr, std::optional<double> atol = std::nullopt,
                             std::optional<double> rtol = std::nullopt, bool hermitian = false) {
+  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.matrix_rank: expected a float or double tensor; convert it with .to<float>()");
   const char* op = "torch.linalg.matrix_rank";
@@ -222,9 +227,10 @@ Tensor<int64_t> matrix_rank(const Tensor<T>& A, std::optional<double> atol = std
 /// The pseudo-inverse of each matrix, (*, n, m) (`torch.linalg.pinv`):
 /// V diag(1/S) U^T over the singular values above max(atol, rtol * largest);
 /// with `hermitian`, from the eigen-decomposition of the lower triangle.
-template <Element T>
-Tensor<T> pinv(const Tensor<T>& A, std::optional<double> atol = std::nullopt, std::optional<double> rtol = std::nullopt,
+template <Expression E, class T = value_type_t<E>>
+Tensor<T> pinv(const E& A_expr, std::optional<double> atol = std::nullopt, std::optional<double> rtol = std::nullopt,
                bool hermitian = false) {
+  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.pinv: expected a float or double tensor; convert it with .to<float>()");
   const char* op = "linalg.pinv";
@@ -266,8 +272,12 @@ Tensor<T> pinv(const Tensor<T>& A, std::optional<double> atol = std::nullopt, st
 /// rcond defaults to eps * max(m, n). Computed from the SVD (PyTorch's
 /// default CPU driver 'gelsy' uses QR with column pivoting: the same
 /// solution up to rounding whenever the numerical rank is clear-cut).
-template <Element T>
-Lstsq<T> lstsq(const Tensor<T>& A, const Tensor<T>& B, std::optional<double> rcond = std::nullopt) {
+template <Expression EA, Expression EB, class T = value_type_t<EA>>
+Lstsq<T> lstsq(const EA& A_expr, const EB& B_expr, std::optional<double> rcond = std::nullopt) {
+  static_assert(std::is_same_v<T, value_type_t<EB>>,
+                "linalg.lstsq: A and B must have the same element type; convert one with .to<T>()");
+  const Tensor<T> A = detail::materialize(A_expr);
+  const Tensor<T> B = detail::materialize(B_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.lstsq: expected a float or double tensor; convert it with .to<float>()");
   const char* op = "torch.linalg.lstsq";
