@@ -312,6 +312,11 @@ TEST_CASE("larger matrices: 80 x 60 SVD, 70 x 70 eigh, QR and solve reconstruct 
   const auto sq = A.narrow(0, 0, 60);
   const auto b = tl::randn<double>({60, 3}, gen);
   fixtures::check_close(tl::matmul(sq, tl::linalg::solve(sq, b)), b, 0, 1e-10, "solve 60x60");
+  // full_matrices on a tall, skinny matrix: 298 completed columns of U.
+  const auto thin = tl::randn<double>({300, 2}, gen);
+  const auto full = tl::linalg::svd(thin);
+  fixtures::check_close(tl::matmul(full.U.t(), full.U), tl::eye<double>(300), 0, 1e-13, "svd full U orthogonal");
+  fixtures::check_close(tl::matmul(full.U.narrow(1, 0, 2) * full.S.unsqueeze(0), full.Vh), thin, 0, 1e-13, "svd 300x2");
   // The spectral norm is the largest singular value; the nuclear norm their sum.
   CHECK(tl::linalg::matrix_norm(A, 2.0).item() == doctest::Approx(S.to_vector()[0]).epsilon(1e-14));
   CHECK(tl::linalg::matrix_norm(A, "nuc").item() == doctest::Approx(S.sum().item()).epsilon(1e-13));

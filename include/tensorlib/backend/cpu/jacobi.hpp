@@ -15,7 +15,7 @@
 /// ||w_p|| ||w_q||. Then the singular values are ||w_i|| and U's columns
 /// w_i / ||w_i|| are orthonormal to working precision even for tiny
 /// singular values. A column that is exactly zero gets a unit vector
-/// orthogonal to the others (Gram-Schmidt on the canonical basis), which is
+/// orthogonal to the others (from a Householder QR of the others), which is
 /// also how U is completed to m columns for full_matrices. The symmetric
 /// eigen-solver rotates until no off-diagonal entry exceeds eps times the
 /// geometric mean of its two diagonal entries or eps^2 ||A||_F, which gives
@@ -30,6 +30,8 @@
 #include <numeric>
 #include <vector>
 
+#include "tensorlib/backend/cpu/factorizations.hpp"
+
 namespace tensorlib::cpu {
 
 namespace detail {
@@ -41,32 +43,19 @@ inline double dot(const double* x, const double* y, int64_t n) {
 }
 
 /// Rows r0..r1-1 of the row-major (rows, len) `q` made an orthonormal
-/// completion of rows 0..r0-1 (themselves orthonormal): each new row is the
-/// canonical vector with the largest component left after two Gram-Schmidt
-/// passes against all previous rows.
+/// completion of rows 0..r0-1 (themselves orthonormal): the Householder QR
+/// of the matrix with those rows as columns gives an orthogonal Q whose
+/// first r0 columns span them, so its next columns are orthogonal to them.
 inline void complete_orthonormal_rows(double* q, int64_t r0, int64_t r1, int64_t len) {
-  std::vector<double> cand(static_cast<std::size_t>(len));
-  for (int64_t r = r0; r < r1; ++r) {
-    double best_norm = -1;
-    std::vector<double> best;
-    for (int64_t e = 0; e < len; ++e) {
-      std::fill(cand.begin(), cand.end(), 0.0);
-      cand[static_cast<std::size_t>(e)] = 1.0;
-      for (int pass = 0; pass < 2; ++pass)
-        for (int64_t p = 0; p < r; ++p) {
-          const double* row = q + p * len;
-          const double d = dot(row, cand.data(), len);
-          for (int64_t i = 0; i < len; ++i) cand[static_cast<std::size_t>(i)] -= d * row[i];
-        }
-      const double nrm = std::sqrt(dot(cand.data(), cand.data(), len));
-      if (nrm > best_norm) {
-        best_norm = nrm;
-        best = cand;
-      }
-      if (nrm > 0.5) break;  // good enough: well away from the span
-    }
-    for (int64_t i = 0; i < len; ++i) q[r * len + i] = best[static_cast<std::size_t>(i)] / best_norm;
-  }
+  if (r1 <= r0) return;
+  std::vector<double> m(static_cast<std::size_t>(len * r0)), tau(static_cast<std::size_t>(r0));
+  for (int64_t r = 0; r < r0; ++r)
+    for (int64_t i = 0; i < len; ++i) m[static_cast<std::size_t>(i * r0 + r)] = q[r * len + i];
+  householder_qr(m.data(), len, r0, tau.data());
+  std::vector<double> full(static_cast<std::size_t>(len * r1));
+  householder_q(m.data(), len, r0, tau.data(), full.data(), r1);
+  for (int64_t r = r0; r < r1; ++r)
+    for (int64_t i = 0; i < len; ++i) q[r * len + i] = full[static_cast<std::size_t>(i * r1 + r)];
 }
 
 /// Scales x[0..len) by a power of two (exactly) so that its largest
