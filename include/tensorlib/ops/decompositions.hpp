@@ -38,9 +38,9 @@ struct QR {
 /// LinAlgError naming the first leading minor that is not.
 template <Expression E, class T = value_type_t<E>>
 Tensor<T> cholesky(const E& A_expr, bool upper = false) {
-  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.cholesky: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
   const char* op = "linalg.cholesky";
   detail::check_square(A, op);
   const int64_t n = A.size(-1);
@@ -70,8 +70,8 @@ Tensor<T> cholesky(const E& A_expr, bool upper = false) {
 /// "complete": Q (*, m, m), R (*, m, n); "r": R (*, k, n) and an empty Q.
 template <Expression E, class T = value_type_t<E>>
 QR<T> qr(const E& A_expr, std::string_view mode = "reduced") {
-  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>, "linalg.qr: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
   const char* op = "linalg.qr";
   detail::check<ValueError>(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '",
                             mode, "' but expected one of 'reduced' (default), 'r', or 'complete'");

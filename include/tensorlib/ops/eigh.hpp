@@ -85,9 +85,9 @@ namespace linalg {
 /// (`torch.linalg.eigh`).
 template <Expression E, class T = value_type_t<E>>
 Eigh<T> eigh(const E& A_expr, std::string_view UPLO = "L") {
-  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.eigh: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
   return detail::eigh_impl(A, UPLO, true, "linalg.eigh");
 }
 
@@ -95,9 +95,9 @@ Eigh<T> eigh(const E& A_expr, std::string_view UPLO = "L") {
 /// (`torch.linalg.eigvalsh`).
 template <Expression E, class T = value_type_t<E>>
 Tensor<T> eigvalsh(const E& A_expr, std::string_view UPLO = "L") {
-  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.eigvalsh: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
   return detail::eigh_impl(A, UPLO, false, "linalg.eigh").eigenvalues;  // PyTorch names eigh in its errors
 }
 

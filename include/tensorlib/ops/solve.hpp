@@ -91,10 +91,10 @@ template <Expression EA, Expression EB, class T = value_type_t<EA>>
 Tensor<T> solve(const EA& A_expr, const EB& B_expr) {
   static_assert(std::is_same_v<T, value_type_t<EB>>,
                 "linalg.solve: A and B must have the same element type; convert one with .to<T>()");
-  const Tensor<T> A = detail::materialize(A_expr);
-  const Tensor<T> B = detail::materialize(B_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.solve: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
+  const Tensor<T> B = detail::materialize(B_expr);
   const char* op = "linalg.solve";
   detail::check_square(A, op);
   detail::check<ShapeError>(B.dim() >= 1, op, ": The input tensor B must have at least 1 dimension.");
@@ -134,8 +134,8 @@ Tensor<T> solve(const EA& A_expr, const EB& B_expr) {
 /// matrix (an exactly zero pivot) is a LinAlgError.
 template <Expression E, class T = value_type_t<E>>
 Tensor<T> inv(const E& A_expr) {
-  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>, "linalg.inv: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
   const char* op = "linalg.inv";
   detail::check_square(A, op);
   const int64_t n = A.size(-1);
@@ -166,8 +166,8 @@ Tensor<T> inv(const E& A_expr) {
 /// 1 for 0 x 0 matrices.
 template <Expression E, class T = value_type_t<E>>
 Tensor<T> det(const E& A_expr) {
-  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>, "linalg.det: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
   detail::check_square(A, "linalg.det");
   auto out = empty<T>(detail::batch_of(A.sizes()), {.device = A.device()});
   T* po = out.data_ptr();
@@ -183,9 +183,9 @@ Tensor<T> det(const E& A_expr) {
 /// and logabsdet -inf for a singular matrix; (1, 0) for 0 x 0.
 template <Expression E, class T = value_type_t<E>>
 SignLogAbsDet<T> slogdet(const E& A_expr) {
-  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.slogdet: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
   detail::check_square(A, "linalg.slogdet");
   auto sign = empty<T>(detail::batch_of(A.sizes()), {.device = A.device()});
   auto logabs = empty<T>(detail::batch_of(A.sizes()), {.device = A.device()});

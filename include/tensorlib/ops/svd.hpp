@@ -177,17 +177,17 @@ namespace linalg {
 /// (*, m, m) and Vh (*, n, n); otherwise (*, m, k) and (*, k, n).
 template <Expression E, class T = value_type_t<E>>
 SVD<T> svd(const E& A_expr, bool full_matrices = true) {
-  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>, "linalg.svd: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
   return detail::svd_impl(A, full_matrices, true, "linalg.svd");
 }
 
 /// The singular values of each matrix, descending, (*, k) (`torch.linalg.svdvals`).
 template <Expression E, class T = value_type_t<E>>
 Tensor<T> svdvals(const E& A_expr) {
-  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.svdvals: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
   return detail::svd_impl(A, false, false, "linalg.svd").S;  // PyTorch names svd in its errors
 }
 
@@ -197,9 +197,9 @@ Tensor<T> svdvals(const E& A_expr) {
 template <Expression E, class T = value_type_t<E>>
 Tensor<int64_t> matrix_rank(const E& A_expr, std::optional<double> atol = std::nullopt,
                             std::optional<double> rtol = std::nullopt, bool hermitian = false) {
-  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.matrix_rank: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
   const char* op = "torch.linalg.matrix_rank";
   detail::check<ShapeError>(A.dim() >= 2, op, ": The input tensor input must have at least 2 dimensions.");
   if (hermitian) detail::check_square(A, "linalg.eigh");
@@ -230,9 +230,9 @@ Tensor<int64_t> matrix_rank(const E& A_expr, std::optional<double> atol = std::n
 template <Expression E, class T = value_type_t<E>>
 Tensor<T> pinv(const E& A_expr, std::optional<double> atol = std::nullopt, std::optional<double> rtol = std::nullopt,
                bool hermitian = false) {
-  const Tensor<T> A = detail::materialize(A_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.pinv: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
   const char* op = "linalg.pinv";
   detail::check_at_least_matrix(A, op);
   if (hermitian) detail::check_square(A, "linalg.eigh");
@@ -276,10 +276,10 @@ template <Expression EA, Expression EB, class T = value_type_t<EA>>
 Lstsq<T> lstsq(const EA& A_expr, const EB& B_expr, std::optional<double> rcond = std::nullopt) {
   static_assert(std::is_same_v<T, value_type_t<EB>>,
                 "linalg.lstsq: A and B must have the same element type; convert one with .to<T>()");
-  const Tensor<T> A = detail::materialize(A_expr);
-  const Tensor<T> B = detail::materialize(B_expr);
   static_assert(detail::linalg_float<T>,
                 "linalg.lstsq: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
+  const Tensor<T> B = detail::materialize(B_expr);
   const char* op = "torch.linalg.lstsq";
   detail::check<ShapeError>(A.dim() >= 2, op, ": input must have at least 2 dimensions.");
   detail::check<ShapeError>(B.dim() >= 1, op, ": other must have at least 1 dimension.");
