@@ -121,12 +121,13 @@ void run_case(const std::string& name, const fixtures::Case& c) {
   x.N = static_cast<double>(std::max<int64_t>({A.dim() >= 2 ? A.size(-1) : 1, A.dim() >= 2 ? A.size(-2) : 1, 1}));
   if (op == "solve") {
     const auto B = c.get<T>("in1");
-    const auto X = tl::linalg::solve(A, B);
+    const bool left = !c.texts.count("left");
+    const auto X = tl::linalg::solve(A, B, left);
     const auto expected = c.get<T>("out");
     close(X, expected, x.forward(max_abs(expected)), name);
-    // Residual A X - B, small relative to |A| |X| whatever the conditioning.
+    // Residual A X - B (X A - B), small relative to |A| |X| whatever the conditioning.
     const bool vec = B.dim() == 1 || X.dim() < A.dim();
-    const auto AX = vec ? tl::matmul(A, X.unsqueeze(-1)).squeeze(-1) : tl::matmul(A, X);
+    const auto AX = vec ? tl::matmul(A, X.unsqueeze(-1)).squeeze(-1) : left ? tl::matmul(A, X) : tl::matmul(X, A);
     const tl::Tensor<T> res = AX - B;
     CHECK(max_abs(res) <= x.backward(max_abs(A) * max_abs(X) * x.N + max_abs(B)));
   } else if (op == "inv") {
@@ -396,6 +397,14 @@ TEST_CASE("decomposition errors name the op, what was expected and what was got"
                        "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)",
                        tl::ShapeError);
   CHECK_THROWS_AS(tl::linalg::solve(tl::ones<float>({2, 3, 3}), tl::ones<float>({3, 3, 2})), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::solve(sq, tl::ones<float>({2, 4}), false),
+                       "linalg.solve: Incompatible shapes of A and B for the equation XA = B (3x3 and 2x4)",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::solve(tl::ones<float>({1, 1}), tl::ones<float>({1}), false),
+                       errors.text("solve_vector_right").c_str(), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::linalg::solve(sq, vec, false),
+                       "linalg.solve: Incompatible shapes of A and B for the equation XA = B (3x3 and 3x1)",
+                       tl::ShapeError);
   CHECK_THROWS_WITH_AS(tl::linalg::lstsq(tl::ones<float>({3, 2}), tl::ones<float>({4, 2})),
                        "torch.linalg.lstsq: input.size(-2) should match other.size(-2)", tl::ShapeError);
   CHECK_THROWS_WITH_AS(tl::linalg::lstsq(tl::ones<float>({3, 2}), tl::ones<float>({4})),

@@ -83,12 +83,13 @@ void lu_determinants(const Tensor<T>& a, const char* op, F f) {
 
 namespace linalg {
 
-/// The solution X of A X = B (`torch.linalg.solve`, left = true). B is a
-/// vector when it is 1-D or has A's shape without its last dimension;
-/// otherwise (*, n, k) matrices. Batch dimensions broadcast. A singular A
-/// (an exactly zero pivot) is a LinAlgError.
+/// The solution X of A X = B, or of X A = B when `left` is false
+/// (`torch.linalg.solve`). B is a vector when it is 1-D or has A's shape
+/// without its last dimension (with left = false that is an error, as in
+/// PyTorch); otherwise (*, n, k) matrices, (*, k, n) when not `left`. Batch dimensions broadcast. A singular A (an
+/// exactly zero pivot) is a LinAlgError.
 template <Expression EA, Expression EB, class T = value_type_t<EA>>
-Tensor<T> solve(const EA& A_expr, const EB& B_expr) {
+Tensor<T> solve(const EA& A_expr, const EB& B_expr, bool left = true) {
   static_assert(std::is_same_v<T, value_type_t<EB>>,
                 "linalg.solve: A and B must have the same element type; convert one with .to<T>()");
   static_assert(detail::linalg_float<T>,
@@ -104,12 +105,17 @@ Tensor<T> solve(const EA& A_expr, const EB& B_expr) {
   a_but_last.resize(A.dim() - 1);
   const bool vector_case = B.dim() == 1 || (B.dim() == A.dim() - 1 && B.sizes() == a_but_last);
   const Tensor<T> B2 = vector_case ? B.unsqueeze(-1) : B;
-  detail::check<ShapeError>(B2.size(-2) == n, op, ": Incompatible shapes of A and B for the equation AX = B (", n, "x",
-                            n, " and ", B2.size(-2), "x", B2.size(-1), ")");
-  const int64_t k = B2.size(-1);
-  const Shape batch = broadcast_shapes(detail::batch_of(A.sizes()), detail::batch_of(B2.sizes()), op);
-  const Tensor<T> As = detail::as_matrix_batch(A.expand(detail::batch_with(batch, {n, n})));
-  const Tensor<T> Bs = detail::as_matrix_batch(B2.expand(detail::batch_with(batch, {n, k})));
+  detail::check<ShapeError>(B2.size(left ? -2 : -1) == n, op, ": Incompatible shapes of A and B for the equation ",
+                            left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", B2.size(-2), "x", B2.size(-1), ")");
+  detail::check<ShapeError>(left || !vector_case, op,
+                            ": Vector broadcasting of the left hand side is not supported for left=False. In this "
+                            "case linalg.solve is equivalent to B / A.squeeze(-1)");
+  // X A = B is A^T X^T = B^T.
+  const Tensor<T> Al = left ? A : A.transpose(-1, -2), Bl = left ? B2 : B2.transpose(-1, -2);
+  const int64_t k = Bl.size(-1);
+  const Shape batch = broadcast_shapes(detail::batch_of(Al.sizes()), detail::batch_of(Bl.sizes()), op);
+  const Tensor<T> As = detail::as_matrix_batch(Al.expand(detail::batch_with(batch, {n, n})));
+  const Tensor<T> Bs = detail::as_matrix_batch(Bl.expand(detail::batch_with(batch, {n, k})));
   auto out = empty<T>(detail::batch_with(batch, {n, k}), {.device = A.device()});
   const T *pa = As.data_ptr(), *pb = Bs.data_ptr();
   T* po = out.data_ptr();
@@ -127,7 +133,8 @@ Tensor<T> solve(const EA& A_expr, const EB& B_expr) {
   if (info != 0)
     detail::throw_linalg_error("torch.linalg.solve", !batch.empty(), bad,
                                "The solver failed because the input matrix is singular.");
-  return vector_case ? out.squeeze(-1) : out;
+  const Tensor<T> X = left ? out : out.transpose(-1, -2).contiguous();
+  return vector_case ? X.squeeze(-1) : X;
 }
 
 /// The inverse of each square matrix (`torch.linalg.inv`); a singular
