@@ -61,7 +61,6 @@ std::optional<double> opt_arg(const fixtures::Case& c, const std::string& key) {
 // Context shared by the checks of one case.
 template <class T>
 struct Ctx {
-  std::string name;
   double N;     // max(m, n, 1)
   double cond;  // capped at 1 / eps
 
@@ -117,7 +116,7 @@ void run_case(const std::string& name, const fixtures::Case& c) {
   CAPTURE(name);
   const std::string op = c.text("op");
   const auto A = input<T>(c);
-  Ctx<T> x{name, 1, std::min(std::stod(c.text("cond")), 1 / eps<T>())};
+  Ctx<T> x{1, std::min(std::stod(c.text("cond")), 1 / eps<T>())};
   x.N = static_cast<double>(std::max<int64_t>({A.dim() >= 2 ? A.size(-1) : 1, A.dim() >= 2 ? A.size(-2) : 1, 1}));
   if (op == "solve") {
     const auto B = c.get<T>("in1");
