@@ -43,6 +43,14 @@ class TypeError : public Error {
   using Error::Error;
 };
 
+/// A linear-algebra input for which the result does not exist: a singular
+/// matrix in `linalg::inv`/`solve`, a matrix that is not positive-definite in
+/// `linalg::cholesky` (PyTorch's `torch.linalg.LinAlgError`).
+class LinAlgError : public ValueError {
+ public:
+  using ValueError::ValueError;
+};
+
 /// Tensors on different devices in one op, or a device that is not available.
 class DeviceError : public Error {
  public:

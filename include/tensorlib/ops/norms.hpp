@@ -4,9 +4,8 @@
 /// `linalg::norm` and `cdist`. Floating-point element types only (PyTorch
 /// rejects integer inputs at run time; here it is a compile error). Sums
 /// accumulate in double.
-///
-/// Not yet: the nuclear and spectral matrix norms ('nuc', 2, -2) need an SVD,
-/// which tensorlib does not have; they throw a ValueError saying so.
+/// The nuclear and spectral matrix norms ('nuc', 2, -2) take the singular
+/// values from `linalg::svdvals` (ops/svd.hpp).
 
 #include <algorithm>
 #include <array>
@@ -29,6 +28,7 @@
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/linalg.hpp"
+#include "tensorlib/ops/svd.hpp"
 #include "tensorlib/ops/views.hpp"
 
 namespace tensorlib {
@@ -148,9 +148,19 @@ Tensor<T> matrix_norm_impl(const Tensor<T>& a, std::string_view ord_name, double
   const int64_t d0 = wrap_dim(dim[0], a.dim(), op), d1 = wrap_dim(dim[1], a.dim(), op);
   check<ValueError>(d0 != d1, op, ": dims must be different. Got (", dim[0], ", ", dim[1], ")");
   if (ord_name == "fro") return vector_norm_impl(a, 2.0, DimList{dim[0], dim[1]}, keepdim);
-  check<ValueError>(ord_name != "nuc" && ord != 2 && ord != -2, op, ": Order ",
-                    ord_name.empty() ? concat(ord) : std::string(ord_name),
-                    " needs singular values (an SVD), which tensorlib does not have yet");
+  if (ord_name == "nuc" || (ord_name.empty() && (ord == 2 || ord == -2))) {
+    // Sum, largest or smallest singular value of the matrices in dims (d0, d1).
+    Shape perm;
+    for (int64_t d = 0; d < a.dim(); ++d)
+      if (d != d0 && d != d1) perm.push_back(d);
+    perm.push_back(d0);
+    perm.push_back(d1);
+    const Tensor<T> s = linalg::svdvals(a.permute(perm));
+    const double vec_ord = ord_name == "nuc" ? 1.0 : (ord > 0 ? 1.0 : -1.0) * std::numeric_limits<double>::infinity();
+    Tensor<T> r = vector_norm_impl(s, vec_ord, DimList{-1}, false);
+    if (keepdim) r = r.unsqueeze(std::min(d0, d1)).unsqueeze(std::max(d0, d1));
+    return r;
+  }
   check<ValueError>(ord_name.empty() && (std::fabs(ord) == 1 || std::isinf(ord)), op, ": Order ",
                     ord_name.empty() ? concat(ord) : std::string(ord_name), " not supported.");
   // 1 / -1: max / min over columns of the column sums; inf / -inf: over rows of the row sums.
@@ -176,7 +186,7 @@ Tensor<T> vector_norm(const Tensor<T>& x, double ord = 2, DimList dim = {}, bool
 }
 
 /// Matrix norm over the two dimensions `dim` (`torch.linalg.matrix_norm`):
-/// "fro" (Frobenius). "nuc" needs an SVD and throws a ValueError for now.
+/// "fro" (Frobenius) or "nuc" (nuclear: the sum of the singular values).
 template <Element T>
 Tensor<T> matrix_norm(const Tensor<T>& a, std::string_view ord = "fro", std::array<int64_t, 2> dim = {-2, -1},
                       bool keepdim = false) {
@@ -186,8 +196,8 @@ Tensor<T> matrix_norm(const Tensor<T>& a, std::string_view ord = "fro", std::arr
 }
 
 /// Matrix norm with a numeric order: 1 / -1 the largest / smallest column
-/// sum of magnitudes, inf / -inf the largest / smallest row sum. 2 and -2
-/// need an SVD and throw a ValueError for now.
+/// sum of magnitudes, inf / -inf the largest / smallest row sum, 2 / -2 the
+/// largest / smallest singular value.
 template <Element T>
 Tensor<T> matrix_norm(const Tensor<T>& a, double ord, std::array<int64_t, 2> dim = {-2, -1}, bool keepdim = false) {
   static_assert(std::is_floating_point_v<T>,

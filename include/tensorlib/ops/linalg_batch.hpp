@@ -1,0 +1,111 @@
+#pragma once
+/// \file
+/// What every decomposition in `tl::linalg` shares: the argument checks with
+/// PyTorch's wording, batch shapes, the double working copy of one matrix
+/// and the parallel loop over a batch that reports the first failing matrix.
+///
+/// Note [linalg working precision]
+/// Every factorization runs on a row-major `double` copy of one matrix
+/// (backend/cpu/factorizations.hpp, jacobi.hpp), for float inputs too;
+/// results are rounded to the input's type once, at the end. PyTorch runs
+/// float inputs through LAPACK in float, so our float results are at least
+/// as accurate as its, and differ from them by float rounding (more on
+/// ill-conditioned inputs, where PyTorch's own float error is larger).
+///
+/// Shapes: (*) batch dimensions, (m, n) a matrix.
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tensorlib/backend/cpu/thread_pool.hpp"
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/shape.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/ops/copy.hpp"
+#include "tensorlib/ops/dispatch.hpp"
+#include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/views.hpp"
+
+namespace tensorlib::detail {
+
+/// The static check every decomposition makes on its element type.
+template <class T>
+inline constexpr bool linalg_float = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+template <Element T>
+void check_at_least_matrix(const Tensor<T>& a, const char* op) {
+  check<ShapeError>(a.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
+}
+
+template <Element T>
+void check_square(const Tensor<T>& a, const char* op) {
+  check_at_least_matrix(a, op);
+  check<ShapeError>(a.size(-1) == a.size(-2), op, ": A must be batches of square matrices, but they are ", a.size(-2),
+                    " by ", a.size(-1), " matrices");
+}
+
+/// The batch dimensions of a (*, m, n) shape.
+inline Shape batch_of(const Shape& s) {
+  Shape b = s;
+  b.resize(s.size() - 2);
+  return b;
+}
+
+/// `batch` with (rows, cols) appended.
+inline Shape batch_with(Shape batch, std::initializer_list<int64_t> tail) {
+  for (int64_t t : tail) batch.push_back(t);
+  return batch;
+}
+
+/// A (*, m, n) tensor as the contiguous (B, m, n) block the kernels read.
+template <Element T>
+Tensor<T> as_matrix_batch(const Tensor<T>& a) {
+  return a.contiguous().reshape({batch_of(a.sizes()).numel(), a.size(-2), a.size(-1)});
+}
+
+/// Copies the row-major (rows, cols) `src` into the working buffer `dst`,
+/// transposed when asked (then dst is (cols, rows)).
+template <class T>
+void load_matrix(const T* src, int64_t rows, int64_t cols, double* dst, bool transpose = false) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      dst[transpose ? c * rows + r : r * cols + c] = static_cast<double>(src[r * cols + c]);
+}
+
+/// Rounds the row-major (rows, cols) working buffer `src` into `dst`,
+/// transposed when asked (then dst is (cols, rows)).
+template <class T>
+void store_matrix(const double* src, int64_t rows, int64_t cols, T* dst, bool transpose = false) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) dst[transpose ? c * rows + r : r * cols + c] = static_cast<T>(src[r * cols + c]);
+}
+
+/// Runs f(b) -> info for every matrix b < count on the CPU, in parallel;
+/// returns the first matrix whose info is non-zero and that info, or
+/// {-1, 0}. `flops` is a rough cost of one matrix, for the task split.
+template <class F>
+std::pair<int64_t, int64_t> for_each_matrix(Device device, const char* op, int64_t count, int64_t flops, const F& f) {
+  std::vector<int64_t> info(static_cast<std::size_t>(count), 0);
+  dispatch_cpu_only(device, op, [&] {
+    cpu::parallel_for(0, count, std::max<int64_t>(1, 65536 / std::max<int64_t>(flops, 1)), [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) info[static_cast<std::size_t>(b)] = f(b);
+    });
+  });
+  for (int64_t b = 0; b < count; ++b)
+    if (info[static_cast<std::size_t>(b)] != 0) return {b, info[static_cast<std::size_t>(b)]};
+  return {-1, 0};
+}
+
+/// Throws PyTorch's LinAlgError text for matrix `index` of a batch:
+/// "op: (Batch element 3): message" when the input had batch dimensions.
+[[noreturn]] inline void throw_linalg_error(const char* op, bool batched, int64_t index, const std::string& message) {
+  if (batched) throw LinAlgError(concat(op, ": (Batch element ", index, "): ", message));
+  throw LinAlgError(concat(op, ": ", message));
+}
+
+}  // namespace tensorlib::detail
