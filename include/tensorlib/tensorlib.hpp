@@ -34,6 +34,7 @@
 
 #include "tensorlib/backend/cpu/block_copy.hpp"
 #include "tensorlib/backend/cpu/evaluator.hpp"
+#include "tensorlib/backend/cpu/fft_kernel.hpp"
 #include "tensorlib/backend/cpu/fill.hpp"
 #include "tensorlib/backend/cpu/gemm.hpp"
 #include "tensorlib/backend/cpu/gemm_kernel.hpp"
@@ -46,11 +47,13 @@
 
 #include "tensorlib/ops/along_dim.hpp"
 #include "tensorlib/ops/compare.hpp"
+#include "tensorlib/ops/complex_tensor.hpp"
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/einsum.hpp"
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/fft.hpp"
 #include "tensorlib/ops/histogram.hpp"
 #include "tensorlib/ops/inplace.hpp"
 #include "tensorlib/ops/join.hpp"
@@ -68,3 +71,4 @@
 #include "tensorlib/ops/unique.hpp"
 #include "tensorlib/ops/values_indices.hpp"
 #include "tensorlib/ops/views.hpp"
+#include "tensorlib/ops/windows.hpp"

@@ -1,0 +1,274 @@
+#pragma once
+/// \file
+/// Discrete Fourier transforms of one length on rows of contiguous buffers:
+/// `FftPlan` (one length, planned once, applied to many rows) and the row
+/// drivers `fft_c2c`, `fft_r2c`, `fft_c2r` that `ops/fft.hpp` calls.
+///
+/// Note [fft algorithms]
+/// Every transform computes in double, whatever the element type, and its
+/// twiddle factors are evaluated directly with std::cos/std::sin (no
+/// recurrences), so float results are the double results rounded once.
+///  * n a power of two: iterative radix-2 Cooley-Tukey (bit reversal, then
+///    log2(n) butterfly passes reading one twiddle table exp(-2 pi i k / n)).
+///  * other n <= kDirectMax: the direct O(n^2) sum with the exact table
+///    exp(-2 pi i ((j k) mod n) / n).
+///  * other n: Bluestein's chirp-z algorithm. With c_k = exp(-pi i k^2 / n),
+///    jk = (j^2 + k^2 - (j - k)^2) / 2 gives X_j = c_j sum_k (x_k c_k)
+///    conj(c_{j-k}): a convolution computed by radix-2 transforms of a power
+///    of two m >= 2n - 1. k^2 is reduced mod 2n in integers, so the chirp's
+///    argument stays exact for large k.
+/// The inverse (unnormalized, exp(+2 pi i jk / n)) is conj(F(conj(x))).
+/// A buffer of complex values is interleaved (re, im) pairs, PyTorch's
+/// `view_as_real` layout.
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <algorithm>
+#include <numbers>
+#include <utility>
+#include <vector>
+
+#include "tensorlib/backend/cpu/thread_pool.hpp"
+
+namespace tensorlib::cpu {
+
+using Complex128 = std::complex<double>;
+
+namespace detail {
+
+/// Product without the NaN/inf recovery of std::complex's operator* (which
+/// GCC compiles to a library call); transforms of finite data are unaffected.
+inline Complex128 cmul(Complex128 a, Complex128 b) {
+  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+
+/// exp(-2 pi i k / n), evaluated directly.
+inline Complex128 unit_root(int64_t k, int64_t n) {
+  const double angle = 2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n);
+  return {std::cos(angle), -std::sin(angle)};
+}
+
+inline bool is_power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+}  // namespace detail
+
+/// The forward DFT X_j = sum_k x_k exp(-2 pi i j k / n) of one length n >= 1
+/// (Note [fft algorithms]). Immutable after construction, so one plan serves
+/// every row and every thread; each caller brings its own scratch buffer.
+class FftPlan {
+ public:
+  /// Direct sums are used below this length when n is not a power of two.
+  static constexpr int64_t kDirectMax = 16;
+
+  explicit FftPlan(int64_t n) : n_(n) {
+    if (detail::is_power_of_two(n)) {
+      kind_ = Kind::Radix2;
+      twiddles_.resize(static_cast<std::size_t>(n / 2));
+      for (int64_t k = 0; k < n / 2; ++k) twiddles_[static_cast<std::size_t>(k)] = detail::unit_root(k, n);
+    } else if (n <= kDirectMax) {
+      kind_ = Kind::Direct;
+      twiddles_.resize(static_cast<std::size_t>(n));
+      for (int64_t k = 0; k < n; ++k) twiddles_[static_cast<std::size_t>(k)] = detail::unit_root(k, n);
+    } else {
+      kind_ = Kind::Bluestein;
+      plan_bluestein();
+    }
+  }
+
+  int64_t size() const { return n_; }
+  /// Complex values of scratch space `forward`/`inverse` need.
+  int64_t work_size() const { return kind_ == Kind::Direct ? n_ : kind_ == Kind::Bluestein ? m_ : 0; }
+
+  /// In-place forward transform of n values.
+  void forward(Complex128* x, Complex128* work) const {
+    switch (kind_) {
+      case Kind::Radix2:
+        radix2(x, n_, twiddles_.data(), 1);
+        return;
+      case Kind::Direct:
+        direct(x, work);
+        return;
+      case Kind::Bluestein:
+        bluestein(x, work);
+        return;
+    }
+  }
+
+  /// In-place unnormalized inverse transform (exp(+2 pi i j k / n)).
+  void inverse(Complex128* x, Complex128* work) const {
+    for (int64_t k = 0; k < n_; ++k) x[k] = std::conj(x[k]);
+    forward(x, work);
+    for (int64_t k = 0; k < n_; ++k) x[k] = std::conj(x[k]);
+  }
+
+ private:
+  enum class Kind { Radix2, Direct, Bluestein };
+
+  // Iterative radix-2 transform of n values; `tw[k * tw_step]` = exp(-2 pi i k / n).
+  static void radix2(Complex128* a, int64_t n, const Complex128* tw, int64_t tw_step) {
+    for (int64_t i = 1, j = 0; i < n; ++i) {
+      int64_t bit = n >> 1;
+      for (; j & bit; bit >>= 1) j ^= bit;
+      j ^= bit;
+      if (i < j) std::swap(a[i], a[j]);
+    }
+    for (int64_t len = 2; len <= n; len <<= 1) {
+      const int64_t half = len / 2, step = (n / len) * tw_step;
+      for (int64_t i = 0; i < n; i += len) {
+        for (int64_t k = 0; k < half; ++k) {
+          const Complex128 u = a[i + k], v = detail::cmul(a[i + k + half], tw[k * step]);
+          a[i + k] = u + v;
+          a[i + k + half] = u - v;
+        }
+      }
+    }
+  }
+
+  void direct(Complex128* x, Complex128* out) const {
+    for (int64_t j = 0; j < n_; ++j) {
+      Complex128 sum = 0;
+      int64_t jk = 0;  // (j * k) mod n
+      for (int64_t k = 0; k < n_; ++k) {
+        sum += detail::cmul(x[k], twiddles_[static_cast<std::size_t>(jk)]);
+        jk += j;
+        if (jk >= n_) jk -= n_;
+      }
+      out[j] = sum;
+    }
+    for (int64_t j = 0; j < n_; ++j) x[j] = out[j];
+  }
+
+  void plan_bluestein() {
+    m_ = 1;
+    while (m_ < 2 * n_ - 1) m_ <<= 1;
+    twiddles_.resize(static_cast<std::size_t>(m_ / 2));
+    for (int64_t k = 0; k < m_ / 2; ++k) twiddles_[static_cast<std::size_t>(k)] = detail::unit_root(k, m_);
+    chirp_.resize(static_cast<std::size_t>(n_));
+    int64_t sq = 0;  // k^2 mod 2n, updated as (k + 1)^2 = k^2 + 2k + 1
+    for (int64_t k = 0; k < n_; ++k) {
+      chirp_[static_cast<std::size_t>(k)] = detail::unit_root(sq, 2 * n_);
+      sq = (sq + 2 * k + 1) % (2 * n_);
+    }
+    // FFT_m of b, b_k = b_{m-k} = conj(c_k), with the 1/m of the inverse folded in.
+    kernel_.assign(static_cast<std::size_t>(m_), Complex128(0));
+    for (int64_t k = 0; k < n_; ++k) {
+      const Complex128 b = std::conj(chirp_[static_cast<std::size_t>(k)]);
+      kernel_[static_cast<std::size_t>(k)] = b;
+      if (k > 0) kernel_[static_cast<std::size_t>(m_ - k)] = b;
+    }
+    radix2(kernel_.data(), m_, twiddles_.data(), 1);
+    const double inv_m = 1.0 / static_cast<double>(m_);
+    for (auto& v : kernel_) v *= inv_m;
+  }
+
+  void bluestein(Complex128* x, Complex128* a) const {
+    for (int64_t k = 0; k < n_; ++k) a[k] = detail::cmul(x[k], chirp_[static_cast<std::size_t>(k)]);
+    for (int64_t k = n_; k < m_; ++k) a[k] = 0;
+    radix2(a, m_, twiddles_.data(), 1);
+    // Inverse transform of A * B as conj(F(conj(A * B))).
+    for (int64_t k = 0; k < m_; ++k) a[k] = std::conj(detail::cmul(a[k], kernel_[static_cast<std::size_t>(k)]));
+    radix2(a, m_, twiddles_.data(), 1);
+    for (int64_t j = 0; j < n_; ++j) x[j] = detail::cmul(std::conj(a[j]), chirp_[static_cast<std::size_t>(j)]);
+  }
+
+  int64_t n_ = 0;
+  Kind kind_ = Kind::Radix2;
+  int64_t m_ = 0;                     // Bluestein's convolution length
+  std::vector<Complex128> twiddles_;  // exp(-2 pi i k / n), or / m for Bluestein
+  std::vector<Complex128> chirp_;     // c_k = exp(-pi i k^2 / n)
+  std::vector<Complex128> kernel_;    // FFT_m(b) / m
+};
+
+namespace detail {
+
+/// Runs f(row, buffer, work) over rows [0, count) in parallel, each task with
+/// its own n-value buffer and the plan's scratch. Rows are independent, so
+/// results do not depend on the thread count.
+template <class F>
+void for_each_row(int64_t count, const FftPlan& plan, const F& f) {
+  const int64_t n = plan.size();
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
+  parallel_for(0, count, grain, [&](int64_t begin, int64_t end) {
+    std::vector<Complex128> buffer(static_cast<std::size_t>(n));
+    std::vector<Complex128> work(static_cast<std::size_t>(plan.work_size()));
+    for (int64_t r = begin; r < end; ++r) f(r, buffer.data(), work.data());
+  });
+}
+
+}  // namespace detail
+
+/// Complex-to-complex transforms of `count` rows. Row r of `in` holds
+/// `len_in` complex values (interleaved pairs); it is cut or zero-padded to
+/// n, transformed (inverse: exp(+...)), scaled and written as n complex
+/// values to row r of `out`.
+template <class T>
+void fft_c2c(const T* in, int64_t count, int64_t len_in, T* out, int64_t n, bool inverse, double scale) {
+  const FftPlan plan(n);
+  const int64_t used = std::min(len_in, n);
+  detail::for_each_row(count, plan, [&](int64_t r, Complex128* x, Complex128* work) {
+    const T* src = in + 2 * r * len_in;
+    for (int64_t k = 0; k < used; ++k) x[k] = {static_cast<double>(src[2 * k]), static_cast<double>(src[2 * k + 1])};
+    for (int64_t k = used; k < n; ++k) x[k] = 0;
+    if (inverse)
+      plan.inverse(x, work);
+    else
+      plan.forward(x, work);
+    T* dst = out + 2 * r * n;
+    for (int64_t k = 0; k < n; ++k) {
+      dst[2 * k] = static_cast<T>(x[k].real() * scale);
+      dst[2 * k + 1] = static_cast<T>(x[k].imag() * scale);
+    }
+  });
+}
+
+/// Real-to-complex transforms of `count` rows: row r of `in` holds `len_in`
+/// reals, cut or zero-padded to n; the first `bins` (n, or n / 2 + 1 for a
+/// one-sided spectrum) values of its transform are scaled and written.
+template <class T>
+void fft_r2c(const T* in, int64_t count, int64_t len_in, T* out, int64_t n, int64_t bins, bool inverse,
+             double scale) {
+  const FftPlan plan(n);
+  const int64_t used = std::min(len_in, n);
+  detail::for_each_row(count, plan, [&](int64_t r, Complex128* x, Complex128* work) {
+    const T* src = in + r * len_in;
+    for (int64_t k = 0; k < used; ++k) x[k] = static_cast<double>(src[k]);
+    for (int64_t k = used; k < n; ++k) x[k] = 0;
+    // The inverse of real data is the conjugate of its forward transform.
+    plan.forward(x, work);
+    const double sign = inverse ? -1.0 : 1.0;
+    T* dst = out + 2 * r * bins;
+    for (int64_t k = 0; k < bins; ++k) {
+      dst[2 * k] = static_cast<T>(x[k].real() * scale);
+      dst[2 * k + 1] = static_cast<T>(sign * x[k].imag() * scale);
+    }
+  });
+}
+
+/// Complex-to-real transforms of `count` rows: row r of `in` holds `len_in`
+/// complex values, the first n / 2 + 1 of which (zero-padded) define a
+/// Hermitian spectrum of length n; its transform (real by symmetry) is scaled
+/// and written as n reals. As in PyTorch (pocketfft), the imaginary parts of
+/// the zero-frequency value and, for even n, of the Nyquist value are ignored.
+template <class T>
+void fft_c2r(const T* in, int64_t count, int64_t len_in, T* out, int64_t n, bool inverse, double scale) {
+  const FftPlan plan(n);
+  const int64_t half = n / 2 + 1;
+  const int64_t used = std::min(len_in, half);
+  detail::for_each_row(count, plan, [&](int64_t r, Complex128* x, Complex128* work) {
+    const T* src = in + 2 * r * len_in;
+    for (int64_t k = 0; k < used; ++k) x[k] = {static_cast<double>(src[2 * k]), static_cast<double>(src[2 * k + 1])};
+    for (int64_t k = used; k < half; ++k) x[k] = 0;
+    x[0].imag(0);
+    if (n % 2 == 0) x[n / 2].imag(0);
+    for (int64_t k = half; k < n; ++k) x[k] = std::conj(x[n - k]);
+    if (inverse)
+      plan.inverse(x, work);
+    else
+      plan.forward(x, work);
+    T* dst = out + r * n;
+    for (int64_t k = 0; k < n; ++k) dst[k] = static_cast<T>(x[k].real() * scale);
+  });
+}
+
+}  // namespace tensorlib::cpu
