@@ -361,9 +361,8 @@ template <ComplexPart T = float>
 Tensor<T> fftfreq(int64_t n, double d = 1.0, TensorOptions options = {}) {
   check_sizes({n}, "fftfreq");
   const T step = static_cast<T>(1.0 / (static_cast<double>(n) * d));
-  return tensorlib::detail::generate<T>({n}, options, [&](int64_t i) {
-    return static_cast<T>(i < (n + 1) / 2 ? i : i - n) * step;
-  });
+  return tensorlib::detail::generate<T>({n}, options,
+                                        [&](int64_t i) { return static_cast<T>(i < (n + 1) / 2 ? i : i - n) * step; });
 }
 
 /// Frequencies 0..n/2 of `rfft`'s output: [0, 1, ..., n / 2] / (d n) (torch.fft.rfftfreq).

@@ -25,8 +25,7 @@ namespace detail {
 template <Element T, class F>
 Tensor<T> make_window(int64_t window_length, bool periodic, TensorOptions options, const char* op, F f) {
   static_assert(is_floating<T>, "window functions: the element type must be float or double");
-  check<ValueError>(window_length >= 0, op, " requires non-negative window_length, got window_length=",
-                    window_length);
+  check<ValueError>(window_length >= 0, op, " requires non-negative window_length, got window_length=", window_length);
   if (window_length == 1) return ones<T>({1}, options);
   const int64_t full = periodic ? window_length + 1 : window_length;
   return generate<T>({window_length}, options, [&](int64_t i) { return static_cast<T>(f(i, full)); });

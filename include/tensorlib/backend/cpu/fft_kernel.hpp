@@ -21,10 +21,10 @@
 /// A buffer of complex values is interleaved (re, im) pairs, PyTorch's
 /// `view_as_real` layout.
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
-#include <algorithm>
 #include <numbers>
 #include <utility>
 #include <vector>
@@ -226,8 +226,7 @@ void fft_c2c(const T* in, int64_t count, int64_t len_in, T* out, int64_t n, bool
 /// reals, cut or zero-padded to n; the first `bins` (n, or n / 2 + 1 for a
 /// one-sided spectrum) values of its transform are scaled and written.
 template <class T>
-void fft_r2c(const T* in, int64_t count, int64_t len_in, T* out, int64_t n, int64_t bins, bool inverse,
-             double scale) {
+void fft_r2c(const T* in, int64_t count, int64_t len_in, T* out, int64_t n, int64_t bins, bool inverse, double scale) {
   const FftPlan plan(n);
   const int64_t used = std::min(len_in, n);
   detail::for_each_row(count, plan, [&](int64_t r, Complex128* x, Complex128* work) {
@@ -248,8 +247,9 @@ void fft_r2c(const T* in, int64_t count, int64_t len_in, T* out, int64_t n, int6
 /// Complex-to-real transforms of `count` rows: row r of `in` holds `len_in`
 /// complex values, the first n / 2 + 1 of which (zero-padded) define a
 /// Hermitian spectrum of length n; its transform (real by symmetry) is scaled
-/// and written as n reals. As in PyTorch (pocketfft), the imaginary parts of
-/// the zero-frequency value and, for even n, of the Nyquist value are ignored.
+/// and written as n reals. As in PyTorch, the imaginary parts of the
+/// zero-frequency value and, for even n, of the Nyquist value are ignored:
+/// they only add to the imaginary part of the transform, which is dropped.
 template <class T>
 void fft_c2r(const T* in, int64_t count, int64_t len_in, T* out, int64_t n, bool inverse, double scale) {
   const FftPlan plan(n);
@@ -259,8 +259,6 @@ void fft_c2r(const T* in, int64_t count, int64_t len_in, T* out, int64_t n, bool
     const T* src = in + 2 * r * len_in;
     for (int64_t k = 0; k < used; ++k) x[k] = {static_cast<double>(src[2 * k]), static_cast<double>(src[2 * k + 1])};
     for (int64_t k = used; k < half; ++k) x[k] = 0;
-    x[0].imag(0);
-    if (n % 2 == 0) x[n / 2].imag(0);
     for (int64_t k = half; k < n; ++k) x[k] = std::conj(x[n - k]);
     if (inverse)
       plan.inverse(x, work);
