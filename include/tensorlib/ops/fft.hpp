@@ -14,9 +14,9 @@
 /// (scale the inverse by 1/n), "forward" (scale the forward by 1/n) or
 /// "ortho" (both by 1/sqrt(n)). An empty s or dim means "not given" (PyTorch's
 /// None). Results are contiguous. The algorithms are in
-/// `backend/cpu/fft_kernel.hpp` (Note [fft algorithms]); every input is read
-/// through a contiguous copy with the transformed dimension innermost, so
-/// transposed and sliced inputs work unchanged.
+/// `backend/cpu/fft_kernel.hpp` (Note [fft algorithms]); the kernels read
+/// every line of the input in place with its strides, so transposed and
+/// sliced inputs are not copied first.
 
 #include <cmath>
 #include <cstdint>
@@ -73,44 +73,68 @@ inline void check_points(int64_t n, const char* op) {
 /// Complex-to-complex, real-to-complex (full or one-sided) and complex-to-real.
 enum class Kind { C2C, R2C, R2COneSided, C2R };
 
+/// Offset (in elements) of the start of every line along dimension d of the
+/// first nd dimensions of a tensor with these sizes and strides, row-major
+/// over the other dimensions.
+inline std::vector<int64_t> line_starts(const Shape& sizes, const Shape& strides, int64_t nd, int64_t d) {
+  Shape dims;
+  int64_t count = 1;
+  for (int64_t i = 0; i < nd; ++i) {
+    if (i == d) continue;
+    dims.push_back(i);
+    count *= sizes[i];
+  }
+  std::vector<int64_t> starts(static_cast<std::size_t>(count));
+  Shape index = Shape::filled(dims.size(), 0);
+  int64_t offset = 0;
+  for (int64_t r = 0; r < count; ++r) {
+    starts[static_cast<std::size_t>(r)] = offset;
+    for (int64_t j = dims.size() - 1; j >= 0; --j) {
+      const int64_t dim = dims[j];
+      if (++index[j] < sizes[dim]) {
+        offset += strides[dim];
+        break;
+      }
+      offset -= strides[dim] * (sizes[dim] - 1);
+      index[j] = 0;
+    }
+  }
+  return starts;
+}
+
 /// One 1-D transform of length n along dimension d (wrapped) of `x`, whose
-/// last dimension holds (re, im) pairs when `complex_in`. The lines along d
-/// are gathered into a contiguous copy, transformed by the CPU kernel and the
-/// result is returned as a view in x's dimension order.
+/// last dimension holds (re, im) pairs (stride 1) when `complex_in`. The
+/// kernel reads x's lines in place, whatever their layout, and writes a new
+/// contiguous tensor with x's dimension order.
 template <ComplexPart T>
 Tensor<T> transform_dim(const Tensor<T>& x, bool complex_in, int64_t d, Kind kind, int64_t n, bool inverse,
                         double scale) {
   const int64_t nd = x.dim() - (complex_in ? 1 : 0);
-  Shape order, outer;
-  for (int64_t i = 0; i < nd; ++i) {
-    if (i == d) continue;
-    order.push_back(i);
-    outer.push_back(x.size(i));
-  }
-  order.push_back(d);
-  if (complex_in) order.push_back(nd);
-  const Tensor<T> lines = x.permute(order).contiguous();
-  const int64_t len_in = x.size(d), count = outer.numel();
   const bool complex_out = kind != Kind::C2R;
-  Shape out_shape = outer;
-  out_shape.push_back(kind == Kind::R2COneSided ? n / 2 + 1 : n);
+  Shape out_shape = x.sizes();
+  if (complex_in) out_shape.erase(nd);
+  out_shape[d] = kind == Kind::R2COneSided ? n / 2 + 1 : n;
   if (complex_out) out_shape.push_back(2);
   auto out = empty<T>(out_shape);
+  const int64_t len_in = x.size(d);
+  const std::vector<int64_t> in_rows = line_starts(x.sizes(), x.strides(), nd, d);
+  const std::vector<int64_t> out_rows = line_starts(out.sizes(), out.strides(), nd, d);
+  const auto count = static_cast<int64_t>(in_rows.size());
+  const cpu::Lines<const T> in{x.data_ptr(), in_rows.data(), x.stride(d)};
+  const cpu::Lines<T> dst{out.data_ptr(), out_rows.data(), out.stride(d)};
   switch (kind) {
     case Kind::C2C:
-      cpu::fft_c2c(lines.data_ptr(), count, len_in, out.data_ptr(), n, inverse, scale);
+      cpu::fft_c2c(in, count, len_in, dst, n, inverse, scale);
       break;
     case Kind::R2C:
     case Kind::R2COneSided:
-      cpu::fft_r2c(lines.data_ptr(), count, len_in, out.data_ptr(), n, out_shape[nd - 1], inverse, scale);
+      cpu::fft_r2c(in, count, len_in, dst, n, out_shape[d], inverse, scale);
       break;
     case Kind::C2R:
-      cpu::fft_c2r(lines.data_ptr(), count, len_in, out.data_ptr(), n, inverse, scale);
+      cpu::fft_c2r(in, count, len_in, dst, n, inverse, scale);
       break;
   }
-  Shape back = Shape::filled(nd + (complex_out ? 1 : 0), nd);
-  for (int64_t i = 0; i < nd; ++i) back[order[i]] = i;
-  return out.permute(back);
+  return out;
 }
 
 /// Checks shared by every op: CPU, float/double data with at least one dimension.
@@ -131,7 +155,7 @@ Tensor<T> transform_1d(const Tensor<T>& data, bool complex_in, Kind kind, std::o
   const int64_t points = n.value_or(kind == Kind::C2R ? 2 * (size - 1) : size);
   check_points(points, op);
   const Norm mode = parse_norm(norm, op);
-  return transform_dim(data, complex_in, d, kind, points, inverse, norm_scale(mode, points, inverse)).contiguous();
+  return transform_dim(data, complex_in, d, kind, points, inverse, norm_scale(mode, points, inverse));
 }
 
 struct DimSize {
@@ -192,7 +216,7 @@ ComplexTensor<T> c2c_nd(const Tensor<T>& data, bool complex_in, const Shape& s, 
     is_complex = true;
   }
   if (!is_complex) return complex(data.contiguous(), zeros<T>(data.sizes()));
-  return ComplexTensor<T>(cur.contiguous());
+  return ComplexTensor<T>(cur);
 }
 
 }  // namespace detail
@@ -307,7 +331,7 @@ ComplexTensor<T> rfftn(const Tensor<T>& input, const Shape& s = {}, const DimLis
   for (std::size_t i = 0; i + 1 < plan.size(); ++i)
     cur = detail::transform_dim(cur, true, plan[i].dim, Kind::C2C, plan[i].n, false,
                                 detail::norm_scale(mode, plan[i].n, false));
-  return ComplexTensor<T>(cur.contiguous());
+  return ComplexTensor<T>(cur);
 }
 
 /// The inverse of `rfftn`: real output, last length s[-1] or 2 (size - 1) (torch.fft.irfftn).
@@ -325,8 +349,7 @@ Tensor<T> irfftn(const ComplexTensor<T>& input, const Shape& s = {}, const DimLi
     cur = detail::transform_dim(cur, true, plan[i].dim, Kind::C2C, plan[i].n, true,
                                 detail::norm_scale(mode, plan[i].n, true));
   const auto& last = plan.back();
-  return detail::transform_dim(cur, true, last.dim, Kind::C2R, last.n, true, detail::norm_scale(mode, last.n, true))
-      .contiguous();
+  return detail::transform_dim(cur, true, last.dim, Kind::C2R, last.n, true, detail::norm_scale(mode, last.n, true));
 }
 
 /// `fftn` over two dimensions (default the last two) (torch.fft.fft2).

@@ -180,6 +180,17 @@ class FftPlan {
   std::vector<Complex128> kernel_;    // FFT_m(b) / m
 };
 
+/// Where the lines of one transform lie: line r starts at `data + rows[r]`
+/// and its element k at `data + rows[r] + k * step` (in elements of T; a
+/// complex element's imaginary part follows its real part). Lines may have any
+/// layout, so transposed and sliced tensors are read in place.
+template <class P>
+struct Lines {
+  P* data;
+  const int64_t* rows;
+  int64_t step;
+};
+
 namespace detail {
 
 /// Runs f(row, buffer, work) over rows [0, count) in parallel, each task with
@@ -198,74 +209,76 @@ void for_each_row(int64_t count, const FftPlan& plan, const F& f) {
 
 }  // namespace detail
 
-/// Complex-to-complex transforms of `count` rows. Row r of `in` holds
-/// `len_in` complex values (interleaved pairs); it is cut or zero-padded to
-/// n, transformed (inverse: exp(+...)), scaled and written as n complex
-/// values to row r of `out`.
+/// Complex-to-complex transforms of `count` lines: line r of `in` holds
+/// `len_in` complex values; it is cut or zero-padded to n, transformed
+/// (inverse: exp(+...)), scaled and written as n complex values to line r of `out`.
 template <class T>
-void fft_c2c(const T* in, int64_t count, int64_t len_in, T* out, int64_t n, bool inverse, double scale) {
+void fft_c2c(Lines<const T> in, int64_t count, int64_t len_in, Lines<T> out, int64_t n, bool inverse, double scale) {
   const FftPlan plan(n);
   const int64_t used = std::min(len_in, n);
   detail::for_each_row(count, plan, [&](int64_t r, Complex128* x, Complex128* work) {
-    const T* src = in + 2 * r * len_in;
-    for (int64_t k = 0; k < used; ++k) x[k] = {static_cast<double>(src[2 * k]), static_cast<double>(src[2 * k + 1])};
+    const T* src = in.data + in.rows[r];
+    for (int64_t k = 0; k < used; ++k, src += in.step)
+      x[k] = {static_cast<double>(src[0]), static_cast<double>(src[1])};
     for (int64_t k = used; k < n; ++k) x[k] = 0;
     if (inverse)
       plan.inverse(x, work);
     else
       plan.forward(x, work);
-    T* dst = out + 2 * r * n;
-    for (int64_t k = 0; k < n; ++k) {
-      dst[2 * k] = static_cast<T>(x[k].real() * scale);
-      dst[2 * k + 1] = static_cast<T>(x[k].imag() * scale);
+    T* dst = out.data + out.rows[r];
+    for (int64_t k = 0; k < n; ++k, dst += out.step) {
+      dst[0] = static_cast<T>(x[k].real() * scale);
+      dst[1] = static_cast<T>(x[k].imag() * scale);
     }
   });
 }
 
-/// Real-to-complex transforms of `count` rows: row r of `in` holds `len_in`
+/// Real-to-complex transforms of `count` lines: line r of `in` holds `len_in`
 /// reals, cut or zero-padded to n; the first `bins` (n, or n / 2 + 1 for a
 /// one-sided spectrum) values of its transform are scaled and written.
 template <class T>
-void fft_r2c(const T* in, int64_t count, int64_t len_in, T* out, int64_t n, int64_t bins, bool inverse, double scale) {
+void fft_r2c(Lines<const T> in, int64_t count, int64_t len_in, Lines<T> out, int64_t n, int64_t bins, bool inverse,
+             double scale) {
   const FftPlan plan(n);
   const int64_t used = std::min(len_in, n);
   detail::for_each_row(count, plan, [&](int64_t r, Complex128* x, Complex128* work) {
-    const T* src = in + r * len_in;
-    for (int64_t k = 0; k < used; ++k) x[k] = static_cast<double>(src[k]);
+    const T* src = in.data + in.rows[r];
+    for (int64_t k = 0; k < used; ++k, src += in.step) x[k] = static_cast<double>(*src);
     for (int64_t k = used; k < n; ++k) x[k] = 0;
     // The inverse of real data is the conjugate of its forward transform.
     plan.forward(x, work);
     const double sign = inverse ? -1.0 : 1.0;
-    T* dst = out + 2 * r * bins;
-    for (int64_t k = 0; k < bins; ++k) {
-      dst[2 * k] = static_cast<T>(x[k].real() * scale);
-      dst[2 * k + 1] = static_cast<T>(sign * x[k].imag() * scale);
+    T* dst = out.data + out.rows[r];
+    for (int64_t k = 0; k < bins; ++k, dst += out.step) {
+      dst[0] = static_cast<T>(x[k].real() * scale);
+      dst[1] = static_cast<T>(sign * x[k].imag() * scale);
     }
   });
 }
 
-/// Complex-to-real transforms of `count` rows: row r of `in` holds `len_in`
+/// Complex-to-real transforms of `count` lines: line r of `in` holds `len_in`
 /// complex values, the first n / 2 + 1 of which (zero-padded) define a
 /// Hermitian spectrum of length n; its transform (real by symmetry) is scaled
 /// and written as n reals. As in PyTorch, the imaginary parts of the
 /// zero-frequency value and, for even n, of the Nyquist value are ignored:
 /// they only add to the imaginary part of the transform, which is dropped.
 template <class T>
-void fft_c2r(const T* in, int64_t count, int64_t len_in, T* out, int64_t n, bool inverse, double scale) {
+void fft_c2r(Lines<const T> in, int64_t count, int64_t len_in, Lines<T> out, int64_t n, bool inverse, double scale) {
   const FftPlan plan(n);
   const int64_t half = n / 2 + 1;
   const int64_t used = std::min(len_in, half);
   detail::for_each_row(count, plan, [&](int64_t r, Complex128* x, Complex128* work) {
-    const T* src = in + 2 * r * len_in;
-    for (int64_t k = 0; k < used; ++k) x[k] = {static_cast<double>(src[2 * k]), static_cast<double>(src[2 * k + 1])};
+    const T* src = in.data + in.rows[r];
+    for (int64_t k = 0; k < used; ++k, src += in.step)
+      x[k] = {static_cast<double>(src[0]), static_cast<double>(src[1])};
     for (int64_t k = used; k < half; ++k) x[k] = 0;
     for (int64_t k = half; k < n; ++k) x[k] = std::conj(x[n - k]);
     if (inverse)
       plan.inverse(x, work);
     else
       plan.forward(x, work);
-    T* dst = out + r * n;
-    for (int64_t k = 0; k < n; ++k) dst[k] = static_cast<T>(x[k].real() * scale);
+    T* dst = out.data + out.rows[r];
+    for (int64_t k = 0; k < n; ++k, dst += out.step) *dst = static_cast<T>(x[k].real() * scale);
   });
 }
 
