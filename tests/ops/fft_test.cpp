@@ -294,8 +294,10 @@ TEST_CASE("window functions match PyTorch") {
 }
 
 TEST_CASE("transforms agree with the DFT's definition for lengths beyond the fixtures") {
-  // Primes (Bluestein), a prime square, a power of two times a prime, the direct-sum limit.
-  for (int64_t len : {16, 18, 31, 127, 169, 257, 1009, 2048, 3 * 1024}) {
+  // Mixed radix (18, 169 = 13^2, 420 = 4 3 5 7, 3072 = 4^5 3; 31 and 61 as one
+  // direct sum, 122 = 2 61 with the largest radix), Bluestein (67, the first
+  // prime past the largest radix, 127, 257, 1009) and radix 2 (16, 2048).
+  for (int64_t len : {16, 18, 31, 61, 67, 122, 127, 169, 257, 420, 1009, 2048, 3 * 1024}) {
     CAPTURE(len);
     const auto pairs = random_pairs<double>({len}, static_cast<uint64_t>(len));
     const auto x = tl::view_as_complex(pairs).to_vector();

@@ -1,8 +1,8 @@
 #pragma once
 /// \file
-/// Discrete Fourier transforms of one length on rows of contiguous buffers:
-/// `FftPlan` (one length, planned once, applied to many rows) and the row
-/// drivers `fft_c2c`, `fft_r2c`, `fft_c2r` that `ops/fft.hpp` calls.
+/// Discrete Fourier transforms of one length on strided lines: `FftPlan`
+/// (one length, planned once, applied to many lines) and the line drivers
+/// `fft_c2c`, `fft_r2c`, `fft_c2r` that `ops/fft.hpp` calls.
 ///
 /// Note [fft algorithms]
 /// Every transform computes in double, whatever the element type, and its
@@ -10,9 +10,12 @@
 /// recurrences), so float results are the double results rounded once.
 ///  * n a power of two: iterative radix-2 Cooley-Tukey (bit reversal, then
 ///    log2(n) butterfly passes reading one twiddle table exp(-2 pi i k / n)).
-///  * other n <= kDirectMax: the direct O(n^2) sum with the exact table
-///    exp(-2 pi i ((j k) mod n) / n).
-///  * other n: Bluestein's chirp-z algorithm. With c_k = exp(-pi i k^2 / n),
+///  * other n whose prime factors are all <= kMaxRadix: recursive mixed-radix
+///    Cooley-Tukey (decimation in time; factors 4, 2, then odd primes in
+///    increasing order; radix 2 and 4 butterflies written out, other radices
+///    as a direct p-point sum). All twiddles come from one table
+///    exp(-2 pi i k / n). A prime n <= kMaxRadix is one direct n-point sum.
+///  * other n (a prime factor > kMaxRadix): Bluestein's chirp-z algorithm. With c_k = exp(-pi i k^2 / n),
 ///    jk = (j^2 + k^2 - (j - k)^2) / 2 gives X_j = c_j sum_k (x_k c_k)
 ///    conj(c_{j-k}): a convolution computed by radix-2 transforms of a power
 ///    of two m >= 2n - 1. k^2 is reduced mod 2n in integers, so the chirp's
@@ -58,16 +61,18 @@ inline bool is_power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 /// every row and every thread; each caller brings its own scratch buffer.
 class FftPlan {
  public:
-  /// Direct sums are used below this length when n is not a power of two.
-  static constexpr int64_t kDirectMax = 16;
+  /// Largest prime factor the mixed-radix path takes (its butterflies cost
+  /// p operations per value); lengths with a larger one use Bluestein.
+  static constexpr int64_t kMaxRadix = 61;
+  static_assert(kMaxRadix >= 4, "FftPlan: the butterfly buffer must hold a radix-4 step");
 
   explicit FftPlan(int64_t n) : n_(n) {
     if (detail::is_power_of_two(n)) {
       kind_ = Kind::Radix2;
       twiddles_.resize(static_cast<std::size_t>(n / 2));
       for (int64_t k = 0; k < n / 2; ++k) twiddles_[static_cast<std::size_t>(k)] = detail::unit_root(k, n);
-    } else if (n <= kDirectMax) {
-      kind_ = Kind::Direct;
+    } else if (factorize()) {
+      kind_ = Kind::Mixed;
       twiddles_.resize(static_cast<std::size_t>(n));
       for (int64_t k = 0; k < n; ++k) twiddles_[static_cast<std::size_t>(k)] = detail::unit_root(k, n);
     } else {
@@ -78,7 +83,7 @@ class FftPlan {
 
   int64_t size() const { return n_; }
   /// Complex values of scratch space `forward`/`inverse` need.
-  int64_t work_size() const { return kind_ == Kind::Direct ? n_ : kind_ == Kind::Bluestein ? m_ : 0; }
+  int64_t work_size() const { return kind_ == Kind::Mixed ? n_ : kind_ == Kind::Bluestein ? m_ : 0; }
 
   /// In-place forward transform of n values.
   void forward(Complex128* x, Complex128* work) const {
@@ -86,8 +91,9 @@ class FftPlan {
       case Kind::Radix2:
         radix2(x, n_, twiddles_.data(), 1);
         return;
-      case Kind::Direct:
-        direct(x, work);
+      case Kind::Mixed:
+        std::copy(x, x + n_, work);
+        mixed(work, x, n_, 1, factors_.data());
         return;
       case Kind::Bluestein:
         bluestein(x, work);
@@ -103,7 +109,28 @@ class FftPlan {
   }
 
  private:
-  enum class Kind { Radix2, Direct, Bluestein };
+  enum class Kind { Radix2, Mixed, Bluestein };
+
+  // Splits n into factors_ (4s, a 2, then odd primes ascending); false when a
+  // prime factor exceeds kMaxRadix.
+  bool factorize() {
+    int64_t rest = n_;
+    while (rest % 4 == 0) {
+      factors_.push_back(4);
+      rest /= 4;
+    }
+    if (rest % 2 == 0) {
+      factors_.push_back(2);
+      rest /= 2;
+    }
+    for (int64_t p = 3; p <= kMaxRadix && rest > 1; p += 2) {
+      while (rest % p == 0) {
+        factors_.push_back(p);
+        rest /= p;
+      }
+    }
+    return rest == 1;
+  }
 
   // Iterative radix-2 transform of n values; `tw[k * tw_step]` = exp(-2 pi i k / n).
   static void radix2(Complex128* a, int64_t n, const Complex128* tw, int64_t tw_step) {
@@ -125,18 +152,46 @@ class FftPlan {
     }
   }
 
-  void direct(Complex128* x, Complex128* out) const {
-    for (int64_t j = 0; j < n_; ++j) {
-      Complex128 sum = 0;
-      int64_t jk = 0;  // (j * k) mod n
-      for (int64_t k = 0; k < n_; ++k) {
-        sum += detail::cmul(x[k], twiddles_[static_cast<std::size_t>(jk)]);
-        jk += j;
-        if (jk >= n_) jk -= n_;
-      }
-      out[j] = sum;
+  // out[0, n) = the DFT of in[0], in[s], ..., in[(n - 1) s], where `factors`
+  // multiply to n (decimation in time): the p sub-transforms of the
+  // subsequences in[q s + r p s] land in out[q m, (q + 1) m), m = n / p, and
+  // X[k + j m] = sum_q W_n^(q k) Y_q[k] W_p^(q j) combines them in place.
+  void mixed(const Complex128* in, Complex128* out, int64_t n, int64_t s, const int64_t* factors) const {
+    const int64_t p = factors[0], m = n / p;
+    if (m == 1) {
+      for (int64_t j = 0; j < p; ++j) out[j] = in[j * s];
+    } else {
+      for (int64_t q = 0; q < p; ++q) mixed(in + q * s, out + q * m, m, s * p, factors + 1);
     }
-    for (int64_t j = 0; j < n_; ++j) x[j] = out[j];
+    const Complex128* tw = twiddles_.data();
+    const int64_t tw_n = n_ / n, tw_p = n_ / p;  // W_n^e = tw[e tw_n], W_p^e = tw[e tw_p]
+    Complex128 t[kMaxRadix];
+    for (int64_t k = 0; k < m; ++k) {
+      t[0] = out[k];
+      for (int64_t q = 1; q < p; ++q) t[q] = detail::cmul(out[q * m + k], tw[q * k * tw_n]);
+      if (p == 2) {
+        out[k] = t[0] + t[1];
+        out[k + m] = t[0] - t[1];
+      } else if (p == 4) {
+        const Complex128 a0 = t[0] + t[2], a1 = t[0] - t[2], a2 = t[1] + t[3];
+        const Complex128 d = t[1] - t[3], a3{d.imag(), -d.real()};  // -i (t1 - t3)
+        out[k] = a0 + a2;
+        out[k + m] = a1 + a3;
+        out[k + 2 * m] = a0 - a2;
+        out[k + 3 * m] = a1 - a3;
+      } else {
+        for (int64_t j = 0; j < p; ++j) {
+          Complex128 sum = t[0];
+          int64_t e = 0;  // (q j) mod p
+          for (int64_t q = 1; q < p; ++q) {
+            e += j;
+            if (e >= p) e -= p;
+            sum += detail::cmul(t[q], tw[e * tw_p]);
+          }
+          out[k + j * m] = sum;
+        }
+      }
+    }
   }
 
   void plan_bluestein() {
@@ -174,8 +229,9 @@ class FftPlan {
 
   int64_t n_ = 0;
   Kind kind_ = Kind::Radix2;
+  std::vector<int64_t> factors_;      // mixed radix: the radices, outermost first
   int64_t m_ = 0;                     // Bluestein's convolution length
-  std::vector<Complex128> twiddles_;  // exp(-2 pi i k / n), or / m for Bluestein
+  std::vector<Complex128> twiddles_;  // exp(-2 pi i k / n) (k < n / 2 for radix 2), or / m for Bluestein
   std::vector<Complex128> chirp_;     // c_k = exp(-pi i k^2 / n)
   std::vector<Complex128> kernel_;    // FFT_m(b) / m
 };
