@@ -360,6 +360,32 @@ TEST_CASE("fftn is the 1-D transform applied along each dimension; rfftn/irfftn 
   }
 }
 
+TEST_CASE("layouts the fixtures do not cover: expanded inputs, zero-length lines, any thread count") {
+  // A stride-0 dimension is read in place like any other.
+  const auto row = tl::rand<double>({1, 12});
+  const auto expanded = row.expand({3, 12});
+  REQUIRE(expanded.stride(0) == 0);
+  check_spectrum(tl::view_as_real(tl::fft::rfft(expanded)), tl::view_as_real(tl::fft::rfft(expanded.contiguous())),
+                 "rfft of an expanded tensor", 0.0);
+  check_spectrum(tl::view_as_real(tl::fft::fft(expanded, std::nullopt, 0)),
+                 tl::view_as_real(tl::fft::fft(expanded.contiguous(), std::nullopt, 0)), "fft along a stride-0 dim",
+                 0.0);
+  // Zero-length lines padded to n give zeros (PyTorch does the same).
+  const auto padded = tl::fft::fft(tl::zeros<float>({3, 0}), 4);
+  CHECK(padded.sizes() == tl::Shape{3, 4});
+  check_spectrum(tl::view_as_real(padded), tl::zeros<float>({3, 4, 2}), "fft of empty lines, n = 4", 0.0);
+  CHECK(tl::fft::irfft(tl::view_as_complex(tl::zeros<float>({2, 0, 2})), 5).sizes() == tl::Shape{2, 5});
+  // Lines are independent, so the thread count cannot change a result.
+  const auto z = tl::view_as_complex(random_pairs<float>({64, 2000}, 5));  // 2000 lines: several tasks
+  const int threads = tl::get_num_threads();
+  tl::set_num_threads(1);
+  const auto serial = tl::view_as_real(tl::fft::fft(z, std::nullopt, 0));
+  tl::set_num_threads(std::max(threads, 3));
+  const auto parallel = tl::view_as_real(tl::fft::fft(z, std::nullopt, 0));
+  tl::set_num_threads(threads);
+  CHECK(serial.to_vector() == parallel.to_vector());
+}
+
 TEST_CASE("ComplexTensor views and helpers") {
   auto pairs = tl::tensor<double>({{1, 2}, {3, -4}, {0, 1}});
   const auto z = tl::view_as_complex(pairs);
