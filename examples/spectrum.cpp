@@ -19,8 +19,7 @@ int main() {
   const tl::Tensor<double> signal = tl::sin(t * (w * 50)) + 0.5 * tl::sin(t * (w * 120)) + 0.2 * tl::randn<double>({n});
 
   // A window against spectral leakage, then the one-sided spectrum (n / 2 + 1 bins).
-  const tl::Tensor<double> windowed = signal * tl::hann_window<double>(n);
-  const auto spectrum = tl::fft::rfft(windowed);  // ComplexTensor<double>, [501]
+  const auto spectrum = tl::fft::rfft(signal * tl::hann_window<double>(n));  // ComplexTensor<double>, [501]
   const auto freqs = tl::fft::rfftfreq<double>(n, 1 / rate);
   const auto magnitude = tl::abs(spectrum);
   std::cout << "spectrum: " << spectrum.sizes() << " complex bins, " << freqs[1].item() << " Hz apart\n";

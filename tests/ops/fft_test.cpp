@@ -386,6 +386,25 @@ TEST_CASE("layouts the fixtures do not cover: expanded inputs, zero-length lines
   CHECK(serial.to_vector() == parallel.to_vector());
 }
 
+TEST_CASE("real inputs may be expressions or integer tensors (converted to float, as in PyTorch)") {
+  const auto x = tl::rand<float>({4, 10});
+  const auto w = tl::hann_window(10);
+  const tl::Tensor<float> product = x * w;
+  check_spectrum(tl::view_as_real(tl::fft::rfft(x * w)), tl::view_as_real(tl::fft::rfft(product)),
+                 "rfft of an expression", 0.0);
+  check_spectrum(tl::view_as_real(tl::fft::fftn(x * w)), tl::view_as_real(tl::fft::fftn(product)),
+                 "fftn of an expression", 0.0);
+  check_spectrum(tl::fft::fftshift(x * w), tl::fft::fftshift(product), "fftshift of an expression", 0.0);
+  const auto ints = tl::arange<int64_t>(0, 12).reshape({3, 4});
+  static_assert(std::is_same_v<decltype(tl::fft::fft(ints)), tl::ComplexTensor<float>>);
+  check_spectrum(tl::view_as_real(tl::fft::fft(ints)), tl::view_as_real(tl::fft::fft(ints.to<float>())), "fft of int64",
+                 0.0);
+  check_spectrum(tl::view_as_real(tl::fft::rfft2(ints)), tl::view_as_real(tl::fft::rfft2(ints.to<float>())),
+                 "rfft2 of int64", 0.0);
+  // torch.fft.ifftshift(torch.arange(12).reshape(3, 4)).flatten()
+  CHECK(tl::fft::ifftshift(ints).to_vector() == std::vector<int64_t>{6, 7, 4, 5, 10, 11, 8, 9, 2, 3, 0, 1});
+}
+
 TEST_CASE("ComplexTensor views and helpers") {
   auto pairs = tl::tensor<double>({{1, 2}, {3, -4}, {0, 1}});
   const auto z = tl::view_as_complex(pairs);

@@ -5,8 +5,10 @@
 /// dimension; `fft2`/`fftn` and their inverse and real forms over several;
 /// `fftfreq`, `rfftfreq`, `fftshift`, `ifftshift`.
 ///
-/// Complex data is a `ComplexTensor<T>` (Note [complex representation]);
-/// real data a `Tensor<T>`, T float or double. `fft(Tensor<T>)` transforms
+/// Complex data is a `ComplexTensor<T>` (Note [complex representation]), T
+/// float or double; real data any tensor or pointwise expression (evaluated
+/// first; integer and bool data are converted to float, as in PyTorch).
+/// `fft(Tensor<T>)` transforms
 /// real data as complex data with zero imaginary parts, as PyTorch does for a
 /// real input. Arguments follow PyTorch: (input, n, dim, norm) for 1-D ops,
 /// (input, s, dim, norm) for n-D ops; n / s cut or zero-pad the input along
@@ -22,11 +24,14 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "tensorlib/backend/cpu/fft_kernel.hpp"
 #include "tensorlib/core/dim_list.hpp"
+#include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/core/tensor_options.hpp"
@@ -137,6 +142,21 @@ Tensor<T> transform_dim(const Tensor<T>& x, bool complex_in, int64_t d, Kind kin
   return out;
 }
 
+/// Element type of the transform of real input of type value_type_t<E>:
+/// integers and bool are converted to float, as PyTorch does.
+template <Expression E>
+using real_t = floating_t<value_type_t<E>>;
+
+/// Real input materialized (an expression is evaluated) and converted to real_t.
+template <Expression E>
+Tensor<real_t<E>> real_input(const E& input) {
+  const Tensor<value_type_t<E>> x = input;
+  if constexpr (std::is_same_v<value_type_t<E>, real_t<E>>)
+    return x;
+  else
+    return x.template to<real_t<E>>();
+}
+
 /// Checks shared by every op: CPU, float/double data with at least one dimension.
 template <ComplexPart T>
 void check_input(const Tensor<T>& data, bool complex_in, const char* op) {
@@ -230,11 +250,12 @@ ComplexTensor<T> fft(const ComplexTensor<T>& input, std::optional<int64_t> n = s
 }
 
 /// The DFT of real data (imaginary parts zero): all n frequencies.
-template <ComplexPart T>
-ComplexTensor<T> fft(const Tensor<T>& input, std::optional<int64_t> n = std::nullopt, int64_t dim = -1,
-                     std::string_view norm = "backward") {
+template <Expression E>
+ComplexTensor<detail::real_t<E>> fft(const E& input, std::optional<int64_t> n = std::nullopt, int64_t dim = -1,
+                                     std::string_view norm = "backward") {
   using detail::Kind;
-  return ComplexTensor<T>(detail::transform_1d(input, false, Kind::R2C, n, dim, norm, false, "fft"));
+  return ComplexTensor<detail::real_t<E>>(
+      detail::transform_1d(detail::real_input(input), false, Kind::R2C, n, dim, norm, false, "fft"));
 }
 
 /// The inverse DFT of complex data along `dim` (torch.fft.ifft).
@@ -246,19 +267,21 @@ ComplexTensor<T> ifft(const ComplexTensor<T>& input, std::optional<int64_t> n = 
 }
 
 /// The inverse DFT of real data: all n frequencies.
-template <ComplexPart T>
-ComplexTensor<T> ifft(const Tensor<T>& input, std::optional<int64_t> n = std::nullopt, int64_t dim = -1,
-                      std::string_view norm = "backward") {
+template <Expression E>
+ComplexTensor<detail::real_t<E>> ifft(const E& input, std::optional<int64_t> n = std::nullopt, int64_t dim = -1,
+                                      std::string_view norm = "backward") {
   using detail::Kind;
-  return ComplexTensor<T>(detail::transform_1d(input, false, Kind::R2C, n, dim, norm, true, "ifft"));
+  return ComplexTensor<detail::real_t<E>>(
+      detail::transform_1d(detail::real_input(input), false, Kind::R2C, n, dim, norm, true, "ifft"));
 }
 
 /// The DFT of real data, frequencies 0..n/2 only (torch.fft.rfft).
-template <ComplexPart T>
-ComplexTensor<T> rfft(const Tensor<T>& input, std::optional<int64_t> n = std::nullopt, int64_t dim = -1,
-                      std::string_view norm = "backward") {
+template <Expression E>
+ComplexTensor<detail::real_t<E>> rfft(const E& input, std::optional<int64_t> n = std::nullopt, int64_t dim = -1,
+                                      std::string_view norm = "backward") {
   using detail::Kind;
-  return ComplexTensor<T>(detail::transform_1d(input, false, Kind::R2COneSided, n, dim, norm, false, "rfft"));
+  return ComplexTensor<detail::real_t<E>>(
+      detail::transform_1d(detail::real_input(input), false, Kind::R2COneSided, n, dim, norm, false, "rfft"));
 }
 
 /// The inverse of `rfft`: n real outputs (default 2 (size - 1)) from the
@@ -280,11 +303,12 @@ Tensor<T> hfft(const ComplexTensor<T>& input, std::optional<int64_t> n = std::nu
 }
 
 /// The inverse of `hfft`: frequencies 0..n/2 of the inverse DFT of real data (torch.fft.ihfft).
-template <ComplexPart T>
-ComplexTensor<T> ihfft(const Tensor<T>& input, std::optional<int64_t> n = std::nullopt, int64_t dim = -1,
-                       std::string_view norm = "backward") {
+template <Expression E>
+ComplexTensor<detail::real_t<E>> ihfft(const E& input, std::optional<int64_t> n = std::nullopt, int64_t dim = -1,
+                                       std::string_view norm = "backward") {
   using detail::Kind;
-  return ComplexTensor<T>(detail::transform_1d(input, false, Kind::R2COneSided, n, dim, norm, true, "ihfft"));
+  return ComplexTensor<detail::real_t<E>>(
+      detail::transform_1d(detail::real_input(input), false, Kind::R2COneSided, n, dim, norm, true, "ihfft"));
 }
 
 /// The n-D DFT over `dim` (default: the last s.size() dimensions, or all) (torch.fft.fftn).
@@ -295,10 +319,10 @@ ComplexTensor<T> fftn(const ComplexTensor<T>& input, const Shape& s = {}, const 
 }
 
 /// The n-D DFT of real data.
-template <ComplexPart T>
-ComplexTensor<T> fftn(const Tensor<T>& input, const Shape& s = {}, const DimList& dim = {},
-                      std::string_view norm = "backward") {
-  return detail::c2c_nd(input, false, s, dim, norm, false, "fftn");
+template <Expression E>
+ComplexTensor<detail::real_t<E>> fftn(const E& input, const Shape& s = {}, const DimList& dim = {},
+                                      std::string_view norm = "backward") {
+  return detail::c2c_nd(detail::real_input(input), false, s, dim, norm, false, "fftn");
 }
 
 /// The n-D inverse DFT (torch.fft.ifftn).
@@ -309,17 +333,19 @@ ComplexTensor<T> ifftn(const ComplexTensor<T>& input, const Shape& s = {}, const
 }
 
 /// The n-D inverse DFT of real data.
-template <ComplexPart T>
-ComplexTensor<T> ifftn(const Tensor<T>& input, const Shape& s = {}, const DimList& dim = {},
-                       std::string_view norm = "backward") {
-  return detail::c2c_nd(input, false, s, dim, norm, true, "ifftn");
+template <Expression E>
+ComplexTensor<detail::real_t<E>> ifftn(const E& input, const Shape& s = {}, const DimList& dim = {},
+                                       std::string_view norm = "backward") {
+  return detail::c2c_nd(detail::real_input(input), false, s, dim, norm, true, "ifftn");
 }
 
 /// The n-D DFT of real data, one-sided along the last transformed dimension (torch.fft.rfftn).
-template <ComplexPart T>
-ComplexTensor<T> rfftn(const Tensor<T>& input, const Shape& s = {}, const DimList& dim = {},
-                       std::string_view norm = "backward") {
+template <Expression E>
+ComplexTensor<detail::real_t<E>> rfftn(const E& real_data, const Shape& s = {}, const DimList& dim = {},
+                                       std::string_view norm = "backward") {
   using detail::Kind;
+  using T = detail::real_t<E>;
+  const Tensor<T> input = detail::real_input(real_data);
   const char* op = "rfftn";
   tensorlib::detail::check_cpu(input, op);
   const auto plan = detail::resolve_dims(input.sizes(), s, dim, false, op);
@@ -365,9 +391,9 @@ auto ifft2(const X& input, const Shape& s = {}, const DimList& dim = {-2, -1}, s
 }
 
 /// `rfftn` over two dimensions (torch.fft.rfft2).
-template <ComplexPart T>
-ComplexTensor<T> rfft2(const Tensor<T>& input, const Shape& s = {}, const DimList& dim = {-2, -1},
-                       std::string_view norm = "backward") {
+template <Expression E>
+ComplexTensor<detail::real_t<E>> rfft2(const E& input, const Shape& s = {}, const DimList& dim = {-2, -1},
+                                       std::string_view norm = "backward") {
   return rfftn(input, s, dim, norm);
 }
 
@@ -416,9 +442,10 @@ Tensor<T> shift(const Tensor<T>& x, int64_t nd, const DimList& dim, bool inverse
 }  // namespace detail
 
 /// Moves the zero frequency to the centre of each of `dim` (default all) (torch.fft.fftshift).
-template <Element T>
-Tensor<T> fftshift(const Tensor<T>& input, const DimList& dim = {}) {
-  return detail::shift(input, input.dim(), dim, false, "fftshift");
+template <Expression E>
+Tensor<value_type_t<E>> fftshift(const E& input, const DimList& dim = {}) {
+  const Tensor<value_type_t<E>> x = input;
+  return detail::shift(x, x.dim(), dim, false, "fftshift");
 }
 
 /// `fftshift` of a complex tensor.
@@ -428,9 +455,10 @@ ComplexTensor<T> fftshift(const ComplexTensor<T>& input, const DimList& dim = {}
 }
 
 /// The inverse of `fftshift` (torch.fft.ifftshift).
-template <Element T>
-Tensor<T> ifftshift(const Tensor<T>& input, const DimList& dim = {}) {
-  return detail::shift(input, input.dim(), dim, true, "ifftshift");
+template <Expression E>
+Tensor<value_type_t<E>> ifftshift(const E& input, const DimList& dim = {}) {
+  const Tensor<value_type_t<E>> x = input;
+  return detail::shift(x, x.dim(), dim, true, "ifftshift");
 }
 
 /// `ifftshift` of a complex tensor.
