@@ -375,6 +375,12 @@ TEST_CASE("layouts the fixtures do not cover: expanded inputs, zero-length lines
   CHECK(padded.sizes() == tl::Shape{3, 4});
   check_spectrum(tl::view_as_real(padded), tl::zeros<float>({3, 4, 2}), "fft of empty lines, n = 4", 0.0);
   CHECK(tl::fft::irfft(tl::view_as_complex(tl::zeros<float>({2, 0, 2})), 5).sizes() == tl::Shape{2, 5});
+  // fftn of a 0-d tensor transforms nothing and returns a new tensor.
+  const auto scalar = tl::view_as_complex(tl::tensor<double>({2.0, -1.0}).reshape({2}));
+  const auto same = tl::fft::fftn(scalar);
+  CHECK(same.to_vector() == scalar.to_vector());
+  CHECK(!tl::view_as_real(same).is_alias_of(scalar.pairs()));
+  CHECK(tl::fft::fftn(tl::full<double>({}, 3.0)).to_vector() == std::vector<std::complex<double>>{{3.0, 0.0}});
   // Lines are independent, so the thread count cannot change a result.
   const auto z = tl::view_as_complex(random_pairs<float>({64, 2000}, 5));  // 2000 lines: several tasks
   const int threads = tl::get_num_threads();
@@ -465,9 +471,9 @@ TEST_CASE("spectral op errors name the op and the bad argument") {
                        "dim = [0]",
                        tl::ValueError);
   CHECK_THROWS_WITH_AS(F::fftn(x, {}, {0, -2}), "fftn: FFT dims must be unique, got [0, -2]", tl::ValueError);
-  CHECK_THROWS_WITH_AS(F::rfft2(x, {0, 3}), "rfftn: Invalid number of data points (0) specified", tl::ValueError);
+  CHECK_THROWS_WITH_AS(F::rfft2(x, {0, 3}), "rfft2: Invalid number of data points (0) specified", tl::ValueError);
   CHECK_THROWS_WITH_AS(F::ifft2(z, {}, {0, 2}),
-                       "ifftn: dimension out of range (expected to be in range of [-2, 1], but got 2)", tl::IndexError);
+                       "ifft2: dimension out of range (expected to be in range of [-2, 1], but got 2)", tl::IndexError);
   CHECK_THROWS_WITH_AS(F::rfftn(tl::zeros<float>({})), "rfftn: must transform at least one axis", tl::ValueError);
   CHECK_THROWS_WITH_AS(F::fftshift(x, {3}),
                        "fftshift: dimension out of range (expected to be in range of [-2, 1], but got 3)",

@@ -8,9 +8,8 @@
 /// Complex data is a `ComplexTensor<T>` (Note [complex representation]), T
 /// float or double; real data any tensor or pointwise expression (evaluated
 /// first; integer and bool data are converted to float, as in PyTorch).
-/// `fft(Tensor<T>)` transforms
-/// real data as complex data with zero imaginary parts, as PyTorch does for a
-/// real input. Arguments follow PyTorch: (input, n, dim, norm) for 1-D ops,
+/// `fft` of real data transforms it as complex data with zero imaginary
+/// parts, as PyTorch does for a real input. Arguments follow PyTorch: (input, n, dim, norm) for 1-D ops,
 /// (input, s, dim, norm) for n-D ops; n / s cut or zero-pad the input along
 /// the transformed dimensions (-1 in s keeps a size); norm is "backward"
 /// (scale the inverse by 1/n), "forward" (scale the forward by 1/n) or
@@ -235,8 +234,40 @@ ComplexTensor<T> c2c_nd(const Tensor<T>& data, bool complex_in, const Shape& s, 
                         norm_scale(mode, step.n, inverse));
     is_complex = true;
   }
-  if (!is_complex) return complex(data.contiguous(), zeros<T>(data.sizes()));
+  if (plan.empty()) return complex_in ? ComplexTensor<T>(data.clone()) : complex(data.clone(), zeros<T>(data.sizes()));
   return ComplexTensor<T>(cur);
+}
+
+/// rfftn: a one-sided transform along the last dimension of `plan`, then full ones along the others.
+template <ComplexPart T>
+ComplexTensor<T> r2c_nd(const Tensor<T>& input, const Shape& s, const DimList& dim, std::string_view norm,
+                        const char* op) {
+  tensorlib::detail::check_cpu(input, op);
+  const auto plan = resolve_dims(input.sizes(), s, dim, false, op);
+  check<ValueError>(!plan.empty(), op, ": must transform at least one axis");
+  const Norm mode = parse_norm(norm, op);
+  const DimSize& last = plan.back();
+  Tensor<T> cur =
+      transform_dim(input, false, last.dim, Kind::R2COneSided, last.n, false, norm_scale(mode, last.n, false));
+  for (std::size_t i = 0; i + 1 < plan.size(); ++i)
+    cur = transform_dim(cur, true, plan[i].dim, Kind::C2C, plan[i].n, false, norm_scale(mode, plan[i].n, false));
+  return ComplexTensor<T>(cur);
+}
+
+/// irfftn: inverse transforms along all but the last dimension of `plan`,
+/// then a complex-to-real one (length s[-1] or 2 (size - 1)) along it.
+template <ComplexPart T>
+Tensor<T> c2r_nd(const ComplexTensor<T>& input, const Shape& s, const DimList& dim, std::string_view norm,
+                 const char* op) {
+  tensorlib::detail::check_cpu(input.pairs(), op);
+  const auto plan = resolve_dims(input.sizes(), s, dim, true, op);
+  check<ValueError>(!plan.empty(), op, ": must transform at least one axis");
+  const Norm mode = parse_norm(norm, op);
+  Tensor<T> cur = input.pairs();
+  for (std::size_t i = 0; i + 1 < plan.size(); ++i)
+    cur = transform_dim(cur, true, plan[i].dim, Kind::C2C, plan[i].n, true, norm_scale(mode, plan[i].n, true));
+  const DimSize& last = plan.back();
+  return transform_dim(cur, true, last.dim, Kind::C2R, last.n, true, norm_scale(mode, last.n, true));
 }
 
 }  // namespace detail
@@ -341,67 +372,58 @@ ComplexTensor<detail::real_t<E>> ifftn(const E& input, const Shape& s = {}, cons
 
 /// The n-D DFT of real data, one-sided along the last transformed dimension (torch.fft.rfftn).
 template <Expression E>
-ComplexTensor<detail::real_t<E>> rfftn(const E& real_data, const Shape& s = {}, const DimList& dim = {},
+ComplexTensor<detail::real_t<E>> rfftn(const E& input, const Shape& s = {}, const DimList& dim = {},
                                        std::string_view norm = "backward") {
-  using detail::Kind;
-  using T = detail::real_t<E>;
-  const Tensor<T> input = detail::real_input(real_data);
-  const char* op = "rfftn";
-  tensorlib::detail::check_cpu(input, op);
-  const auto plan = detail::resolve_dims(input.sizes(), s, dim, false, op);
-  detail::check<ValueError>(!plan.empty(), op, ": must transform at least one axis");
-  const auto mode = detail::parse_norm(norm, op);
-  const auto& last = plan.back();
-  Tensor<T> cur = detail::transform_dim(input, false, last.dim, Kind::R2COneSided, last.n, false,
-                                        detail::norm_scale(mode, last.n, false));
-  for (std::size_t i = 0; i + 1 < plan.size(); ++i)
-    cur = detail::transform_dim(cur, true, plan[i].dim, Kind::C2C, plan[i].n, false,
-                                detail::norm_scale(mode, plan[i].n, false));
-  return ComplexTensor<T>(cur);
+  return detail::r2c_nd(detail::real_input(input), s, dim, norm, "rfftn");
 }
 
 /// The inverse of `rfftn`: real output, last length s[-1] or 2 (size - 1) (torch.fft.irfftn).
 template <ComplexPart T>
 Tensor<T> irfftn(const ComplexTensor<T>& input, const Shape& s = {}, const DimList& dim = {},
                  std::string_view norm = "backward") {
-  using detail::Kind;
-  const char* op = "irfftn";
-  tensorlib::detail::check_cpu(input.pairs(), op);
-  const auto plan = detail::resolve_dims(input.sizes(), s, dim, true, op);
-  detail::check<ValueError>(!plan.empty(), op, ": must transform at least one axis");
-  const auto mode = detail::parse_norm(norm, op);
-  Tensor<T> cur = input.pairs();
-  for (std::size_t i = 0; i + 1 < plan.size(); ++i)
-    cur = detail::transform_dim(cur, true, plan[i].dim, Kind::C2C, plan[i].n, true,
-                                detail::norm_scale(mode, plan[i].n, true));
-  const auto& last = plan.back();
-  return detail::transform_dim(cur, true, last.dim, Kind::C2R, last.n, true, detail::norm_scale(mode, last.n, true));
+  return detail::c2r_nd(input, s, dim, norm, "irfftn");
 }
 
 /// `fftn` over two dimensions (default the last two) (torch.fft.fft2).
-template <class X>
-auto fft2(const X& input, const Shape& s = {}, const DimList& dim = {-2, -1}, std::string_view norm = "backward") {
-  return fftn(input, s, dim, norm);
+template <ComplexPart T>
+ComplexTensor<T> fft2(const ComplexTensor<T>& input, const Shape& s = {}, const DimList& dim = {-2, -1},
+                      std::string_view norm = "backward") {
+  return detail::c2c_nd(input.pairs(), true, s, dim, norm, false, "fft2");
 }
 
-/// `ifftn` over two dimensions (torch.fft.ifft2).
-template <class X>
-auto ifft2(const X& input, const Shape& s = {}, const DimList& dim = {-2, -1}, std::string_view norm = "backward") {
-  return ifftn(input, s, dim, norm);
+/// `fft2` of real data.
+template <Expression E>
+ComplexTensor<detail::real_t<E>> fft2(const E& input, const Shape& s = {}, const DimList& dim = {-2, -1},
+                                      std::string_view norm = "backward") {
+  return detail::c2c_nd(detail::real_input(input), false, s, dim, norm, false, "fft2");
+}
+
+/// `ifftn` over two dimensions (default the last two) (torch.fft.ifft2).
+template <ComplexPart T>
+ComplexTensor<T> ifft2(const ComplexTensor<T>& input, const Shape& s = {}, const DimList& dim = {-2, -1},
+                       std::string_view norm = "backward") {
+  return detail::c2c_nd(input.pairs(), true, s, dim, norm, true, "ifft2");
+}
+
+/// `ifft2` of real data.
+template <Expression E>
+ComplexTensor<detail::real_t<E>> ifft2(const E& input, const Shape& s = {}, const DimList& dim = {-2, -1},
+                                       std::string_view norm = "backward") {
+  return detail::c2c_nd(detail::real_input(input), false, s, dim, norm, true, "ifft2");
 }
 
 /// `rfftn` over two dimensions (torch.fft.rfft2).
 template <Expression E>
 ComplexTensor<detail::real_t<E>> rfft2(const E& input, const Shape& s = {}, const DimList& dim = {-2, -1},
                                        std::string_view norm = "backward") {
-  return rfftn(input, s, dim, norm);
+  return detail::r2c_nd(detail::real_input(input), s, dim, norm, "rfft2");
 }
 
 /// `irfftn` over two dimensions (torch.fft.irfft2).
 template <ComplexPart T>
 Tensor<T> irfft2(const ComplexTensor<T>& input, const Shape& s = {}, const DimList& dim = {-2, -1},
                  std::string_view norm = "backward") {
-  return irfftn(input, s, dim, norm);
+  return detail::c2r_nd(input, s, dim, norm, "irfft2");
 }
 
 /// Sample frequencies of an n-point DFT with sample spacing d:
