@@ -253,14 +253,23 @@ namespace detail {
 /// its own n-value buffer and the plan's scratch. Rows are independent, so
 /// results do not depend on the thread count.
 template <class F>
-void for_each_row(int64_t count, const FftPlan& plan, const F& f) {
-  const int64_t n = plan.size();
+void for_each_row(int64_t count, const FftPlan& plan, const F& f, int64_t buffer_size = -1) {
+  const int64_t n = buffer_size < 0 ? plan.size() : buffer_size;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
   parallel_for(0, count, grain, [&](int64_t begin, int64_t end) {
     std::vector<Complex128> buffer(static_cast<std::size_t>(n));
     std::vector<Complex128> work(static_cast<std::size_t>(plan.work_size()));
     for (int64_t r = begin; r < end; ++r) f(r, buffer.data(), work.data());
   });
+}
+
+/// W_n^k = exp(-2 pi i k / n) for k = 0..n/2, with W_n^(n/2) = -1 exactly
+/// (the twiddles that split an even real transform; Note [real transforms]).
+inline std::vector<Complex128> half_twiddles(int64_t n) {
+  std::vector<Complex128> w(static_cast<std::size_t>(n / 2 + 1));
+  for (int64_t k = 0; k <= n / 2; ++k) w[static_cast<std::size_t>(k)] = unit_root(k, n);
+  w[static_cast<std::size_t>(n / 2)] = -1.0;
+  return w;
 }
 
 }  // namespace detail
@@ -289,53 +298,128 @@ void fft_c2c(Lines<const T> in, int64_t count, int64_t len_in, Lines<T> out, int
   });
 }
 
+// Note [real transforms]
+// A real transform of even length n = 2h runs as one complex transform of
+// length h. Forward: z_m = x_2m + i x_2m+1, Z = F_h(z); the transforms of the
+// even and odd samples are E_k = (Z_k + conj(Z_(h-k))) / 2 and
+// O_k = (Z_k - conj(Z_(h-k))) / 2i (indices mod h), and X_k = E_k + W_n^k O_k
+// for k = 0..h. Backward (x_j = sum_k X_k exp(+2 pi i jk / n) of a Hermitian
+// X): with X_(k+h) = conj(X_(h-k)), the even samples are the inverse h-point
+// transform of X_k + conj(X_(h-k)) and the odd ones that of
+// (X_k - conj(X_(h-k))) conj(W_n^k); both are real, so one inverse transform
+// of the first plus i times the second gives x_2m + i x_2m+1. The forward
+// direction of the same (hfft) uses W_n^k and F_h. Odd lengths run as complex
+// transforms of length n with zero imaginary parts.
+
 /// Real-to-complex transforms of `count` lines: line r of `in` holds `len_in`
 /// reals, cut or zero-padded to n; the first `bins` (n, or n / 2 + 1 for a
 /// one-sided spectrum) values of its transform are scaled and written.
 template <class T>
 void fft_r2c(Lines<const T> in, int64_t count, int64_t len_in, Lines<T> out, int64_t n, int64_t bins, bool inverse,
              double scale) {
-  const FftPlan plan(n);
   const int64_t used = std::min(len_in, n);
-  detail::for_each_row(count, plan, [&](int64_t r, Complex128* x, Complex128* work) {
-    const T* src = in.data + in.rows[r];
-    for (int64_t k = 0; k < used; ++k, src += in.step) x[k] = static_cast<double>(*src);
-    for (int64_t k = used; k < n; ++k) x[k] = 0;
-    // The inverse of real data is the conjugate of its forward transform.
-    plan.forward(x, work);
-    const double sign = inverse ? -1.0 : 1.0;
+  // The inverse of real data is the conjugate of its forward transform.
+  const double sign = inverse ? -1.0 : 1.0;
+  auto store = [&](int64_t r, const Complex128* spectrum) {  // spectrum[0..n/2] or [0..n)
     T* dst = out.data + out.rows[r];
     for (int64_t k = 0; k < bins; ++k, dst += out.step) {
-      dst[0] = static_cast<T>(x[k].real() * scale);
-      dst[1] = static_cast<T>(sign * x[k].imag() * scale);
+      const Complex128 v = k <= n / 2 ? spectrum[k] : std::conj(spectrum[n - k]);
+      dst[0] = static_cast<T>(v.real() * scale);
+      dst[1] = static_cast<T>(sign * v.imag() * scale);
     }
-  });
+  };
+  if (n % 2 == 1) {
+    const FftPlan plan(n);
+    detail::for_each_row(count, plan, [&](int64_t r, Complex128* x, Complex128* work) {
+      const T* src = in.data + in.rows[r];
+      for (int64_t k = 0; k < used; ++k, src += in.step) x[k] = static_cast<double>(*src);
+      for (int64_t k = used; k < n; ++k) x[k] = 0;
+      plan.forward(x, work);
+      store(r, x);
+    });
+    return;
+  }
+  const int64_t h = n / 2;
+  const FftPlan plan(h);
+  const std::vector<Complex128> w = detail::half_twiddles(n);
+  detail::for_each_row(
+      count, plan,
+      [&](int64_t r, Complex128* z, Complex128* work) {
+        const T* src = in.data + in.rows[r];
+        for (int64_t m = 0; m < h; ++m) {
+          const double even = 2 * m < used ? static_cast<double>(src[2 * m * in.step]) : 0.0;
+          const double odd = 2 * m + 1 < used ? static_cast<double>(src[(2 * m + 1) * in.step]) : 0.0;
+          z[m] = {even, odd};
+        }
+        plan.forward(z, work);
+        Complex128* x = z + h;  // X_0..X_h
+        for (int64_t k = 0; k <= h; ++k) {
+          const Complex128 a = k == h ? z[0] : z[k], b = std::conj(k == 0 ? z[0] : z[h - k]);
+          const Complex128 e = 0.5 * (a + b), d = 0.5 * (a - b), o{d.imag(), -d.real()};  // o = d / i
+          x[k] = e + detail::cmul(w[static_cast<std::size_t>(k)], o);
+        }
+        store(r, x);
+      },
+      n + 1);
 }
 
 /// Complex-to-real transforms of `count` lines: line r of `in` holds `len_in`
 /// complex values, the first n / 2 + 1 of which (zero-padded) define a
 /// Hermitian spectrum of length n; its transform (real by symmetry) is scaled
 /// and written as n reals. As in PyTorch, the imaginary parts of the
-/// zero-frequency value and, for even n, of the Nyquist value are ignored:
-/// they only add to the imaginary part of the transform, which is dropped.
+/// zero-frequency value and, for even n, of the Nyquist value are ignored.
 template <class T>
 void fft_c2r(Lines<const T> in, int64_t count, int64_t len_in, Lines<T> out, int64_t n, bool inverse, double scale) {
-  const FftPlan plan(n);
   const int64_t half = n / 2 + 1;
   const int64_t used = std::min(len_in, half);
-  detail::for_each_row(count, plan, [&](int64_t r, Complex128* x, Complex128* work) {
+  auto load = [&](int64_t r, Complex128* x) {  // x[0..n/2]
     const T* src = in.data + in.rows[r];
     for (int64_t k = 0; k < used; ++k, src += in.step)
       x[k] = {static_cast<double>(src[0]), static_cast<double>(src[1])};
     for (int64_t k = used; k < half; ++k) x[k] = 0;
-    for (int64_t k = half; k < n; ++k) x[k] = std::conj(x[n - k]);
-    if (inverse)
-      plan.inverse(x, work);
-    else
-      plan.forward(x, work);
-    T* dst = out.data + out.rows[r];
-    for (int64_t k = 0; k < n; ++k, dst += out.step) *dst = static_cast<T>(x[k].real() * scale);
-  });
+    x[0].imag(0);
+    if (n % 2 == 0) x[n / 2].imag(0);
+  };
+  if (n % 2 == 1) {
+    const FftPlan plan(n);
+    detail::for_each_row(count, plan, [&](int64_t r, Complex128* x, Complex128* work) {
+      load(r, x);
+      for (int64_t k = half; k < n; ++k) x[k] = std::conj(x[n - k]);
+      if (inverse)
+        plan.inverse(x, work);
+      else
+        plan.forward(x, work);
+      T* dst = out.data + out.rows[r];
+      for (int64_t k = 0; k < n; ++k, dst += out.step) *dst = static_cast<T>(x[k].real() * scale);
+    });
+    return;
+  }
+  const int64_t h = n / 2;
+  const FftPlan plan(h);
+  const std::vector<Complex128> w = detail::half_twiddles(n);
+  detail::for_each_row(
+      count, plan,
+      [&](int64_t r, Complex128* z, Complex128* work) {
+        Complex128* x = z + h;  // X_0..X_h
+        load(r, x);
+        for (int64_t k = 0; k < h; ++k) {
+          const Complex128 a = x[k], b = std::conj(x[h - k]);
+          const Complex128 twiddle =
+              inverse ? std::conj(w[static_cast<std::size_t>(k)]) : w[static_cast<std::size_t>(k)];
+          const Complex128 e = a + b, o = detail::cmul(a - b, twiddle);
+          z[k] = {e.real() - o.imag(), e.imag() + o.real()};  // e + i o
+        }
+        if (inverse)
+          plan.inverse(z, work);
+        else
+          plan.forward(z, work);
+        T* dst = out.data + out.rows[r];
+        for (int64_t m = 0; m < h; ++m) {
+          dst[2 * m * out.step] = static_cast<T>(z[m].real() * scale);
+          dst[(2 * m + 1) * out.step] = static_cast<T>(z[m].imag() * scale);
+        }
+      },
+      n + 1);
 }
 
 }  // namespace tensorlib::cpu
