@@ -282,18 +282,18 @@ void fft_c2c(Lines<const T> in, int64_t count, int64_t len_in, Lines<T> out, int
   const FftPlan plan(n);
   const int64_t used = std::min(len_in, n);
   detail::for_each_row(count, plan, [&](int64_t r, Complex128* x, Complex128* work) {
-    const T* src = in.data + in.rows[r];
-    for (int64_t k = 0; k < used; ++k, src += in.step)
-      x[k] = {static_cast<double>(src[0]), static_cast<double>(src[1])};
+    const T* src = used > 0 ? in.data + in.rows[r] : nullptr;  // an empty tensor may have no memory
+    for (int64_t k = 0; k < used; ++k)
+      x[k] = {static_cast<double>(src[k * in.step]), static_cast<double>(src[k * in.step + 1])};
     for (int64_t k = used; k < n; ++k) x[k] = 0;
     if (inverse)
       plan.inverse(x, work);
     else
       plan.forward(x, work);
     T* dst = out.data + out.rows[r];
-    for (int64_t k = 0; k < n; ++k, dst += out.step) {
-      dst[0] = static_cast<T>(x[k].real() * scale);
-      dst[1] = static_cast<T>(x[k].imag() * scale);
+    for (int64_t k = 0; k < n; ++k) {
+      dst[k * out.step] = static_cast<T>(x[k].real() * scale);
+      dst[k * out.step + 1] = static_cast<T>(x[k].imag() * scale);
     }
   });
 }
@@ -322,17 +322,17 @@ void fft_r2c(Lines<const T> in, int64_t count, int64_t len_in, Lines<T> out, int
   const double sign = inverse ? -1.0 : 1.0;
   auto store = [&](int64_t r, const Complex128* spectrum) {  // spectrum[0..n/2] or [0..n)
     T* dst = out.data + out.rows[r];
-    for (int64_t k = 0; k < bins; ++k, dst += out.step) {
+    for (int64_t k = 0; k < bins; ++k) {
       const Complex128 v = k <= n / 2 ? spectrum[k] : std::conj(spectrum[n - k]);
-      dst[0] = static_cast<T>(v.real() * scale);
-      dst[1] = static_cast<T>(sign * v.imag() * scale);
+      dst[k * out.step] = static_cast<T>(v.real() * scale);
+      dst[k * out.step + 1] = static_cast<T>(sign * v.imag() * scale);
     }
   };
   if (n % 2 == 1) {
     const FftPlan plan(n);
     detail::for_each_row(count, plan, [&](int64_t r, Complex128* x, Complex128* work) {
-      const T* src = in.data + in.rows[r];
-      for (int64_t k = 0; k < used; ++k, src += in.step) x[k] = static_cast<double>(*src);
+      const T* src = used > 0 ? in.data + in.rows[r] : nullptr;  // an empty tensor may have no memory
+      for (int64_t k = 0; k < used; ++k) x[k] = static_cast<double>(src[k * in.step]);
       for (int64_t k = used; k < n; ++k) x[k] = 0;
       plan.forward(x, work);
       store(r, x);
@@ -345,7 +345,7 @@ void fft_r2c(Lines<const T> in, int64_t count, int64_t len_in, Lines<T> out, int
   detail::for_each_row(
       count, plan,
       [&](int64_t r, Complex128* z, Complex128* work) {
-        const T* src = in.data + in.rows[r];
+        const T* src = used > 0 ? in.data + in.rows[r] : nullptr;  // an empty tensor may have no memory
         for (int64_t m = 0; m < h; ++m) {
           const double even = 2 * m < used ? static_cast<double>(src[2 * m * in.step]) : 0.0;
           const double odd = 2 * m + 1 < used ? static_cast<double>(src[(2 * m + 1) * in.step]) : 0.0;
@@ -372,10 +372,10 @@ template <class T>
 void fft_c2r(Lines<const T> in, int64_t count, int64_t len_in, Lines<T> out, int64_t n, bool inverse, double scale) {
   const int64_t half = n / 2 + 1;
   const int64_t used = std::min(len_in, half);
-  auto load = [&](int64_t r, Complex128* x) {  // x[0..n/2]
-    const T* src = in.data + in.rows[r];
-    for (int64_t k = 0; k < used; ++k, src += in.step)
-      x[k] = {static_cast<double>(src[0]), static_cast<double>(src[1])};
+  auto load = [&](int64_t r, Complex128* x) {                  // x[0..n/2]
+    const T* src = used > 0 ? in.data + in.rows[r] : nullptr;  // an empty tensor may have no memory
+    for (int64_t k = 0; k < used; ++k)
+      x[k] = {static_cast<double>(src[k * in.step]), static_cast<double>(src[k * in.step + 1])};
     for (int64_t k = used; k < half; ++k) x[k] = 0;
     x[0].imag(0);
     if (n % 2 == 0) x[n / 2].imag(0);
@@ -390,7 +390,7 @@ void fft_c2r(Lines<const T> in, int64_t count, int64_t len_in, Lines<T> out, int
       else
         plan.forward(x, work);
       T* dst = out.data + out.rows[r];
-      for (int64_t k = 0; k < n; ++k, dst += out.step) *dst = static_cast<T>(x[k].real() * scale);
+      for (int64_t k = 0; k < n; ++k) dst[k * out.step] = static_cast<T>(x[k].real() * scale);
     });
     return;
   }
