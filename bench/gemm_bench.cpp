@@ -2,7 +2,9 @@
 //   Ours      tl::cpu::gemm (packed blocking + AVX2/FMA micro-kernel)
 //   TripleLoop  a reasonable hand loop: i-k-j order, the inner loop a
 //             contiguous axpy the compiler vectorizes, rows split by OpenMP
-//   Blas      cblas_sgemm of the system BLAS, when CMake found one
+//   Blas      cblas_sgemm of OpenBLAS (libopenblas-dev) at the same thread
+//             count, else of the system BLAS when CMake found one (the
+//             reference libblas is single-threaded: its 2-thread row is 1 thread)
 //   LibTorch  torch::mm, when built with libtorch-dev installed
 // Each reports GFLOP/s (2 n^3 flops per product) in the "GFLOPS" counter.
 // Run: OMP_WAIT_POLICY=PASSIVE ./gemm_bench
@@ -22,6 +24,9 @@
 #if defined(TENSORLIB_BENCH_BLAS)
 extern "C" void cblas_sgemm(int order, int trans_a, int trans_b, int m, int n, int k, float alpha, const float* a,
                             int lda, const float* b, int ldb, float beta, float* c, int ldc);
+#endif
+#if defined(TENSORLIB_BENCH_OPENBLAS)
+extern "C" void openblas_set_num_threads(int threads);
 #endif
 
 namespace {
@@ -82,6 +87,14 @@ void BM_TripleLoop(benchmark::State& state) {
 void BM_Blas(benchmark::State& state) {
   const Square s(state.range(0));
   const int n = static_cast<int>(s.n);
+#if defined(TENSORLIB_BENCH_OPENBLAS)
+  openblas_set_num_threads(static_cast<int>(state.range(1)));
+#else
+  if (state.range(1) != 1) {
+    state.SkipWithError("the reference BLAS is single-threaded");
+    return;
+  }
+#endif
   for (auto _ : state) {
     cblas_sgemm(101, 111, 111, n, n, n, 1.f, s.a.data_ptr(), n, s.b.data_ptr(), n, 0.f, s.c.data_ptr(), n);
     benchmark::ClobberMemory();
@@ -110,18 +123,12 @@ void sizes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"n", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
-void sizes_single(benchmark::internal::Benchmark* b) {
-  for (int64_t n : {256, 512, 1024, 2048}) b->Args({n, 1});
-  b->ArgNames({"n", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
-}
-
 }  // namespace
 
 BENCHMARK(BM_Ours)->Apply(sizes);
 BENCHMARK(BM_TripleLoop)->Apply(sizes);
 #if defined(TENSORLIB_BENCH_BLAS)
-// The reference BLAS (libblas) is single-threaded; its thread count is its own.
-BENCHMARK(BM_Blas)->Apply(sizes_single);
+BENCHMARK(BM_Blas)->Apply(sizes);
 #endif
 #if defined(TENSORLIB_BENCH_LIBTORCH)
 BENCHMARK(BM_LibTorch)->Apply(sizes);

@@ -72,3 +72,5 @@
 #include "tensorlib/ops/values_indices.hpp"
 #include "tensorlib/ops/views.hpp"
 #include "tensorlib/ops/windows.hpp"
+
+#include "tensorlib/autograd/dual.hpp"

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -211,6 +212,56 @@ TEST_CASE("float sums are accurate over many elements") {
     double r = 0;
     for (int64_t i = 0; i < 4096; ++i) r += v[i * 64 + j];
     CHECK(col[j] == doctest::Approx(r).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("a plain tensor reduces in place exactly like an expression") {
+  // Plain tensors read contiguously skip the evaluation into scratch; the
+  // blocks and their order are the same, so results are bit-identical to the
+  // expression path (x * 1 is exact).
+  const tl::Tensor<float> x = tl::randn({37, 1029}) * 3.f + 1.f;
+  for (int64_t d : {0, 1}) {
+    CHECK(x.sum(d).to_vector() == (x * 1.f).sum(d).to_vector());
+    CHECK(x.amax(d).to_vector() == (x * 1.f).amax(d).to_vector());
+    CHECK(x.prod(d).to_vector() == (x * 1.f).prod(d).to_vector());
+  }
+  CHECK(x.sum().item() == (x * 1.f).sum().item());
+  const auto x3 = tl::randn({5, 6, 700}).permute({1, 0, 2});  // inner dim contiguous, outer permuted
+  CHECK(x3.sum({0, 2}).to_vector() == (x3 * 1.f).sum({0, 2}).to_vector());
+  CHECK(x3.sum(1).to_vector() == (x3 * 1.f).sum(1).to_vector());
+}
+
+TEST_CASE("softmax of contiguous rows matches the three-pass form") {
+  // The row kernel (contiguous last dim) against the fused three-pass path
+  // (the same values laid out transposed), tails and NaN/inf rows included.
+  for (int64_t cols : {1, 7, 16, 33, 1000}) {
+    const tl::Tensor<float> x = tl::randn({9, cols}) * 4.f;
+    const auto xt = x.t().contiguous().t();  // same values, dim 1 not contiguous
+    for (bool log : {false, true}) {
+      const auto fast = log ? tl::log_softmax(x, -1) : tl::softmax(x, 1);
+      const auto slow = log ? tl::log_softmax(xt, 1) : tl::softmax(xt, -1);
+      const auto a = fast.to_vector(), b = slow.contiguous().to_vector();
+      // log_softmax values near 0 come from x - (max + log sum): float
+      // rounding at the scale of the row's maximum (|x| < ~20).
+      for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i] == doctest::Approx(b[i]).epsilon(1e-6).scale(20));
+    }
+  }
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  const auto special = tl::tensor({{1.f, nan, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f, 8.f, 9.f},
+                                   {-inf, 0.f, -inf, 0.f, -inf, 0.f, -inf, 0.f, -inf, 0.f},
+                                   {-inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf}});
+  const auto sm = tl::softmax(special, 1).to_vector();
+  const auto lsm = tl::log_softmax(special, 1).to_vector();
+  for (int j = 0; j < 10; ++j) {
+    CHECK(std::isnan(sm[j]));  // a NaN anywhere makes the row NaN (PyTorch)
+    if (j % 2) {
+      CHECK(sm[10 + j] == doctest::Approx(0.2).epsilon(1e-7));
+      CHECK(lsm[10 + j] == doctest::Approx(std::log(0.2)).epsilon(1e-7));
+    } else {
+      CHECK(sm[10 + j] == 0.0);
+      CHECK(lsm[10 + j] == -inf);
+    }
+    CHECK(std::isnan(sm[20 + j]));  // all -inf: 0/0
   }
 }
 

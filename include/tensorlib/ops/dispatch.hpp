@@ -8,6 +8,7 @@
 #include "tensorlib/backend/cpu/fill.hpp"
 #include "tensorlib/backend/cpu/gemm.hpp"
 #include "tensorlib/backend/cpu/pointwise.hpp"
+#include "tensorlib/backend/cpu/softmax.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/tensor.hpp"
 
@@ -53,6 +54,21 @@ void dispatch_cpu_only(Device device, const char* op, F&& cpu_kernel) {
       return;
     case DeviceType::CUDA:
       no_cuda_backend(op);
+  }
+}
+
+/// y = softmax(x) (Log: log_softmax) along the last dimension, both
+/// contiguous with x's shape, on x's device.
+template <bool Log, Element T>
+void dispatch_softmax_rows(const Tensor<T>& x, const Tensor<T>& y) {
+  switch (x.device().type) {
+    case DeviceType::CPU: {
+      const int64_t cols = x.size(-1);
+      cpu::softmax_rows<Log>(x.data_ptr(), y.data_ptr(), x.numel() / cols, cols);
+      return;
+    }
+    case DeviceType::CUDA:
+      no_cuda_backend(Log ? "log_softmax" : "softmax");
   }
 }
 

@@ -28,6 +28,7 @@
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/expr/operators.hpp"
+#include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/values_indices.hpp"
 #include "tensorlib/ops/views.hpp"
@@ -54,12 +55,16 @@ struct SumReducer {
     if constexpr (simd::Lane<T>) {
       using V = simd::Vec<T>;
       constexpr int W = V::size;
-      V s0(T(0)), s1(T(0));
-      for (; j + 2 * W <= n; j += 2 * W) {
+      // Four independent chains: one chain would wait on the add latency.
+      V s0(T(0)), s1(T(0)), s2(T(0)), s3(T(0));
+      for (; j + 4 * W <= n; j += 4 * W) {
         s0 = s0 + V::load(p + j);
         s1 = s1 + V::load(p + j + W);
+        s2 = s2 + V::load(p + j + 2 * W);
+        s3 = s3 + V::load(p + j + 3 * W);
       }
-      const V s = s0 + s1;
+      for (; j + W <= n; j += W) s0 = s0 + V::load(p + j);
+      const V s = (s0 + s1) + (s2 + s3);
       for (int i = 0; i < W; ++i) r += static_cast<acc_type>(s[i]);
     }
     for (; j < n; ++j) r += static_cast<acc_type>(p[j]);
@@ -479,14 +484,33 @@ Tensor<int64_t> argmin(const E& x, std::optional<int64_t> dim = std::nullopt, bo
   return keepdim ? r.view(Shape::filled(x.dim(), 1)) : r;
 }
 
+namespace detail {
+
+/// softmax/log_softmax along the last dimension of a tensor contiguous
+/// along it, by the row kernel; an empty optional for other layouts.
+template <bool Log, Element T>
+std::optional<Tensor<T>> softmax_last_dim(const Tensor<T>& x, int64_t dim) {
+  if (dim != x.dim() - 1 || !x.is_contiguous()) return std::nullopt;
+  auto y = empty<T>(x.sizes(), {.device = x.device()});
+  dispatch_softmax_rows<Log>(x, y);
+  return y;
+}
+
+}  // namespace detail
+
 /// Softmax along `dim`: `exp(x - m) / sum(exp(x - m))` with `m` the maximum
-/// along `dim` (three passes: amax, the sum, the fused output).
+/// along `dim`. Contiguous rows along the last dimension run the row kernel
+/// (one read, one write); other layouts run three fused passes (amax, the
+/// sum, the output).
 template <Expression E>
 Tensor<value_type_t<E>> softmax(const E& x, int64_t dim) {
   using T = value_type_t<E>;
   detail::require_floating<E>("softmax");
-  wrap_dim(dim, x.dim(), "softmax");
+  dim = wrap_dim(dim, x.dim(), "softmax");
   if (x.numel() == 0) return Tensor<T>(x);
+  if constexpr (std::is_same_v<E, Tensor<T>>) {
+    if (auto y = detail::softmax_last_dim<false>(x, dim)) return *y;
+  }
   const auto m = amax(x, dim, true);
   const auto s = sum(exp(x - m), dim, true);
   return Tensor<T>(exp(x - m) / s);
@@ -497,8 +521,11 @@ template <Expression E>
 Tensor<value_type_t<E>> log_softmax(const E& x, int64_t dim) {
   using T = value_type_t<E>;
   detail::require_floating<E>("log_softmax");
-  wrap_dim(dim, x.dim(), "log_softmax");
+  dim = wrap_dim(dim, x.dim(), "log_softmax");
   if (x.numel() == 0) return Tensor<T>(x);
+  if constexpr (std::is_same_v<E, Tensor<T>>) {
+    if (auto y = detail::softmax_last_dim<true>(x, dim)) return *y;
+  }
   const auto m = amax(x, dim, true);
   const Tensor<T> shift = m + log(sum(exp(x - m), dim, true));
   return Tensor<T>(x - shift);

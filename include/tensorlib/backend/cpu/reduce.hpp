@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "tensorlib/backend/cpu/evaluator.hpp"
@@ -82,6 +83,47 @@ class ReduceSink : public BlockWriter<T> {
   int64_t c0_ = 0;
 };
 
+namespace detail {
+
+/// Rows [r0, r1), columns [c0, c1) of a reduction whose input is a plain
+/// tensor contiguous along the inner loop (operand 1 of `plan`): its blocks
+/// are folded where they lie, without the copy into scratch that an
+/// expression's evaluation needs. Same blocks, same order as the sink path.
+template <class R, Element T>
+void fold_rows_direct(const T* data, typename R::acc_type* acc, const LoopPlan& plan, int64_t r0, int64_t r1,
+                      int64_t c0, int64_t c1) {
+  using Acc = typename R::acc_type;
+  if (r0 >= r1 || c0 >= c1) return;
+  RowCursor<const T> in(data, plan.strides[1], plan);
+  RowCursor<Acc> out(acc, plan.strides[0], plan);
+  int64_t index[Shape::kMaxDims] = {};
+  unravel_row(r0, plan, index);
+  in.seek(index, plan);
+  out.seek(index, plan);
+  for (int64_t r = r0; r < r1; ++r) {
+    for (int64_t b = c0; b < c1; b += kBlock) {
+      const int64_t n = std::min(kBlock, c1 - b);
+      const T* v = in.row + b;
+      if (out.inner == 0) {
+        *out.row = R::merge(*out.row, R::block(v, n));
+      } else if (out.inner == 1) {
+        Acc* a = out.row + b;
+        for (int64_t j = 0; j < n; ++j) a[j] = R::step(a[j], v[j]);
+      } else {
+        Acc* a = out.row + b * out.inner;
+        for (int64_t j = 0; j < n; ++j) a[j * out.inner] = R::step(a[j * out.inner], v[j]);
+      }
+    }
+    if (r + 1 < r1) {
+      const int64_t k = advance_index(index, plan);
+      in.advance(k);
+      out.advance(k);
+    }
+  }
+}
+
+}  // namespace detail
+
 /// Most accumulator elements a reduction allocates for per-task partials.
 inline constexpr int64_t kMaxPartialElements = int64_t{1} << 22;
 /// Most tasks a reduction is split into (Note [reduction order]).
@@ -125,6 +167,15 @@ void run_reduce(const E& expr, const Shape& shape, uint32_t reduced, typename R:
   const auto root = detail::prepare_root<kPackets>(expr, ctx, buffers);
   const int64_t slots = ctx.next_slot;
   const int64_t inner = plan.inner(), rows = plan.rows(), ndim = plan.ndim();
+  // A plain tensor read contiguously needs no evaluation: fold it in place.
+  bool direct = false;
+  if constexpr (std::is_same_v<E, Tensor<T>>) direct = plan.strides[1].back() == 1;
+  const auto fold = [&](Acc* into, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+    if constexpr (std::is_same_v<E, Tensor<T>>) {
+      if (direct) return detail::fold_rows_direct<R>(expr.data_ptr(), into, plan, r0, r1, c0, c1);
+    }
+    detail::run_rows<kPackets>(root, ReduceSink<T, R>(into, plan), plan, slots, r0, r1, c0, c1);
+  };
 
   int64_t ntasks = std::clamp<int64_t>(shape.numel() / kGrainSize, 1, kMaxReduceTasks);
   const bool outer_kept = plan.strides[0][0] != 0;
@@ -136,11 +187,10 @@ void run_reduce(const E& expr, const Shape& shape, uint32_t reduced, typename R:
     parallel_for(0, ntasks, 1, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t o0 = outer * t / ntasks, o1 = outer * (t + 1) / ntasks;
-        const ReduceSink<T, R> sink(acc, plan);
         if (ndim > 1)
-          detail::run_rows<kPackets>(root, sink, plan, slots, o0 * per, o1 * per, 0, inner);
+          fold(acc, o0 * per, o1 * per, 0, inner);
         else
-          detail::run_rows<kPackets>(root, sink, plan, slots, 0, 1, o0, o1);
+          fold(acc, 0, 1, o0, o1);
       }
     });
     return;
@@ -157,7 +207,7 @@ void run_reduce(const E& expr, const Shape& shape, uint32_t reduced, typename R:
       const int64_t c0 = split_rows ? 0 : std::min(inner, t * col_chunk);
       const int64_t c1 = split_rows ? inner : std::min(inner, (t + 1) * col_chunk);
       Acc* mine = t == 0 ? acc : partials.data() + (t - 1) * out_numel;
-      detail::run_rows<kPackets>(root, ReduceSink<T, R>(mine, plan), plan, slots, r0, r1, c0, c1);
+      fold(mine, r0, r1, c0, c1);
     }
   });
   for (int64_t t = 1; t < ntasks; ++t) {

@@ -16,7 +16,8 @@
 
 namespace tensorlib::fn {
 
-/// max(x, 0); NaN and -0 pass through (PyTorch).
+/// max(x, 0); NaN and -0 pass through (PyTorch). Written so that its
+/// derivative at 0 is 0, PyTorch's (x * 0 keeps the zero's sign).
 struct Relu {
   static constexpr std::string_view name = "relu";
   using promotion = promotion::Common;
@@ -25,8 +26,9 @@ struct Relu {
     if constexpr (std::is_integral_v<T>)
       return x > 0 ? x : T(0);
     else {
+      using math::isnan;
       using math::select;
-      return select(x < T(0), T(0), x);
+      return select(x > T(0) || isnan(x), x, select(x < T(0), T(0), x * T(0)));
     }
   }
 };
@@ -57,6 +59,14 @@ struct Silu {
     using math::exp;
     return x / (T(1) + exp(-x));
   }
+  /// d/dx at x (y = silu(x)): s (1 + x (1 - s)), s = sigmoid(x) (PyTorch's
+  /// form; the quotient rule on the formula above gives inf/inf for x << 0).
+  template <class T>
+  TENSORLIB_HOST_DEVICE T derivative(T x, T) const {
+    using math::exp;
+    const T s = T(1) / (T(1) + exp(-x));
+    return s * (T(1) + x * (T(1) - s));
+  }
 };
 
 /// log(1 + e^(beta x)) / beta, linear above `threshold` (PyTorch).
@@ -84,8 +94,9 @@ struct Hardtanh {
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
     using math::select;
-    x = select(x < T(min_val), T(min_val), x);
-    return select(x > T(max_val), T(max_val), x);
+    // <= and >=: the derivative is 0 at the bounds, as PyTorch's.
+    x = select(x <= T(min_val), T(min_val), x);
+    return select(x >= T(max_val), T(max_val), x);
   }
 };
 

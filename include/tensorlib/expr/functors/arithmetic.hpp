@@ -314,6 +314,12 @@ struct Maximum {
       return select(isnan(a) || isnan(b), a + b, select(a < b, b, a));
     }
   }
+  /// d/da (d/db is 1 - it): ties share the gradient equally, as PyTorch's.
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_a(T a, T b) const {
+    using math::select;
+    return select(a == b, T(0.5), select(a < b, T(0), T(1)));
+  }
 };
 
 /// Elementwise minimum; NaN if either is NaN; `a` when they compare equal.
@@ -329,6 +335,12 @@ struct Minimum {
       using math::select;
       return select(isnan(a) || isnan(b), a + b, select(b < a, b, a));
     }
+  }
+  /// d/da (d/db is 1 - it): ties share the gradient equally, as PyTorch's.
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_a(T a, T b) const {
+    using math::select;
+    return select(a == b, T(0.5), select(b < a, T(0), T(1)));
   }
 };
 

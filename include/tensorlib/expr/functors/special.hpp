@@ -77,6 +77,12 @@ struct Sigmoid {
     using math::exp;
     return T(1) / (T(1) + exp(-x));
   }
+  /// d/dx from the result: y (1 - y) (the quotient rule on the formula gives
+  /// inf/inf for x << 0).
+  template <class T>
+  TENSORLIB_HOST_DEVICE T derivative(T, T y) const {
+    return y * (T(1) - y);
+  }
 };
 
 /// log(x / (1 - x)), with x first clamped to [eps, 1 - eps] when eps >= 0.

@@ -233,4 +233,34 @@ TENSORLIB_HOST_DEVICE inline double digamma(double x) {
 }
 TENSORLIB_HOST_DEVICE inline float digamma(float x) { return static_cast<float>(digamma(static_cast<double>(x))); }
 
+/// Trigamma (psi'), the derivative of digamma: reflection below 1/2,
+/// recurrence up to 10, asymptotic series. +inf at 0 and the negative integers.
+TENSORLIB_HOST_DEVICE inline double trigamma(double x) {
+  constexpr double pi = 3.14159265358979323846;
+  double sign = 1, result = 0;
+  if (x < 0.5) {
+    // psi'(x) = pi^2 / sin^2(pi x) - psi'(1 - x); sin has period pi up to sign.
+    const double s = std::sin(pi * (x - std::rint(x)));
+    if (s == 0) return std::numeric_limits<double>::infinity();
+    result = pi * pi / (s * s);
+    sign = -1;
+    x = 1 - x;
+  }
+  double sum = 0;
+  while (x < 10) {
+    sum += 1 / (x * x);
+    x += 1;
+  }
+  const double z = 1 / (x * x);
+  // 1/x + 1/(2x^2) + sum B_2k / x^(2k+1), k = 1..7.
+  const double series =
+      (1 +
+       z * (1.0 / 6 -
+            z * (1.0 / 30 - z * (1.0 / 42 - z * (1.0 / 30 - z * (5.0 / 66 - z * (691.0 / 2730 - z * (7.0 / 6)))))))) /
+          x +
+      0.5 * z;
+  return result + sign * (sum + series);
+}
+TENSORLIB_HOST_DEVICE inline float trigamma(float x) { return static_cast<float>(trigamma(static_cast<double>(x))); }
+
 }  // namespace tensorlib::math
