@@ -31,7 +31,7 @@ void check_unary(const char* name, const F& f, const std::vector<double>& points
   for (double x : points) {
     CAPTURE(name);
     CAPTURE(x);
-    const D1 y = tl::apply_dual(f, D1::variable(x, 0));
+    const D1 y = tl::autograd::apply_dual(f, D1::variable(x, 0));
     CHECK(y.value == doctest::Approx(f(x)).epsilon(1e-14));
     const double fd = central([&](double v) { return f(v); }, x);
     CHECK(y.tangent[0] == doctest::Approx(fd).epsilon(1e-6).scale(1e-3));
@@ -44,7 +44,7 @@ void check_binary(const char* name, const F& f, const std::vector<std::pair<doub
     CAPTURE(name);
     CAPTURE(a);
     CAPTURE(b);
-    const D2 y = tl::apply_dual(f, D2::variable(a, 0), D2::variable(b, 1));
+    const D2 y = tl::autograd::apply_dual(f, D2::variable(a, 0), D2::variable(b, 1));
     CHECK(y.value == doctest::Approx(f(a, b)).epsilon(1e-14));
     CHECK(y.tangent[0] == doctest::Approx(central([&](double v) { return f(v, b); }, a)).epsilon(1e-6).scale(1e-3));
     CHECK(y.tangent[1] == doctest::Approx(central([&](double v) { return f(a, v); }, b)).epsilon(1e-6).scale(1e-3));
@@ -125,7 +125,7 @@ TEST_CASE("dual tangents of binary and ternary functors match finite differences
 
   const fn::Lerp lerp;
   for (double w : {-0.3, 0.2, 0.7, 1.4}) {
-    const D3 y = tl::apply_dual(lerp, D3::variable(-1.2, 0), D3::variable(2.5, 1), D3::variable(w, 2));
+    const D3 y = tl::autograd::apply_dual(lerp, D3::variable(-1.2, 0), D3::variable(2.5, 1), D3::variable(w, 2));
     CHECK(y.tangent[0] == doctest::Approx(1 - w));
     CHECK(y.tangent[1] == doctest::Approx(w));
     CHECK(y.tangent[2] == doctest::Approx(3.7));
@@ -135,40 +135,67 @@ TEST_CASE("dual tangents of binary and ternary functors match finite differences
 TEST_CASE("dual tangents at non-differentiable points are PyTorch's") {
   namespace fn = tl::fn;
   const auto d = [](double x) { return D1::variable(x, 0); };
-  CHECK(tl::apply_dual(fn::Abs{}, d(0.0)).tangent[0] == 0.0);
-  CHECK(tl::apply_dual(fn::Relu{}, d(0.0)).tangent[0] == 0.0);
-  CHECK(tl::apply_dual(fn::Relu{}, d(-0.0)).tangent[0] == 0.0);
+  CHECK(tl::autograd::apply_dual(fn::Abs{}, d(0.0)).tangent[0] == 0.0);
+  CHECK(tl::autograd::apply_dual(fn::Relu{}, d(0.0)).tangent[0] == 0.0);
+  CHECK(tl::autograd::apply_dual(fn::Relu{}, d(-0.0)).tangent[0] == 0.0);
+  CHECK(tl::autograd::apply_dual(fn::Relu{}, d(std::nan(""))).tangent[0] == 0.0);
   CHECK(std::signbit(fn::Relu{}(-0.0)));  // the value keeps -0 (PyTorch)
   CHECK(!std::signbit(fn::Relu{}(-3.0)));
   CHECK(std::isnan(fn::Relu{}(std::nan(""))));
-  CHECK(tl::apply_dual(fn::Hardtanh{}, d(1.0)).tangent[0] == 0.0);
-  CHECK(tl::apply_dual(fn::Hardtanh{}, d(-1.0)).tangent[0] == 0.0);
-  CHECK(tl::apply_dual(fn::Sqrt{}, d(0.0)).tangent[0] == std::numeric_limits<double>::infinity());
-  CHECK(tl::apply_dual(fn::Sign{}, d(0.0)).tangent[0] == 0.0);
-  CHECK(tl::apply_dual(fn::Floor{}, d(2.0)).tangent[0] == 0.0);
+  CHECK(tl::autograd::apply_dual(fn::Hardtanh{}, d(1.0)).tangent[0] == 0.0);
+  CHECK(tl::autograd::apply_dual(fn::Hardtanh{}, d(-1.0)).tangent[0] == 0.0);
+  CHECK(tl::autograd::apply_dual(fn::Hardtanh{}, d(std::nan(""))).tangent[0] == 1.0);  // NaN passes
+  CHECK(std::signbit(fn::Hardtanh{.min_val = 0, .max_val = 6}(-0.0)));                 // relu6 keeps -0
+  const fn::Clamp<double> clamp{.lo = -1, .hi = 2, .has_lo = true, .has_hi = true};
+  CHECK(tl::autograd::apply_dual(clamp, d(-1.0)).tangent[0] == 1.0);  // bounds included
+  CHECK(tl::autograd::apply_dual(clamp, d(2.0)).tangent[0] == 1.0);
+  CHECK(tl::autograd::apply_dual(clamp, d(std::nan(""))).tangent[0] == 0.0);
+  CHECK(tl::autograd::apply_dual(fn::Sqrt{}, d(0.0)).tangent[0] == std::numeric_limits<double>::infinity());
+  CHECK(tl::autograd::apply_dual(fn::Sign{}, d(0.0)).tangent[0] == 0.0);
+  CHECK(tl::autograd::apply_dual(fn::Floor{}, d(2.0)).tangent[0] == 0.0);
   // pow: d/db = 0 where a == 0 and b >= 0; d/da = 0 where b == 0.
-  const D2 p0 = tl::apply_dual(fn::Pow{}, D2::variable(0.0, 0), D2::variable(2.0, 1));
+  const D2 p0 = tl::autograd::apply_dual(fn::Pow{}, D2::variable(0.0, 0), D2::variable(2.0, 1));
   CHECK(p0.tangent[0] == 0.0);
   CHECK(p0.tangent[1] == 0.0);
-  const D2 p1 = tl::apply_dual(fn::Pow{}, D2::variable(0.0, 0), D2::variable(0.0, 1));
+  const D2 p1 = tl::autograd::apply_dual(fn::Pow{}, D2::variable(0.0, 0), D2::variable(0.0, 1));
   CHECK(p1.value == 1.0);
   CHECK(p1.tangent[0] == 0.0);
   CHECK(p1.tangent[1] == 0.0);
-  // maximum/minimum at ties share the gradient.
-  const D2 m = tl::apply_dual(fn::Maximum{}, D2::variable(1.5, 0), D2::variable(1.5, 1));
+  // A constant operand's zero tangent stays zero where the other partial is
+  // inf or NaN (Note [zero tangents stay zero]): pow(x, 2) for x < 0 has
+  // d/db = y log(x) = NaN, which must not reach x's lane.
+  const auto constant = [](double v) { return D2(v); };
+  CHECK(tl::autograd::apply_dual(fn::Pow{}, D2::variable(-1.5, 0), constant(2.0)).tangent[0] == -3.0);
+  CHECK(tl::autograd::apply_dual(fn::Pow{}, D2::variable(-2.0, 0), constant(3.0)).tangent[0] == 12.0);
+  const D2 p2 = tl::autograd::apply_dual(fn::Pow{}, constant(0.0), D2::variable(0.5, 1));
+  CHECK(p2.tangent[0] == 0.0);
+  CHECK(p2.tangent[1] == 0.0);
+  const D2 sum = tl::autograd::apply_dual(fn::Add{}, tl::autograd::apply_dual(fn::Sqrt{}, D2::variable(0.0, 0)),
+                                          D2::variable(2.0, 1));
+  CHECK(sum.tangent[0] == std::numeric_limits<double>::infinity());
+  CHECK(sum.tangent[1] == 1.0);
+  const D2 quotient = tl::autograd::apply_dual(fn::Div{}, D2::variable(1.0, 0), constant(0.0));
+  CHECK(quotient.tangent[0] == std::numeric_limits<double>::infinity());
+  CHECK(quotient.tangent[1] == 0.0);
+  // maximum/minimum at ties share the gradient; a NaN gives both all of it.
+  const D2 m = tl::autograd::apply_dual(fn::Maximum{}, D2::variable(1.5, 0), D2::variable(1.5, 1));
   CHECK(m.tangent[0] == 0.5);
   CHECK(m.tangent[1] == 0.5);
-  const D2 n = tl::apply_dual(fn::Minimum{}, D2::variable(1.5, 0), D2::variable(1.5, 1));
+  const D2 n = tl::autograd::apply_dual(fn::Minimum{}, D2::variable(1.5, 0), D2::variable(1.5, 1));
   CHECK(n.tangent[0] == 0.5);
   CHECK(n.tangent[1] == 0.5);
+  for (const auto& f : {tl::autograd::apply_dual(fn::Maximum{}, D2::variable(std::nan(""), 0), D2::variable(1.0, 1)),
+                        tl::autograd::apply_dual(fn::Minimum{}, D2::variable(1.0, 0), D2::variable(std::nan(""), 1))}) {
+    CHECK(f.tangent[0] == 1.0);
+    CHECK(f.tangent[1] == 1.0);
+  }
   // Far tails in float: the declared derivatives stay finite where the
   // quotient rule on the formula would give inf/inf.
   using F1 = tl::Dual<float, 1>;
   for (float x : {-100.f, 100.f}) {
-    CHECK(tl::apply_dual(fn::Sigmoid{}, F1::variable(x, 0)).tangent[0] == 0.f);
-    CHECK(std::isfinite(tl::apply_dual(fn::Silu{}, F1::variable(x, 0)).tangent[0]));
+    CHECK(tl::autograd::apply_dual(fn::Sigmoid{}, F1::variable(x, 0)).tangent[0] == 0.f);
+    CHECK(std::isfinite(tl::autograd::apply_dual(fn::Silu{}, F1::variable(x, 0)).tangent[0]));
   }
-  CHECK(std::isnan(fn::Sigmoid{}(F1::variable(-100.f, 0)).tangent[0]));  // why the hook exists
 }
 
 TEST_CASE("trigamma") {
@@ -197,6 +224,10 @@ TEST_CASE("packets of duals agree with scalar duals lane by lane") {
     xs[i] = -2.5f + 0.61f * static_cast<float>(i);
     ws[i] = 0.3f + 0.2f * static_cast<float>(i);
   }
+  // Special lanes: 0, -0 and a tie with w (relu's and maximum's kinks).
+  xs[0] = 0.f;
+  xs[1] = -0.f;
+  xs[W - 1] = ws[W - 1];
   PD x = PD::variable(V::load(xs), 0);
   PD w = PD::variable(V::load(ws), 1);
   const auto check_lanes = [&](const char* name, const PD& p, const auto& scalar) {
@@ -209,16 +240,23 @@ TEST_CASE("packets of duals agree with scalar duals lane by lane") {
       CHECK(p.tangent[1][i] == doctest::Approx(s.tangent[1]).epsilon(1e-6));
     }
   };
-  check_lanes("exp(x) * w", tl::apply_dual(fn::Mul{}, tl::apply_dual(fn::Exp{}, x), w),
-              [](SD a, SD b) { return tl::apply_dual(fn::Mul{}, tl::apply_dual(fn::Exp{}, a), b); });
-  check_lanes("sigmoid", tl::apply_dual(fn::Sigmoid{}, x), [](SD a, SD) { return tl::apply_dual(fn::Sigmoid{}, a); });
-  check_lanes("tanh", tl::apply_dual(fn::Tanh{}, x), [](SD a, SD) { return tl::apply_dual(fn::Tanh{}, a); });
-  check_lanes("gelu", tl::apply_dual(fn::Gelu{}, x), [](SD a, SD) { return tl::apply_dual(fn::Gelu{}, a); });
-  check_lanes("relu", tl::apply_dual(fn::Relu{}, x), [](SD a, SD) { return tl::apply_dual(fn::Relu{}, a); });
-  check_lanes("digamma(w)", tl::apply_dual(fn::Digamma{}, w),
-              [](SD, SD b) { return tl::apply_dual(fn::Digamma{}, b); });
-  check_lanes("maximum", tl::apply_dual(fn::Maximum{}, x, w),
-              [](SD a, SD b) { return tl::apply_dual(fn::Maximum{}, a, b); });
-  check_lanes("pow(w, x)", tl::apply_dual(fn::Pow{}, w, x), [](SD a, SD b) { return tl::apply_dual(fn::Pow{}, b, a); });
-  check_lanes("atan2", tl::apply_dual(fn::Atan2{}, x, w), [](SD a, SD b) { return tl::apply_dual(fn::Atan2{}, a, b); });
+  check_lanes(
+      "exp(x) * w", tl::autograd::apply_dual(fn::Mul{}, tl::autograd::apply_dual(fn::Exp{}, x), w),
+      [](SD a, SD b) { return tl::autograd::apply_dual(fn::Mul{}, tl::autograd::apply_dual(fn::Exp{}, a), b); });
+  check_lanes("sigmoid", tl::autograd::apply_dual(fn::Sigmoid{}, x),
+              [](SD a, SD) { return tl::autograd::apply_dual(fn::Sigmoid{}, a); });
+  check_lanes("tanh", tl::autograd::apply_dual(fn::Tanh{}, x),
+              [](SD a, SD) { return tl::autograd::apply_dual(fn::Tanh{}, a); });
+  check_lanes("gelu", tl::autograd::apply_dual(fn::Gelu{}, x),
+              [](SD a, SD) { return tl::autograd::apply_dual(fn::Gelu{}, a); });
+  check_lanes("relu", tl::autograd::apply_dual(fn::Relu{}, x),
+              [](SD a, SD) { return tl::autograd::apply_dual(fn::Relu{}, a); });
+  check_lanes("digamma(w)", tl::autograd::apply_dual(fn::Digamma{}, w),
+              [](SD, SD b) { return tl::autograd::apply_dual(fn::Digamma{}, b); });
+  check_lanes("maximum", tl::autograd::apply_dual(fn::Maximum{}, x, w),
+              [](SD a, SD b) { return tl::autograd::apply_dual(fn::Maximum{}, a, b); });
+  check_lanes("pow(w, x)", tl::autograd::apply_dual(fn::Pow{}, w, x),
+              [](SD a, SD b) { return tl::autograd::apply_dual(fn::Pow{}, b, a); });
+  check_lanes("atan2", tl::autograd::apply_dual(fn::Atan2{}, x, w),
+              [](SD a, SD b) { return tl::autograd::apply_dual(fn::Atan2{}, a, b); });
 }

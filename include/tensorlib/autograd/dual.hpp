@@ -8,6 +8,10 @@
 /// (float, double) or a CPU SIMD packet (`simd::Vec<float>`), so a fused
 /// backward pass runs on packets of duals.
 ///
+/// Dual and its math live in `tl::autograd` (found by argument-dependent
+/// lookup from the functors' `using math::exp; return exp(x);`); `tl::Dual`
+/// names the type.
+///
 /// Note [dual derivatives at special points]
 /// Where a function is not differentiable, the tangent is PyTorch's choice
 /// (derivatives.yaml): abs'(0) = 0; floor, ceil, trunc, round and sign have
@@ -16,6 +20,14 @@
 /// never see a dual: each function below computes its value with the kernel
 /// and its derivative from a closed form, so derivatives are as accurate as
 /// the values.
+///
+/// Note [zero tangents stay zero]
+/// A tangent lane belongs to one input; every other input carries 0 in it.
+/// slope * 0 must stay 0 even where the slope is inf or NaN (pow's d/db =
+/// y log(a) for a < 0, sqrt'(0), a divisor of 0), or the gradient of one
+/// input would be poisoned by another's singularity: PyTorch never computes
+/// the partial of an input that needs no gradient. So every product of a
+/// slope and a tangent goes through `scaled`.
 
 #include <cmath>
 #include <numbers>
@@ -30,7 +42,27 @@
 #include "tensorlib/expr/math/special.hpp"
 #include "tensorlib/expr/math/trig.hpp"
 
-namespace tensorlib {
+namespace tensorlib::autograd {
+namespace detail {
+
+/// slope * t, and 0 where t is 0 (Note [zero tangents stay zero]).
+template <class T>
+TENSORLIB_HOST_DEVICE T scaled(const T& slope, const T& t) {
+  using math::select;
+  return select(t == T(0), T(0), slope * t);
+}
+
+/// -1, 0 or 1 as a value of T (0 for NaN and zeros).
+template <class T>
+TENSORLIB_HOST_DEVICE T sign_of(const T& x) {
+  using math::select;
+  return select(x > T(0), T(1), select(x < T(0), T(-1), T(0)));
+}
+
+template <class T>
+using scalar_t = math::scalar_of_t<T>;
+
+}  // namespace detail
 
 /// A value and `K` tangents (one per input direction being differentiated).
 template <class T, int K>
@@ -39,13 +71,15 @@ struct Dual {
   T value{};
   T tangent[K]{};
 
-  TENSORLIB_HOST_DEVICE constexpr Dual() = default;
+  constexpr Dual() = default;
   /// A constant: every tangent is zero. Implicit, so functors' `T(0.5) * x`
   /// and mixed arithmetic with scalars read as they do on plain numbers.
   template <class S>
   requires std::is_arithmetic_v<S> TENSORLIB_HOST_DEVICE constexpr Dual(S v)  // NOLINT
-      : value(static_cast<math::scalar_of_t<T>>(v)) {}
+      : value(static_cast<detail::scalar_t<T>>(v)) {}
+  /// A constant of the value type (a scalar or a packet).
   TENSORLIB_HOST_DEVICE constexpr Dual(const T& v) : value(v) {}  // NOLINT
+  /// Input number `k`: tangent k is 1, the others 0.
   TENSORLIB_HOST_DEVICE static constexpr Dual variable(const T& v, int k) {
     Dual d(v);
     d.tangent[k] = T(1);
@@ -55,7 +89,13 @@ struct Dual {
   /// The dual of f(x) for f with derivative `slope` at x (chain rule).
   TENSORLIB_HOST_DEVICE Dual chain(const T& fx, const T& slope) const {
     Dual r(fx);
-    for (int k = 0; k < K; ++k) r.tangent[k] = slope * tangent[k];
+    for (int k = 0; k < K; ++k) r.tangent[k] = detail::scaled(slope, tangent[k]);
+    return r;
+  }
+  /// The dual of f(*this, b) with partial derivatives `da` and `db`.
+  TENSORLIB_HOST_DEVICE Dual chain2(const Dual& b, const T& fab, const T& da, const T& db) const {
+    Dual r(fab);
+    for (int k = 0; k < K; ++k) r.tangent[k] = detail::scaled(da, tangent[k]) + detail::scaled(db, b.tangent[k]);
     return r;
   }
 
@@ -75,15 +115,11 @@ struct Dual {
     return r;
   }
   TENSORLIB_HOST_DEVICE friend Dual operator*(const Dual& a, const Dual& b) {
-    Dual r(a.value * b.value);
-    for (int k = 0; k < K; ++k) r.tangent[k] = a.tangent[k] * b.value + a.value * b.tangent[k];
-    return r;
+    return a.chain2(b, a.value * b.value, b.value, a.value);
   }
   TENSORLIB_HOST_DEVICE friend Dual operator/(const Dual& a, const Dual& b) {
     const T q = a.value / b.value;
-    Dual r(q);
-    for (int k = 0; k < K; ++k) r.tangent[k] = (a.tangent[k] - q * b.tangent[k]) / b.value;
-    return r;
+    return a.chain2(b, q, T(1) / b.value, -q / b.value);
   }
   TENSORLIB_HOST_DEVICE Dual& operator+=(const Dual& b) { return *this = *this + b; }
   TENSORLIB_HOST_DEVICE Dual& operator-=(const Dual& b) { return *this = *this - b; }
@@ -105,233 +141,251 @@ inline constexpr bool is_dual = false;
 template <class T, int K>
 inline constexpr bool is_dual<Dual<T, K>> = true;
 
-}  // namespace tensorlib
+// ---- the primitives vocabulary (expr/math/primitives.hpp) on duals ----
+// Each body names the math functions it applies to values with a
+// using-declaration: math's scalar overloads, and a packet's own
+// (backend/cpu/simd_math.hpp) through argument-dependent lookup.
 
-namespace tensorlib::math {
-template <class T, int K>
-struct ScalarOf<Dual<T, K>> {
-  using type = scalar_of_t<T>;
-};
-}  // namespace tensorlib::math
-
-namespace tensorlib {
-
-// The math vocabulary on duals, found by argument-dependent lookup from the
-// functors' unqualified calls (`using math::exp; return exp(x);`). Inside,
-// the value is computed by the math kernels: math's scalar overloads, or the
-// packet's own (simd_math.hpp) through argument-dependent lookup.
-
-// ---- the primitives vocabulary (primitives.hpp) on duals ----
-
-/// Lane-wise choice on packet masks (scalar masks use the generic select).
+/// Lane-wise choice on packet masks (a scalar mask uses math's select).
 template <class M, class T, int K>
 requires(!std::is_same_v<M, bool>) TENSORLIB_HOST_DEVICE Dual<T, K> select(const M& m, const Dual<T, K>& a,
                                                                            const Dual<T, K>& b) {
-  using namespace math;
+  using math::select;
   Dual<T, K> r(select(m, a.value, b.value));
   for (int k = 0; k < K; ++k) r.tangent[k] = select(m, a.tangent[k], b.tangent[k]);
   return r;
 }
+/// a * b + c.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> mul_add(const Dual<T, K>& a, const Dual<T, K>& b, const Dual<T, K>& c) {
   return a * b + c;
 }
+/// The value's NaN mask.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE auto isnan(const Dual<T, K>& x) {
-  using namespace math;
+  using math::isnan;
   return isnan(x.value);
 }
+/// The value's infinity mask.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE auto isinf(const Dual<T, K>& x) {
-  using namespace math;
+  using math::isinf;
   return isinf(x.value);
 }
+/// The value's finiteness mask.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE auto isfinite(const Dual<T, K>& x) {
-  using namespace math;
+  using math::isfinite;
   return isfinite(x.value);
 }
-
-namespace dual_detail {
-/// -1, 0 or 1 as a value of T (0 for NaN and zeros).
-template <class T>
-TENSORLIB_HOST_DEVICE T sign_of(const T& x) {
-  using namespace math;
-  return select(x > T(0), T(1), select(x < T(0), T(-1), T(0)));
-}
-template <class T>
-using scalar_t = math::scalar_of_t<T>;
-}  // namespace dual_detail
-
+/// |x|; derivative sign(x), 0 at 0.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> abs(const Dual<T, K>& x) {
-  using namespace math;
-  return x.chain(abs(x.value), dual_detail::sign_of(x.value));
+  using math::abs;
+  return x.chain(abs(x.value), detail::sign_of(x.value));
 }
+/// Rounding: zero derivative.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> floor(const Dual<T, K>& x) {
-  using namespace math;
+  using math::floor;
   return Dual<T, K>(floor(x.value));
 }
+/// Rounding: zero derivative.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> ceil(const Dual<T, K>& x) {
-  using namespace math;
+  using math::ceil;
   return Dual<T, K>(ceil(x.value));
 }
+/// Rounding: zero derivative.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> trunc(const Dual<T, K>& x) {
-  using namespace math;
+  using math::trunc;
   return Dual<T, K>(trunc(x.value));
 }
+/// Rounding: zero derivative.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> rint(const Dual<T, K>& x) {
-  using namespace math;
+  using math::rint;
   return Dual<T, K>(rint(x.value));
 }
+/// sqrt(x); derivative 1 / (2 sqrt(x)), +inf at 0.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> sqrt(const Dual<T, K>& x) {
-  using namespace math;
+  using math::sqrt;
   const T y = sqrt(x.value);
   return x.chain(y, T(0.5) / y);
 }
-/// |m| with the sign of s; d/dm = sign(m) * sign(result), d/ds = 0 (PyTorch).
+/// |m| with the sign of s; d/dm = sign(m) sign(result), d/ds = 0 (PyTorch).
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> copysign(const Dual<T, K>& m, const Dual<T, K>& s) {
-  using namespace math;
+  using math::copysign;
   const T y = copysign(m.value, s.value);
-  return m.chain(y, dual_detail::sign_of(m.value) * dual_detail::sign_of(y));
+  return m.chain(y, detail::sign_of(m.value) * detail::sign_of(y));
 }
 
 // ---- exponentials and logarithms ----
 
+/// e^x.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> exp(const Dual<T, K>& x) {
-  using namespace math;
+  using math::exp;
   const T y = exp(x.value);
   return x.chain(y, y);
 }
+/// 2^x.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> exp2(const Dual<T, K>& x) {
-  using namespace math;
+  using math::exp2;
   const T y = exp2(x.value);
-  return x.chain(y, y * T(std::numbers::ln2_v<dual_detail::scalar_t<T>>));
+  return x.chain(y, y * T(std::numbers::ln2_v<detail::scalar_t<T>>));
 }
+/// e^x - 1.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> expm1(const Dual<T, K>& x) {
-  using namespace math;
+  using math::expm1;
   const T y = expm1(x.value);
   return x.chain(y, y + T(1));
 }
+/// Natural logarithm.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> log(const Dual<T, K>& x) {
-  using namespace math;
+  using math::log;
   return x.chain(log(x.value), T(1) / x.value);
 }
+/// Base-2 logarithm.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> log2(const Dual<T, K>& x) {
-  using namespace math;
-  return x.chain(log2(x.value), T(1) / (x.value * T(std::numbers::ln2_v<dual_detail::scalar_t<T>>)));
+  using math::log2;
+  return x.chain(log2(x.value), T(1) / (x.value * T(std::numbers::ln2_v<detail::scalar_t<T>>)));
 }
+/// Base-10 logarithm.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> log10(const Dual<T, K>& x) {
-  using namespace math;
-  return x.chain(log10(x.value), T(1) / (x.value * T(std::numbers::ln10_v<dual_detail::scalar_t<T>>)));
+  using math::log10;
+  return x.chain(log10(x.value), T(1) / (x.value * T(std::numbers::ln10_v<detail::scalar_t<T>>)));
 }
+/// log(1 + x).
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> log1p(const Dual<T, K>& x) {
-  using namespace math;
+  using math::log1p;
   return x.chain(log1p(x.value), T(1) / (x.value + T(1)));
 }
 
 // ---- trigonometric and hyperbolic ----
 
+/// Sine.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> sin(const Dual<T, K>& x) {
-  using namespace math;
+  using math::cos;
+  using math::sin;
   return x.chain(sin(x.value), cos(x.value));
 }
+/// Cosine.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> cos(const Dual<T, K>& x) {
-  using namespace math;
+  using math::cos;
+  using math::sin;
   return x.chain(cos(x.value), -sin(x.value));
 }
+/// Tangent; derivative 1 + tan^2 (PyTorch's form).
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> tan(const Dual<T, K>& x) {
-  using namespace math;
+  using math::tan;
   const T y = tan(x.value);
   return x.chain(y, T(1) + y * y);
 }
+/// Arc sine.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> asin(const Dual<T, K>& x) {
-  using namespace math;
+  using math::asin;
+  using math::sqrt;
   return x.chain(asin(x.value), T(1) / sqrt(T(1) - x.value * x.value));
 }
+/// Arc cosine.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> acos(const Dual<T, K>& x) {
-  using namespace math;
+  using math::acos;
+  using math::sqrt;
   return x.chain(acos(x.value), T(-1) / sqrt(T(1) - x.value * x.value));
 }
+/// Arc tangent.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> atan(const Dual<T, K>& x) {
-  using namespace math;
+  using math::atan;
   return x.chain(atan(x.value), T(1) / (T(1) + x.value * x.value));
 }
 /// atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2).
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> atan2(const Dual<T, K>& y, const Dual<T, K>& x) {
-  using namespace math;
+  using math::atan2;
   const T r2 = x.value * x.value + y.value * y.value;
-  Dual<T, K> r(atan2(y.value, x.value));
-  for (int k = 0; k < K; ++k) r.tangent[k] = (x.value * y.tangent[k] - y.value * x.tangent[k]) / r2;
-  return r;
+  return y.chain2(x, atan2(y.value, x.value), x.value / r2, -y.value / r2);
 }
+/// Hyperbolic sine.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> sinh(const Dual<T, K>& x) {
-  using namespace math;
+  using math::cosh;
+  using math::sinh;
   return x.chain(sinh(x.value), cosh(x.value));
 }
+/// Hyperbolic cosine.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> cosh(const Dual<T, K>& x) {
-  using namespace math;
+  using math::cosh;
+  using math::sinh;
   return x.chain(cosh(x.value), sinh(x.value));
 }
+/// Hyperbolic tangent; derivative 1 - tanh^2.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> tanh(const Dual<T, K>& x) {
-  using namespace math;
+  using math::tanh;
   const T y = tanh(x.value);
   return x.chain(y, T(1) - y * y);
 }
 
 // ---- special functions ----
 
+/// Error function; derivative 2/sqrt(pi) e^(-x^2).
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> erf(const Dual<T, K>& x) {
-  using namespace math;
-  constexpr auto two_over_sqrt_pi = dual_detail::scalar_t<T>(2) * std::numbers::inv_sqrtpi_v<dual_detail::scalar_t<T>>;
+  using math::erf;
+  using math::exp;
+  using S = detail::scalar_t<T>;
+  constexpr S two_over_sqrt_pi = S(2) * std::numbers::inv_sqrtpi_v<S>;
   return x.chain(erf(x.value), T(two_over_sqrt_pi) * exp(-x.value * x.value));
 }
+/// Complementary error function.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> erfc(const Dual<T, K>& x) {
-  using namespace math;
-  constexpr auto two_over_sqrt_pi = dual_detail::scalar_t<T>(2) * std::numbers::inv_sqrtpi_v<dual_detail::scalar_t<T>>;
+  using math::erfc;
+  using math::exp;
+  using S = detail::scalar_t<T>;
+  constexpr S two_over_sqrt_pi = S(2) * std::numbers::inv_sqrtpi_v<S>;
   return x.chain(erfc(x.value), T(-two_over_sqrt_pi) * exp(-x.value * x.value));
 }
+/// Inverse error function; derivative sqrt(pi)/2 e^(y^2).
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> erfinv(const Dual<T, K>& x) {
-  using namespace math;
-  constexpr auto sqrt_pi_over_2 = dual_detail::scalar_t<T>(0.5) / std::numbers::inv_sqrtpi_v<dual_detail::scalar_t<T>>;
+  using math::erfinv;
+  using math::exp;
+  using S = detail::scalar_t<T>;
+  constexpr S sqrt_pi_over_2 = S(0.5) / std::numbers::inv_sqrtpi_v<S>;
   const T y = erfinv(x.value);
   return x.chain(y, T(sqrt_pi_over_2) * exp(y * y));
 }
+/// log |Gamma(x)|; derivative digamma.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> lgamma(const Dual<T, K>& x) {
-  using namespace math;
+  using math::digamma;
+  using math::lgamma;
   return x.chain(lgamma(x.value), digamma(x.value));
 }
+/// Digamma; derivative trigamma.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> digamma(const Dual<T, K>& x) {
-  using namespace math;
-  return x.chain(digamma(x.value), map_lanes(x.value, [](dual_detail::scalar_t<T> v) { return trigamma(v); }));
+  using math::digamma;
+  using math::map_lanes;
+  return x.chain(digamma(x.value), map_lanes(x.value, [](detail::scalar_t<T> v) { return math::trigamma(v); }));
 }
 
 // ---- powers and remainders ----
@@ -340,31 +394,30 @@ TENSORLIB_HOST_DEVICE Dual<T, K> digamma(const Dual<T, K>& x) {
 /// a == 0 and b >= 0), as PyTorch's pow_backward.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> pow(const Dual<T, K>& a, const Dual<T, K>& b) {
-  using namespace math;
+  using math::log;
+  using math::pow;
+  using math::select;
   const T y = pow(a.value, b.value);
   const T da = select(b.value == T(0), T(0), b.value * pow(a.value, b.value - T(1)));
   const T db = select(a.value == T(0) && b.value >= T(0), T(0), y * log(a.value));
-  Dual<T, K> r(y);
-  for (int k = 0; k < K; ++k) r.tangent[k] = da * a.tangent[k] + db * b.tangent[k];
-  return r;
+  return a.chain2(b, y, da, db);
 }
 /// fmod(a, b) = a - trunc(a / b) * b: d/da = 1, d/db = -trunc(a / b).
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> fmod(const Dual<T, K>& a, const Dual<T, K>& b) {
-  using namespace math;
-  const T q = trunc(a.value / b.value);
-  Dual<T, K> r(fmod(a.value, b.value));
-  for (int k = 0; k < K; ++k) r.tangent[k] = a.tangent[k] - q * b.tangent[k];
-  return r;
+  using math::fmod;
+  using math::trunc;
+  return a.chain2(b, fmod(a.value, b.value), T(1), -trunc(a.value / b.value));
 }
 
 // ---- functors on duals ----
 
 /// A pointwise functor applied to duals: the functor's own formula on duals,
 /// except where it declares its derivative because differentiating the
-/// formula is numerically poor (`derivative(x, y)` of a unary functor, e.g.
-/// sigmoid) or picks a different subgradient than PyTorch (`partial_a(a, b)`
-/// of a binary functor whose partials sum to 1, e.g. maximum at ties).
+/// formula is numerically poor or picks another subgradient than PyTorch:
+/// `derivative(x, y)` of a unary functor (sigmoid, relu, hardtanh, clamp) or
+/// `partial_a(a, b)` and `partial_b(a, b)` of a binary one (maximum and
+/// minimum at ties and NaNs).
 template <class F, class T, int K, class... Rest>
 TENSORLIB_HOST_DEVICE Dual<T, K> apply_dual(const F& f, const Dual<T, K>& x, const Rest&... rest) {
   if constexpr (sizeof...(Rest) == 0 && requires { f.derivative(x.value, x.value); }) {
@@ -372,13 +425,22 @@ TENSORLIB_HOST_DEVICE Dual<T, K> apply_dual(const F& f, const Dual<T, K>& x, con
     return x.chain(y, f.derivative(x.value, y));
   } else if constexpr (sizeof...(Rest) == 1 && requires { f.partial_a(x.value, x.value); }) {
     const Dual<T, K>& b = (rest, ...);
-    const T da = f.partial_a(x.value, b.value), db = T(1) - da;
-    Dual<T, K> r(f(x.value, b.value));
-    for (int k = 0; k < K; ++k) r.tangent[k] = da * x.tangent[k] + db * b.tangent[k];
-    return r;
+    return x.chain2(b, f(x.value, b.value), f.partial_a(x.value, b.value), f.partial_b(x.value, b.value));
   } else {
     return f(x, rest...);
   }
 }
 
+}  // namespace tensorlib::autograd
+
+namespace tensorlib {
+using autograd::Dual;
 }  // namespace tensorlib
+
+namespace tensorlib::math {
+/// A dual's scalar type is its value's.
+template <class T, int K>
+struct ScalarOf<autograd::Dual<T, K>> {
+  using type = scalar_of_t<T>;
+};
+}  // namespace tensorlib::math

@@ -487,10 +487,14 @@ Tensor<int64_t> argmin(const E& x, std::optional<int64_t> dim = std::nullopt, bo
 namespace detail {
 
 /// softmax/log_softmax along the last dimension of a tensor contiguous
-/// along it, by the row kernel; an empty optional for other layouts.
+/// along it, by the row kernel; an empty optional for other layouts, and for
+/// fewer rows than threads when a row outgrows L2 (the kernel splits rows
+/// only and sweeps each row three times; the fused passes use every thread).
 template <bool Log, Element T>
 std::optional<Tensor<T>> softmax_last_dim(const Tensor<T>& x, int64_t dim) {
   if (dim != x.dim() - 1 || !x.is_contiguous()) return std::nullopt;
+  const int64_t cols = x.size(dim), rows = x.numel() / cols;
+  if (rows < get_num_threads() && cols * static_cast<int64_t>(sizeof(T)) > (int64_t{256} << 10)) return std::nullopt;
   auto y = empty<T>(x.sizes(), {.device = x.device()});
   dispatch_softmax_rows<Log>(x, y);
   return y;
@@ -526,9 +530,10 @@ Tensor<value_type_t<E>> log_softmax(const E& x, int64_t dim) {
   if constexpr (std::is_same_v<E, Tensor<T>>) {
     if (auto y = detail::softmax_last_dim<true>(x, dim)) return *y;
   }
+  // (x - m) - log(sum): adding log(sum) to a large m first would lose it.
   const auto m = amax(x, dim, true);
-  const Tensor<T> shift = m + log(sum(exp(x - m), dim, true));
-  return Tensor<T>(x - shift);
+  const Tensor<T> log_sum = log(sum(exp(x - m), dim, true));
+  return Tensor<T>((x - m) - log_sum);
 }
 
 // Method forms (declared in core/pointwise_methods.hpp).

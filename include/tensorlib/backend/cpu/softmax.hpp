@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 
 #include "tensorlib/backend/cpu/simd.hpp"
@@ -43,9 +44,9 @@ T row_max(const T* p, int64_t n) {
   return m;
 }
 
-/// y = exp(x - m) for p[0 .. n); returns the sum of y.
-template <class T>
-T exp_shifted_sum(const T* x, T* y, int64_t n, T m, bool store) {
+/// The sum of exp(x - m) over [0, n), storing the terms in y when Store.
+template <bool Store, class T>
+T exp_shifted_sum(const T* x, T* y, int64_t n, T m) {
   constexpr fn::Exp exp_fn;
   T s = 0;
   int64_t j = 0;
@@ -56,7 +57,7 @@ T exp_shifted_sum(const T* x, T* y, int64_t n, T m, bool store) {
     V s0(T(0)), s1(T(0));
     for (; j + 2 * W <= n; j += 2 * W) {
       const V e0 = exp_fn(V::load(x + j) - mv), e1 = exp_fn(V::load(x + j + W) - mv);
-      if (store) {
+      if constexpr (Store) {
         e0.store(y + j);
         e1.store(y + j + W);
       }
@@ -68,30 +69,44 @@ T exp_shifted_sum(const T* x, T* y, int64_t n, T m, bool store) {
   }
   for (; j < n; ++j) {
     const T e = exp_fn(x[j] - m);
-    if (store) y[j] = e;
+    if constexpr (Store) y[j] = e;
     s += e;
   }
   return s;
 }
 
-/// y = x * k (Log: y = x - k) for [0, n).
-template <bool Log, class T>
+/// y = x * k for [0, n).
+template <class T>
 void scale_row(const T* x, T* y, int64_t n, T k) {
   int64_t j = 0;
   if constexpr (simd::Lane<T>) {
     using V = simd::Vec<T>;
     constexpr int W = V::size;
     const V kv(k);
-    for (; j + W <= n; j += W) (Log ? V::load(x + j) - kv : V::load(x + j) * kv).store(y + j);
+    for (; j + W <= n; j += W) (V::load(x + j) * kv).store(y + j);
   }
-  for (; j < n; ++j) y[j] = Log ? x[j] - k : x[j] * k;
+  for (; j < n; ++j) y[j] = x[j] * k;
+}
+
+/// y = (x - m) - l for [0, n), in that order: m + l would lose l when |m| is
+/// large (log_softmax of [1e8, 1e8] must be -log 2, not 0).
+template <class T>
+void shift_row(const T* x, T* y, int64_t n, T m, T l) {
+  int64_t j = 0;
+  if constexpr (simd::Lane<T>) {
+    using V = simd::Vec<T>;
+    constexpr int W = V::size;
+    const V mv(m), lv(l);
+    for (; j + W <= n; j += W) ((V::load(x + j) - mv) - lv).store(y + j);
+  }
+  for (; j < n; ++j) y[j] = (x[j] - m) - l;
 }
 
 }  // namespace detail
 
 /// y[r, :] = softmax(x[r, :]) (Log: log_softmax) for `rows` contiguous rows
 /// of `cols` elements; x and y may be the same buffer. Rows split across the
-/// thread pool.
+/// thread pool (callers send few long rows elsewhere: see ops/reduce.hpp).
 template <bool Log, class T>
 void softmax_rows(const T* x, T* y, int64_t rows, int64_t cols) {
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(cols, 1));
@@ -101,12 +116,11 @@ void softmax_rows(const T* x, T* y, int64_t rows, int64_t cols) {
       T* yr = y + r * cols;
       const T m = detail::row_max(xr, cols);
       // log_softmax needs only the sum; softmax keeps the exponentials.
-      const T s = detail::exp_shifted_sum(xr, yr, cols, m, !Log);
       if constexpr (Log) {
         const fn::Log log_fn;
-        detail::scale_row<true>(xr, yr, cols, m + log_fn(s));
+        detail::shift_row(xr, yr, cols, m, log_fn(detail::exp_shifted_sum<false>(xr, yr, cols, m)));
       } else {
-        detail::scale_row<false>(yr, yr, cols, T(1) / s);
+        detail::scale_row(yr, yr, cols, T(1) / detail::exp_shifted_sum<true>(xr, yr, cols, m));
       }
     }
   });

@@ -16,8 +16,7 @@
 
 namespace tensorlib::fn {
 
-/// max(x, 0); NaN and -0 pass through (PyTorch). Written so that its
-/// derivative at 0 is 0, PyTorch's (x * 0 keeps the zero's sign).
+/// max(x, 0); NaN and -0 pass through (PyTorch).
 struct Relu {
   static constexpr std::string_view name = "relu";
   using promotion = promotion::Common;
@@ -26,10 +25,16 @@ struct Relu {
     if constexpr (std::is_integral_v<T>)
       return x > 0 ? x : T(0);
     else {
-      using math::isnan;
       using math::select;
-      return select(x > T(0) || isnan(x), x, select(x < T(0), T(0), x * T(0)));
+      return select(x < T(0), T(0), x);
     }
+  }
+  /// 1 where the result is positive, else 0 (0 at 0 and NaN: PyTorch's
+  /// threshold_backward; the formula's own derivative is 1 at 0).
+  template <class T>
+  TENSORLIB_HOST_DEVICE T derivative(T, T y) const {
+    using math::select;
+    return select(y > T(0), T(1), T(0));
   }
 };
 
@@ -94,9 +99,14 @@ struct Hardtanh {
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
     using math::select;
-    // <= and >=: the derivative is 0 at the bounds, as PyTorch's.
-    x = select(x <= T(min_val), T(min_val), x);
-    return select(x >= T(max_val), T(max_val), x);
+    x = select(x < T(min_val), T(min_val), x);
+    return select(x > T(max_val), T(max_val), x);
+  }
+  /// 0 at and beyond the bounds, else 1; NaN passes (PyTorch's hardtanh_backward).
+  template <class T>
+  TENSORLIB_HOST_DEVICE T derivative(T x, T) const {
+    using math::select;
+    return select(x <= T(min_val) || x >= T(max_val), T(0), T(1));
   }
 };
 

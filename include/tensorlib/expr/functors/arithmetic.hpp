@@ -314,11 +314,17 @@ struct Maximum {
       return select(isnan(a) || isnan(b), a + b, select(a < b, b, a));
     }
   }
-  /// d/da (d/db is 1 - it): ties share the gradient equally, as PyTorch's.
+  /// d/da and d/db: ties share the gradient equally, and a NaN gives both
+  /// the full gradient, as PyTorch's.
   template <class T>
   TENSORLIB_HOST_DEVICE T partial_a(T a, T b) const {
     using math::select;
     return select(a == b, T(0.5), select(a < b, T(0), T(1)));
+  }
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_b(T a, T b) const {
+    using math::select;
+    return select(a == b, T(0.5), select(a > b, T(0), T(1)));
   }
 };
 
@@ -336,11 +342,17 @@ struct Minimum {
       return select(isnan(a) || isnan(b), a + b, select(b < a, b, a));
     }
   }
-  /// d/da (d/db is 1 - it): ties share the gradient equally, as PyTorch's.
+  /// d/da and d/db: ties share the gradient equally, and a NaN gives both
+  /// the full gradient, as PyTorch's.
   template <class T>
   TENSORLIB_HOST_DEVICE T partial_a(T a, T b) const {
     using math::select;
-    return select(a == b, T(0.5), select(b < a, T(0), T(1)));
+    return select(a == b, T(0.5), select(a > b, T(0), T(1)));
+  }
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_b(T a, T b) const {
+    using math::select;
+    return select(a == b, T(0.5), select(a < b, T(0), T(1)));
   }
 };
 
@@ -368,6 +380,17 @@ struct Clamp {
       if (has_hi) x = select(x > T(hi), T(hi), x);
       return x;
     }
+  }
+  /// 1 inside [lo, hi] (bounds included), else 0, and 0 for NaN (PyTorch's
+  /// clamp_backward).
+  template <class T>
+  TENSORLIB_HOST_DEVICE T derivative(T x, T) const {
+    using math::select;
+    T d(1);
+    if (has_lo) d = select(x >= T(lo), d, T(0));
+    if (has_hi) d = select(x <= T(hi), d, T(0));
+    if (!has_lo && !has_hi) d = select(x == x, d, T(0));
+    return d;
   }
 };
 

@@ -85,10 +85,12 @@ struct IsInf {
   using promotion = promotion::None;
   template <class T>
   TENSORLIB_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (std::is_integral_v<T>)
+    if constexpr (std::is_integral_v<T>) {
       return false;
-    else
-      return math::isinf(x);
+    } else {
+      using math::isinf;
+      return isinf(x);
+    }
   }
 };
 /// True unless NaN or +-inf.
@@ -97,10 +99,12 @@ struct IsFinite {
   using promotion = promotion::None;
   template <class T>
   TENSORLIB_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (std::is_integral_v<T>)
+    if constexpr (std::is_integral_v<T>) {
       return true;
-    else
-      return math::isfinite(x);
+    } else {
+      using math::isfinite;
+      return isfinite(x);
+    }
   }
 };
 
