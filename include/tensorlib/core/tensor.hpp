@@ -467,8 +467,12 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor masked_select(const Tensor<bool>& mask) const;
   /// `tl::masked_fill(*this, mask, value)`.
   Tensor masked_fill(const Tensor<bool>& mask, T value) const;
+  /// `masked_fill` with a 0-d value tensor.
+  Tensor masked_fill(const Tensor<bool>& mask, const Tensor& value) const;
   /// Sets the elements where `mask` (broadcast to this shape) is true.
   Tensor& masked_fill_(const Tensor<bool>& mask, T value);
+  /// `masked_fill_` with a 0-d value tensor.
+  Tensor& masked_fill_(const Tensor<bool>& mask, const Tensor& value);
   /// `tl::masked_scatter(*this, mask, source)`.
   Tensor masked_scatter(const Tensor<bool>& mask, const Tensor& source) const;
   /// Copies source's elements, in order, into the positions where `mask` is true.

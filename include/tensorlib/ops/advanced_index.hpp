@@ -174,8 +174,7 @@ template <Element T>
 void advanced_index_put(const AdvancedIndex<T>& a, const Tensor<T>& values_, bool accumulate, const char* op) {
   check_devices(op, a.view.device(), values_);
   check_no_internal_overlap(a.view, op);
-  const Shape joined = broadcast_shapes(a.result, values_.sizes(), op);
-  check<ShapeError>(joined == a.result, op, "(): shape mismatch: value tensor of shape ", values_.sizes(),
+  check<ShapeError>(broadcasts_to(values_.sizes(), a.result), op, "(): shape mismatch: value tensor of shape ", values_.sizes(),
                     " cannot be broadcast to indexing result of shape ", a.result);
   const Tensor<T> values = unaliased(values_, a.view);
   const T* in = values.data_ptr();

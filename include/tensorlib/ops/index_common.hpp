@@ -55,6 +55,15 @@ void check_devices(const char* op, Device device, const Tensor<Ts>&... tensors) 
   (..., (tensors.device() != device ? throw_device_mismatch(op, device, tensors.device()) : void()));
 }
 
+/// True when a tensor of shape `from` broadcasts to exactly `to`.
+inline bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const int64_t lead = to.size() - from.size();
+  for (int64_t i = 0; i < from.size(); ++i)
+    if (from[i] != 1 && from[i] != to[lead + i]) return false;
+  return true;
+}
+
 /// `strides` with the entry of `dim` set to 0 (the index supplies that coordinate).
 inline Shape without_dim(Shape strides, int64_t dim) {
   strides[dim] = 0;

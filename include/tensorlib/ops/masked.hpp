@@ -30,8 +30,7 @@ namespace detail {
 
 /// The mask broadcast to `shape` for an in-place op on a tensor of that shape.
 inline Shape checked_mask_strides(const Tensor<bool>& mask, const Shape& shape, const char* op) {
-  const Shape b = broadcast_shapes(shape, mask.sizes(), op);
-  check<ShapeError>(b == shape, op, "(): mask of shape ", mask.sizes(), " cannot be broadcast to the shape of self ",
+  check<ShapeError>(broadcasts_to(mask.sizes(), shape), op, "(): mask of shape ", mask.sizes(), " cannot be broadcast to the shape of self ",
                     shape);
   return broadcast_strides(mask.sizes(), mask.strides(), shape);
 }
@@ -145,6 +144,15 @@ Tensor<T> Tensor<T>::masked_fill(const Tensor<bool>& mask, T value) const {
 }
 template <Element T>
 Tensor<T>& Tensor<T>::masked_fill_(const Tensor<bool>& mask, T value) {
+  tl::masked_fill_(*this, mask, value);
+  return *this;
+}
+template <Element T>
+Tensor<T> Tensor<T>::masked_fill(const Tensor<bool>& mask, const Tensor& value) const {
+  return tl::masked_fill(*this, mask, value);
+}
+template <Element T>
+Tensor<T>& Tensor<T>::masked_fill_(const Tensor<bool>& mask, const Tensor& value) {
   tl::masked_fill_(*this, mask, value);
   return *this;
 }
