@@ -47,8 +47,7 @@ T scalar_arg(const Args& args, const std::string& key) {
 
 /// Same shape and elements; NaN matches NaN. `tol` is relative (accumulations in float).
 template <class T>
-void check_same(const tl::Tensor<T>& actual, const tl::Tensor<T>& expected, const std::string& what,
-                double tol = 0) {
+void check_same(const tl::Tensor<T>& actual, const tl::Tensor<T>& expected, const std::string& what, double tol = 0) {
   REQUIRE_MESSAGE(actual.defined(), what << ": result is undefined");
   REQUIRE_MESSAGE(actual.sizes() == expected.sizes(),
                   what << ": shape " << actual.sizes() << ", expected " << expected.sizes());

@@ -241,3 +241,170 @@ TEST_CASE("nonzero, argwhere and where(cond) match PyTorch") {
   const auto x = tl::tensor({{0.f, 2.f}, {3.f, 0.f}});
   check_same(tl::nonzero(x > 1.f), tl::tensor({{0, 1}, {1, 0}}), "nonzero of an expression");
 }
+
+TEST_CASE("laws: index_select is gather with an expanded index; masked_select counts mask.sum()") {
+  const auto x = tl::arange<float>(0, 30).reshape({5, 6}).t();  // (6, 5), not contiguous
+  const auto idx = tl::tensor({4, 0, 0, 2});
+  check_same(x.index_select(1, idx), x.gather(1, idx.unsqueeze(0).expand({6, 4})), "index_select == gather dim 1");
+  check_same(x.index_select(0, idx), x.gather(0, idx.unsqueeze(1).expand({4, 5})), "index_select == gather dim 0");
+  // take is index_select of the flattened tensor.
+  check_same(x.take(idx), x.flatten().index_select(0, idx), "take == flatten().index_select");
+  const tl::Tensor<bool> mask = tl::remainder(x.to<int64_t>(), int64_t(3)) == int64_t(0);
+  CHECK(x.masked_select(mask).numel() == mask.to<int64_t>().sum().item());
+  // masked_scatter of masked_select restores the selected elements.
+  auto z = tl::zeros<float>({6, 5});
+  z.masked_scatter_(mask, x.masked_select(mask));
+  check_same(z, x.masked_fill(mask.logical_not(), 0.f).eval(), "masked_scatter(masked_select)");
+  // scatter inverts gather along a permutation.
+  const auto perm = tl::tensor({{2, 0, 1}, {1, 2, 0}});
+  const auto src = tl::arange<double>(0, 6).reshape({2, 3});
+  check_same(tl::zeros<double>({2, 3}).scatter(1, perm, src).gather(1, perm), src, "gather(scatter(src)) == src");
+  // scatter_add of ones counts the index values (a bincount).
+  const auto bins = tl::tensor({3, 1, 3, 3, 0});
+  check_same(tl::zeros<int64_t>({5}).scatter_add(0, bins, tl::ones<int64_t>({5})), tl::tensor({1, 1, 0, 3, 0}),
+             "scatter_add bincount");
+  // index_add with alpha = -1 undoes index_add.
+  const auto base = tl::arange<double>(0, 12).reshape({4, 3});
+  const auto s = tl::arange<double>(0, 9).reshape({3, 3}) * 0.5;
+  const auto id = tl::tensor({1, 1, 3});
+  check_same(base.index_add(0, id, s).index_add(0, id, s.eval(), -1.0), base, "index_add(-alpha) undoes");
+  // put with accumulate is the flat index_put accumulate.
+  auto flat = tl::zeros<double>({12});
+  flat.index_put_({id}, tl::ones<double>({3}), true);
+  check_same(tl::zeros<double>({4, 3}).put(id, tl::ones<double>({3}), true).flatten(), flat, "put == index_put");
+  // x.index({mask}) is masked_select.
+  check_same(x.index({mask}), x.masked_select(mask), "index(mask) == masked_select");
+}
+
+TEST_CASE("in-place indexing ops read inputs that alias the destination before writing") {
+  auto x = tl::tensor({1.0, 2.0, 3.0, 4.0});
+  // src is x itself, reversed into x: every read must see the old values.
+  x.index_copy_(0, tl::tensor({3, 2, 1, 0}), x);
+  check_same(x, tl::tensor({4.0, 3.0, 2.0, 1.0}), "index_copy_ from itself");
+  x.scatter_(0, tl::tensor({1, 0, 3, 2}), x);
+  check_same(x, tl::tensor({3.0, 4.0, 1.0, 2.0}), "scatter_ from itself");
+  auto ix = tl::tensor({2, 0, 1});
+  ix.put_(ix, tl::tensor({10, 20, 30}));
+  check_same(ix, tl::tensor({20, 30, 10}), "put_ with its own index");
+  auto m = tl::tensor({true, false, true});
+  m.masked_fill_(m, false);
+  check_same(m, tl::zeros<bool>({3}), "masked_fill_ with itself as mask");
+  // An expanded destination is rejected, as in PyTorch.
+  auto e = tl::zeros<float>({1, 3}).expand({2, 3});
+  CHECK_THROWS_WITH_AS(e.index_fill_(1, tl::tensor({0}), 1.f), doctest::Contains("more than one element"),
+                       tl::ValueError);
+  CHECK_THROWS_AS(e.scatter_(0, tl::zeros<int64_t>({1, 3}), 1.f), tl::ValueError);
+  CHECK_THROWS_AS(e.masked_fill_(tl::ones<bool>({2, 3}), 1.f), tl::ValueError);
+  // An expanded input is fine.
+  const auto ex = tl::tensor({1.f, 2.f, 3.f}).expand({4, 3});
+  check_same(ex.index_select(0, tl::tensor({3, 0})), tl::tensor({{1.f, 2.f, 3.f}, {1.f, 2.f, 3.f}}), "expanded input");
+  check_same(ex.gather(1, tl::tensor({{2}, {0}, {1}, {1}})), tl::tensor({{3.f}, {1.f}, {2.f}, {2.f}}),
+             "gather expanded");
+}
+
+TEST_CASE("indexing ops report out-of-range indices with op, index, dimension and size") {
+  const auto x = tl::zeros<float>({2, 3});
+  auto y = x.clone();
+  using doctest::Contains;
+  CHECK_THROWS_WITH_AS(x.gather(1, tl::tensor({{7}})),
+                       Contains("gather(): index 7 is out of bounds for dimension 1 with size 3"), tl::IndexError);
+  CHECK_THROWS_WITH_AS(x.gather(0, tl::tensor({{-1}})),
+                       Contains("gather(): index -1 is out of bounds for dimension 0 with size 2"), tl::IndexError);
+  CHECK_THROWS_WITH_AS(y.scatter_(1, tl::tensor({{3}}), 1.f),
+                       Contains("scatter_(): index 3 is out of bounds for dimension 1 with size 3"), tl::IndexError);
+  CHECK_THROWS_WITH_AS(y.scatter_add_(0, tl::tensor({{-1}}), tl::ones<float>({1, 1})),
+                       Contains("scatter_add_(): index -1 is out of bounds for dimension 0 with size 2"),
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(y.scatter_reduce_(0, tl::tensor({{2}}), tl::ones<float>({1, 1}), "amax"),
+                       Contains("scatter_reduce_(): index 2 is out of bounds for dimension 0 with size 2"),
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::arange<float>(0, 5).index_select(0, tl::tensor({7})),
+                       Contains("index_select(): index 7 is out of bounds for dimension 0 with size 5"),
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(x.index_select(1, tl::tensor({-1})),
+                       Contains("index_select(): index -1 is out of bounds for dimension 1 with size 3"),
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(y.index_add_(0, tl::tensor({5}), tl::ones<float>({1, 3})),
+                       Contains("index_add_(): index 5 is out of bounds for dimension 0 with size 2"), tl::IndexError);
+  CHECK_THROWS_WITH_AS(y.index_copy_(0, tl::tensor({-1}), tl::ones<float>({1, 3})),
+                       Contains("index_copy_(): index -1 is out of bounds for dimension 0 with size 2"),
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(y.index_fill_(1, tl::tensor({-4}), 1.f),
+                       Contains("index_fill_(): index -4 is out of bounds for dimension 1 with size 3"),
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(x.take(tl::tensor({6})),
+                       Contains("take(): out of range: tried to access index 6 on a tensor of 6 elements"),
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(y.put_(tl::tensor({-7}), tl::ones<float>({1})),
+                       Contains("put_(): out of range: tried to access index -7 on a tensor of 6 elements"),
+                       tl::IndexError);
+  CHECK(y.to_vector() == std::vector<float>(6, 0.f));  // nothing was written before the bad index
+}
+
+TEST_CASE("indexing ops reject bad dims, shapes and arguments with PyTorch-like messages") {
+  const auto x = tl::zeros<float>({2, 3});
+  auto y = x.clone();
+  using doctest::Contains;
+  // dims out of range
+  CHECK_THROWS_WITH_AS(x.gather(2, tl::zeros<int64_t>({1, 1})), Contains("dimension out of range"), tl::IndexError);
+  CHECK_THROWS_WITH_AS(x.index_select(-3, tl::tensor({0})), Contains("index_select: dimension out of range"),
+                       tl::IndexError);
+  CHECK_THROWS_AS(y.scatter_(5, tl::zeros<int64_t>({1, 1}), 1.f), tl::IndexError);
+  CHECK_THROWS_AS(y.index_add_(2, tl::tensor({0}), tl::ones<float>({2, 1})), tl::IndexError);
+  // index / src ranks and sizes
+  CHECK_THROWS_WITH_AS(x.gather(1, tl::tensor({0})),
+                       Contains("Index tensor must have the same number of dimensions as input tensor"),
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(x.gather(1, tl::zeros<int64_t>({3, 1})),
+                       Contains("Size does not match at dimension 0 expected index [3, 1] to be smaller than self "
+                                "[2, 3] apart from dimension 1"),
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(y.scatter_(0, tl::zeros<int64_t>({1, 1}), tl::ones<float>({1})),
+                       Contains("Index tensor must have the same number of dimensions as src tensor"), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(y.scatter_(0, tl::zeros<int64_t>({1, 2}), tl::ones<float>({1, 1})),
+                       Contains("to be smaller size than src [1, 1]"), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(y.scatter_(0, tl::zeros<int64_t>({1, 4}), 1.f),
+                       Contains("Expected index [1, 4] to be smaller than self [2, 3] apart from dimension 0"),
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(x.index_select(0, tl::zeros<int64_t>({2, 1})), Contains("Index is supposed to be a vector"),
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(y.index_add_(0, tl::tensor({0, 1}), tl::ones<float>({1, 3})),
+                       Contains("Number of indices (2) should be equal to source.size(dim) (1)"), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(y.index_copy_(0, tl::tensor({0}), tl::ones<float>({1, 2})),
+                       Contains("must have the same size apart from dimension 0"), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(y.index_add_(0, tl::tensor({0}), tl::ones<float>({3})),
+                       Contains("must have the same number of dimensions"), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(y.put_(tl::tensor({0, 1}), tl::ones<float>({3})),
+                       Contains("Expected source and index to have the same number of elements"), tl::ShapeError);
+  // reduce names
+  CHECK_THROWS_WITH_AS(y.scatter_(0, tl::zeros<int64_t>({1, 1}), 1.f, "max"),
+                       Contains("reduce argument must be either add or multiply"), tl::ValueError);
+  CHECK_THROWS_WITH_AS(y.scatter_reduce_(0, tl::zeros<int64_t>({1, 1}), tl::ones<float>({1, 1}), "add"),
+                       Contains("reduce argument must be either sum, prod, mean, amax or amin"), tl::ValueError);
+  // masks
+  CHECK_THROWS_WITH_AS(y.masked_fill_(tl::ones<bool>({3, 3}), 1.f), Contains("cannot be broadcast"), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(y.masked_fill_(tl::ones<bool>({2, 1}), tl::ones<float>({1})),
+                       Contains("only supports a 0-dimensional value tensor"), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(x.masked_select(tl::ones<bool>({4})), Contains("masked_select: shapes [2, 3] and [4]"),
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(y.masked_scatter_(tl::ones<bool>({2, 3}), tl::ones<float>({5})),
+                       Contains("Number of elements of source < number of ones in mask"), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(y.masked_scatter_(tl::ones<bool>({2}), tl::ones<float>({9})), Contains("cannot be broadcast"),
+                       tl::ShapeError);
+  CHECK(y.to_vector() == std::vector<float>(6, 0.f));
+}
+
+TEST_CASE("scatter_reduce details: NaN in amax/amin, integer mean floors, untouched positions keep their value") {
+  auto x = tl::tensor({0.0, 10.0, 20.0});
+  const auto idx = tl::tensor({0, 0, 2});
+  const auto src = tl::tensor({std::nan(""), 1.0, 25.0});
+  const auto mx = x.scatter_reduce(0, idx, src, "amax");
+  CHECK(std::isnan(mx.to_vector()[0]));
+  CHECK(mx.to_vector()[1] == 10.0);
+  CHECK(mx.to_vector()[2] == 25.0);
+  const auto ints =
+      tl::tensor<int64_t>({-7, 5, 9}).scatter_reduce(0, tl::tensor({0, 0}), tl::tensor<int64_t>({0, 0}), "mean");
+  check_same(ints, tl::tensor<int64_t>({-3, 5, 9}), "floor mean: (-7 + 0 + 0) / 3 = -3 (floor of -2.33)");
+  const auto excl = x.scatter_reduce(0, tl::tensor({1}), tl::tensor({4.0}), "prod", false);
+  check_same(excl, tl::tensor({0.0, 4.0, 20.0}), "include_self=false starts from the identity");
+}

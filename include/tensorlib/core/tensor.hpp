@@ -456,6 +456,9 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   /// shape) into the elements selected by `indices`.
   template <Operand V>
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, const V& value);
+  /// `index_put_` of a list built at run time.
+  template <Operand V>
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, const V& value);
   /// PyTorch's `index_put_(indices, values, accumulate)`: one optional index
   /// tensor per leading dimension (nullopt = the whole dimension).
   Tensor& index_put_(const std::vector<std::optional<Tensor<int64_t>>>& indices, const Tensor& values,

@@ -174,8 +174,8 @@ template <Element T>
 void advanced_index_put(const AdvancedIndex<T>& a, const Tensor<T>& values_, bool accumulate, const char* op) {
   check_devices(op, a.view.device(), values_);
   check_no_internal_overlap(a.view, op);
-  check<ShapeError>(broadcasts_to(values_.sizes(), a.result), op, "(): shape mismatch: value tensor of shape ", values_.sizes(),
-                    " cannot be broadcast to indexing result of shape ", a.result);
+  check<ShapeError>(broadcasts_to(values_.sizes(), a.result), op, "(): shape mismatch: value tensor of shape ",
+                    values_.sizes(), " cannot be broadcast to indexing result of shape ", a.result);
   const Tensor<T> values = unaliased(values_, a.view);
   const T* in = values.data_ptr();
   const int64_t* off = a.offsets.data_ptr();
@@ -201,6 +201,27 @@ Tensor<T> index_any(const Tensor<T>& self, const Indices& indices) {
   AdvancedIndex<T> a = resolve_index(self, indices);
   plan_index(a, "index");
   return advanced_index(a);
+}
+
+/// `x.index_put_({...}, value)`: a write into a view without index tensors,
+/// else an advanced put; `value` is a scalar or an expression.
+template <Element T, class Indices, Operand V>
+void index_put_any(const Tensor<T>& self, const Indices& indices, const V& value) {
+  if (!has_index_tensor(indices)) {
+    Tensor<T> view = basic_index(self, indices);
+    if constexpr (Scalar<V>)
+      view.fill_(checked_scalar_cast<T>(value));
+    else
+      write_into(view, value, "index_put_");
+    return;
+  }
+  AdvancedIndex<T> a = resolve_index(self, indices);
+  plan_index(a, "index_put_");
+  if constexpr (Scalar<V>)
+    advanced_index_put(a, scalar_tensor<T>(checked_scalar_cast<T>(value), {.device = self.device()}), false,
+                       "index_put_");
+  else
+    advanced_index_put(a, Tensor<T>(evaluate(as_node<T>(value))), false, "index_put_");
 }
 
 /// PyTorch's index list: nullopt is a full slice of that dimension.
@@ -234,21 +255,14 @@ Tensor<T> Tensor<T>::index(const std::vector<TensorIndex>& indices) const {
 template <Element T>
 template <Operand V>
 Tensor<T>& Tensor<T>::index_put_(std::initializer_list<TensorIndex> indices, const V& value) {
-  if (!detail::has_index_tensor(indices)) {
-    Tensor view = detail::basic_index(*this, indices);
-    if constexpr (Scalar<V>)
-      view.fill_(detail::checked_scalar_cast<T>(value));
-    else
-      detail::write_into(view, value, "index_put_");
-    return *this;
-  }
-  detail::AdvancedIndex<T> a = detail::resolve_index(*this, indices);
-  detail::plan_index(a, "index_put_");
-  if constexpr (Scalar<V>)
-    detail::advanced_index_put(a, scalar_tensor<T>(detail::checked_scalar_cast<T>(value), {.device = device()}), false,
-                               "index_put_");
-  else
-    detail::advanced_index_put(a, Tensor<T>(detail::evaluate(as_node<T>(value))), false, "index_put_");
+  detail::index_put_any(*this, indices, value);
+  return *this;
+}
+
+template <Element T>
+template <Operand V>
+Tensor<T>& Tensor<T>::index_put_(const std::vector<TensorIndex>& indices, const V& value) {
+  detail::index_put_any(*this, indices, value);
   return *this;
 }
 

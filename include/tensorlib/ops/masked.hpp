@@ -30,8 +30,8 @@ namespace detail {
 
 /// The mask broadcast to `shape` for an in-place op on a tensor of that shape.
 inline Shape checked_mask_strides(const Tensor<bool>& mask, const Shape& shape, const char* op) {
-  check<ShapeError>(broadcasts_to(mask.sizes(), shape), op, "(): mask of shape ", mask.sizes(), " cannot be broadcast to the shape of self ",
-                    shape);
+  check<ShapeError>(broadcasts_to(mask.sizes(), shape), op, "(): mask of shape ", mask.sizes(),
+                    " cannot be broadcast to the shape of self ", shape);
   return broadcast_strides(mask.sizes(), mask.strides(), shape);
 }
 
