@@ -143,15 +143,17 @@ void plan_index(AdvancedIndex<T>& a, const char* op) {
     a.offset_strides.push_back(0);
   }
   a.offsets = zeros<int64_t>(b, {.device = a.view.device()});
-  for (const auto& [d, t] : a.claims) {
+  for (const auto& claim : a.claims) {
+    const int64_t d = claim.first;
+    const Tensor<int64_t>& t = claim.second;
     const int64_t size = a.view.size(d), step = a.view.stride(d);
     int64_t* off = a.offsets.data_ptr();
     const int64_t* idx = t.data_ptr();
-    dispatch_cpu_only(a.view.device(), op, [&, d = d] {
-      cpu::for_each_offsets<2>(b, {b_strides, broadcast_strides(t.sizes(), t.strides(), b)},
-                               [&](const std::array<int64_t, 2>& o) {
-                                 off[o[0]] += checked_index(idx[o[1]], size, d, Negative::wrapped, op) * step;
-                               });
+    const Shape t_strides = broadcast_strides(t.sizes(), t.strides(), b);
+    dispatch_cpu_only(a.view.device(), op, [&] {
+      cpu::for_each_offsets<2>(b, {b_strides, t_strides}, [&](const std::array<int64_t, 2>& o) {
+        off[o[0]] += checked_index(idx[o[1]], size, d, Negative::wrapped, op) * step;
+      });
     });
   }
 }

@@ -26,6 +26,7 @@
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/expr/operators.hpp"
+#include "tensorlib/ops/along_dim.hpp"
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/evaluate.hpp"
@@ -53,14 +54,6 @@ inline ScatterReduce parse_scatter_reduce(std::string_view reduce, bool two_arg_
   throw ValueError(concat(op, "(): reduce argument must be either sum, prod, mean, amax or amin, got ", reduce));
 }
 
-template <Element T>
-constexpr bool nan_of(T v) noexcept {
-  if constexpr (std::is_floating_point_v<T>)
-    return v != v;
-  else
-    return false;
-}
-
 /// dst combined with v; amax/amin propagate NaN like PyTorch's CPU kernel.
 template <Element T>
 T combine(ScatterReduce r, T dst, T v) {
@@ -77,9 +70,9 @@ T combine(ScatterReduce r, T dst, T v) {
       else
         return static_cast<T>(dst * v);
     case ScatterReduce::amax:
-      return nan_of(v) || nan_of(dst) ? (nan_of(v) ? v : dst) : (v > dst ? v : dst);
+      return is_nan(v) || is_nan(dst) ? (is_nan(v) ? v : dst) : (v > dst ? v : dst);
     case ScatterReduce::amin:
-      return nan_of(v) || nan_of(dst) ? (nan_of(v) ? v : dst) : (v < dst ? v : dst);
+      return is_nan(v) || is_nan(dst) ? (is_nan(v) ? v : dst) : (v < dst ? v : dst);
     case ScatterReduce::none:
       break;
   }
