@@ -394,6 +394,15 @@ TEST_CASE("indexing ops reject bad dims, shapes and arguments with PyTorch-like 
   CHECK(y.to_vector() == std::vector<float>(6, 0.f));
 }
 
+TEST_CASE("0-d tensors count as 1-d of one element in gather and scatter") {
+  const auto x = tl::scalar_tensor(4.5f);
+  check_same(x.gather(0, tl::tensor({0})), tl::tensor({4.5f}), "gather 0-d input, 1-d index");
+  check_same(x.scatter(0, tl::tensor({0}), tl::scalar_tensor(2.f)), tl::scalar_tensor(2.f), "scatter 0-d src");
+  check_same(tl::zeros<float>({3}).scatter_add(0, tl::scalar_tensor<int64_t>(1), tl::scalar_tensor(2.f)),
+             tl::tensor({0.f, 2.f, 0.f}), "scatter_add 0-d index and src");
+  CHECK_THROWS_AS(x.gather(0, tl::tensor({1})), tl::IndexError);
+}
+
 TEST_CASE("scatter_reduce details: NaN in amax/amin, integer mean floors, untouched positions keep their value") {
   auto x = tl::tensor({0.0, 10.0, 20.0});
   const auto idx = tl::tensor({0, 0, 2});

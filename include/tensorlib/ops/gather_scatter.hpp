@@ -97,8 +97,10 @@ template <Element T>
 void check_gather_shape(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, const char* op) {
   check<ShapeError>(nonempty_dim(index) == nonempty_dim(self), op,
                     "(): Index tensor must have the same number of dimensions as input tensor");
-  for (int64_t d = 0; d < index.dim(); ++d)
-    check<ShapeError>(d == dim || index.size(d) <= self.size(d), op, "(): Size does not match at dimension ", d,
+  const Tensor<T> s = at_least_1d(self);
+  const Tensor<int64_t> ix = at_least_1d(index);
+  for (int64_t d = 0; d < ix.dim(); ++d)
+    check<ShapeError>(d == dim || ix.size(d) <= s.size(d), op, "(): Size does not match at dimension ", d,
                       " expected index ", index.sizes(), " to be smaller than self ", self.sizes(),
                       " apart from dimension ", dim);
 }
@@ -113,8 +115,10 @@ void check_scatter_shape(const Tensor<T>& self, int64_t dim, const Tensor<int64_
   if (src)
     check<ShapeError>(nonempty_dim(index) == nonempty_dim(*src), op,
                       "(): Index tensor must have the same number of dimensions as src tensor");
-  for (int64_t d = 0; d < index.dim(); ++d) {
-    const bool ok = (d == dim || index.size(d) <= self.size(d)) && (!src || index.size(d) <= src->size(d));
+  const Tensor<T> s = at_least_1d(self);
+  const Tensor<int64_t> ix = at_least_1d(index);
+  for (int64_t d = 0; d < ix.dim(); ++d) {
+    const bool ok = (d == dim || ix.size(d) <= s.size(d)) && (!src || ix.size(d) <= at_least_1d(*src).size(d));
     check<ShapeError>(ok, op, "(): Expected index ", index.sizes(), " to be smaller than self ", self.sizes(),
                       " apart from dimension ", dim, src ? " and to be smaller size than src " : "",
                       src ? concat(src->sizes()) : std::string());
