@@ -394,6 +394,21 @@ TEST_CASE("indexing ops reject bad dims, shapes and arguments with PyTorch-like 
   CHECK(y.to_vector() == std::vector<float>(6, 0.f));
 }
 
+TEST_CASE("index_select and index_add also take int32 indices, as in PyTorch") {
+  const auto x = tl::arange<double>(0, 12).reshape({3, 4}).t();
+  const auto i64 = tl::tensor({2, 0, 2});
+  const auto i32 = i64.to<int32_t>();
+  check_same(x.index_select(1, i32), x.index_select(1, i64), "index_select int32");
+  check_same(tl::index_select(x, 1, i32), x.index_select(1, i64), "tl::index_select int32");
+  auto a = tl::zeros<double>({4, 3});
+  auto b = tl::zeros<double>({4, 3});
+  a.index_add_(1, i32, x.index_select(1, i64), 2.0);
+  b.index_add_(1, i64, x.index_select(1, i64), 2.0);
+  check_same(a, b, "index_add_ int32");
+  CHECK_THROWS_WITH_AS(x.index_select(0, tl::tensor<int32_t>({4})),
+                       doctest::Contains("index 4 is out of bounds for dimension 0 with size 4"), tl::IndexError);
+}
+
 TEST_CASE("0-d tensors count as 1-d of one element in gather and scatter") {
   const auto x = tl::scalar_tensor(4.5f);
   check_same(x.gather(0, tl::tensor({0})), tl::tensor({4.5f}), "gather 0-d input, 1-d index");

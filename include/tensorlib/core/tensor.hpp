@@ -440,10 +440,14 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
                           bool include_self = true);
   /// `tl::index_select(*this, dim, index)`.
   Tensor index_select(int64_t dim, const Tensor<int64_t>& index) const;
+  /// `index_select` with an int32 index (PyTorch accepts one here).
+  Tensor index_select(int64_t dim, const Tensor<int32_t>& index) const;
   /// `tl::index_add(*this, dim, index, source, alpha)`.
   Tensor index_add(int64_t dim, const Tensor<int64_t>& index, const Tensor& source, T alpha = T(1)) const;
   /// self[index[i]] += alpha * source[i] along `dim`.
   Tensor& index_add_(int64_t dim, const Tensor<int64_t>& index, const Tensor& source, T alpha = T(1));
+  /// `index_add_` with an int32 index (PyTorch accepts one here).
+  Tensor& index_add_(int64_t dim, const Tensor<int32_t>& index, const Tensor& source, T alpha = T(1));
   /// `tl::index_copy(*this, dim, index, source)`.
   Tensor index_copy(int64_t dim, const Tensor<int64_t>& index, const Tensor& source) const;
   /// self[index[i]] = source[i] along `dim`.

@@ -124,6 +124,13 @@ Tensor<T> index_select(const Tensor<T>& input, int64_t dim, const Tensor<int64_t
   return out;
 }
 
+/// `index_select` with an int32 index, which PyTorch also accepts (it is
+/// widened to int64; the other index ops take int64 only, as in PyTorch).
+template <Element T>
+Tensor<T> index_select(const Tensor<T>& input, int64_t dim, const Tensor<int32_t>& index) {
+  return index_select(input, dim, index.template to<int64_t>());
+}
+
 /// `Tensor.index_add_(dim, index, source, alpha=1)`: self[index[i]] += alpha * source[i]
 /// along `dim`; repeated indices accumulate.
 template <Element T>
@@ -136,6 +143,13 @@ Tensor<T> index_add_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& 
       return static_cast<T>(a + alpha * b);
   });
   return self;
+}
+
+/// `index_add_` with an int32 index (widened to int64), as PyTorch accepts.
+template <Element T>
+Tensor<T> index_add_(const Tensor<T>& self, int64_t dim, const Tensor<int32_t>& index, const Tensor<T>& source,
+                     T alpha = T(1)) {
+  return index_add_(self, dim, index.template to<int64_t>(), source, alpha);
 }
 
 /// `torch.index_add(input, dim, index, source, alpha=1)`.
@@ -293,6 +307,15 @@ std::vector<Tensor<int64_t>> where(const E& condition) {
 template <Element T>
 Tensor<T> Tensor<T>::index_select(int64_t dim, const Tensor<int64_t>& index) const {
   return tl::index_select(*this, dim, index);
+}
+template <Element T>
+Tensor<T> Tensor<T>::index_select(int64_t dim, const Tensor<int32_t>& index) const {
+  return tl::index_select(*this, dim, index);
+}
+template <Element T>
+Tensor<T>& Tensor<T>::index_add_(int64_t dim, const Tensor<int32_t>& index, const Tensor& source, T alpha) {
+  tl::index_add_(*this, dim, index, source, alpha);
+  return *this;
 }
 template <Element T>
 Tensor<T> Tensor<T>::index_add(int64_t dim, const Tensor<int64_t>& index, const Tensor& source, T alpha) const {
