@@ -17,7 +17,7 @@
 #include "tensorlib/core/dim_list.hpp"
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/expression.hpp"
-#include "tensorlib/core/tensor_index.hpp"
+#include "tensorlib/core/slice.hpp"
 
 namespace tensorlib {
 

@@ -20,6 +20,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -31,8 +32,8 @@
 #include "tensorlib/core/generator.hpp"
 #include "tensorlib/core/pointwise_methods.hpp"
 #include "tensorlib/core/shape.hpp"
+#include "tensorlib/core/slice.hpp"
 #include "tensorlib/core/tensor_impl.hpp"
-#include "tensorlib/core/tensor_index.hpp"
 
 namespace tensorlib {
 
@@ -40,6 +41,7 @@ template <Element T>
 class Tensor;
 template <Element T>
 struct ValuesIndices;
+class TensorIndex;  // core/tensor_index.hpp: it holds index tensors, so it comes after Tensor
 
 /// A lazy expression whose result would become a Tensor<T> (any expression
 /// but a Tensor<T> itself, which copies as a handle). A named concept rather
@@ -187,8 +189,13 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor select(int64_t dim, int64_t index) const;
   /// Python's `x[start:end:step]` along one dimension.
   Tensor slice(int64_t dim, SliceBound start = None, SliceBound end = None, int64_t step = 1) const;
-  /// LibTorch's indexing form: integers, `Slice`s, `None` and `Ellipsis`.
+  /// LibTorch's indexing form: integers, `Slice`s, `None` and `Ellipsis` give
+  /// a view; index tensors (`Tensor<int64_t>`, `Tensor<bool>` masks) among
+  /// them give a copy with NumPy/PyTorch's advanced-indexing rules
+  /// (defined in ops/advanced_index.hpp).
   Tensor index(std::initializer_list<TensorIndex> indices) const;
+  /// `index` of a list built at run time.
+  Tensor index(const std::vector<TensorIndex>& indices) const;
   /// `select(0, index)`.
   Tensor operator[](int64_t index) const { return select(0, index); }
   /// A view with explicit sizes, strides and storage offset (bounds-checked).
@@ -206,9 +213,6 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   /// This tensor converted to element type U (itself when U == T).
   template <Element U>
   Tensor<U> to() const;
-  /// Writes `value` into the elements selected by `indices`.
-  template <Operand V>
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const V& value);
 
   // In-place pointwise ops (defined in ops/inplace.hpp). The result type must
   // be castable to T, as in PyTorch (Note [assignment semantics]).
@@ -409,6 +413,87 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor movedim(const Shape& source, const Shape& destination) const;
   /// `movedim` of one dimension.
   Tensor movedim(int64_t source, int64_t destination) const;
+
+  // Indexing by tensors (defined in ops/gather_scatter.hpp, ops/index_ops.hpp,
+  // ops/masked.hpp, ops/advanced_index.hpp); index tensors are int64, masks bool.
+
+  /// `tl::gather(*this, dim, index)`.
+  Tensor gather(int64_t dim, const Tensor<int64_t>& index) const;
+  /// `tl::scatter(*this, dim, index, src)`.
+  Tensor scatter(int64_t dim, const Tensor<int64_t>& index, const Tensor& src) const;
+  /// `tl::scatter(*this, dim, index, value)`.
+  Tensor scatter(int64_t dim, const Tensor<int64_t>& index, T value) const;
+  /// Writes src[i][j][k] into self[index[i][j][k]][j][k] (dim 0), or combines
+  /// with `reduce` "add" / "multiply".
+  Tensor& scatter_(int64_t dim, const Tensor<int64_t>& index, const Tensor& src, std::string_view reduce = {});
+  /// `scatter_` of one value.
+  Tensor& scatter_(int64_t dim, const Tensor<int64_t>& index, T value, std::string_view reduce = {});
+  /// `tl::scatter_add(*this, dim, index, src)`.
+  Tensor scatter_add(int64_t dim, const Tensor<int64_t>& index, const Tensor& src) const;
+  /// Adds src into the positions `index` names along `dim`.
+  Tensor& scatter_add_(int64_t dim, const Tensor<int64_t>& index, const Tensor& src);
+  /// `tl::scatter_reduce(*this, dim, index, src, reduce, include_self)`.
+  Tensor scatter_reduce(int64_t dim, const Tensor<int64_t>& index, const Tensor& src, std::string_view reduce,
+                        bool include_self = true) const;
+  /// Reduces src into the positions `index` names ("sum", "prod", "mean", "amax", "amin").
+  Tensor& scatter_reduce_(int64_t dim, const Tensor<int64_t>& index, const Tensor& src, std::string_view reduce,
+                          bool include_self = true);
+  /// `tl::index_select(*this, dim, index)`.
+  Tensor index_select(int64_t dim, const Tensor<int64_t>& index) const;
+  /// `index_select` with an int32 index (PyTorch accepts one here).
+  Tensor index_select(int64_t dim, const Tensor<int32_t>& index) const;
+  /// `tl::index_add(*this, dim, index, source, alpha)`.
+  Tensor index_add(int64_t dim, const Tensor<int64_t>& index, const Tensor& source, T alpha = T(1)) const;
+  /// self[index[i]] += alpha * source[i] along `dim`.
+  Tensor& index_add_(int64_t dim, const Tensor<int64_t>& index, const Tensor& source, T alpha = T(1));
+  /// `index_add_` with an int32 index (PyTorch accepts one here).
+  Tensor& index_add_(int64_t dim, const Tensor<int32_t>& index, const Tensor& source, T alpha = T(1));
+  /// `tl::index_copy(*this, dim, index, source)`.
+  Tensor index_copy(int64_t dim, const Tensor<int64_t>& index, const Tensor& source) const;
+  /// self[index[i]] = source[i] along `dim`.
+  Tensor& index_copy_(int64_t dim, const Tensor<int64_t>& index, const Tensor& source);
+  /// `tl::index_fill(*this, dim, index, value)`.
+  Tensor index_fill(int64_t dim, const Tensor<int64_t>& index, T value) const;
+  /// self[index[i]] = value along `dim`.
+  Tensor& index_fill_(int64_t dim, const Tensor<int64_t>& index, T value);
+  /// Writes `value` (a scalar or an expression broadcast to the indexed
+  /// shape) into the elements selected by `indices`.
+  template <Operand V>
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const V& value);
+  /// `index_put_` of a list built at run time.
+  template <Operand V>
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, const V& value);
+  /// PyTorch's `index_put_(indices, values, accumulate)`: one optional index
+  /// tensor per leading dimension (nullopt = the whole dimension).
+  Tensor& index_put_(const std::vector<std::optional<Tensor<int64_t>>>& indices, const Tensor& values,
+                     bool accumulate = false);
+  /// `tl::index_put(*this, indices, values, accumulate)`.
+  Tensor index_put(const std::vector<std::optional<Tensor<int64_t>>>& indices, const Tensor& values,
+                   bool accumulate = false) const;
+  /// `tl::masked_select(*this, mask)`.
+  Tensor masked_select(const Tensor<bool>& mask) const;
+  /// `tl::masked_fill(*this, mask, value)`.
+  Tensor masked_fill(const Tensor<bool>& mask, T value) const;
+  /// `masked_fill` with a 0-d value tensor.
+  Tensor masked_fill(const Tensor<bool>& mask, const Tensor& value) const;
+  /// Sets the elements where `mask` (broadcast to this shape) is true.
+  Tensor& masked_fill_(const Tensor<bool>& mask, T value);
+  /// `masked_fill_` with a 0-d value tensor.
+  Tensor& masked_fill_(const Tensor<bool>& mask, const Tensor& value);
+  /// `tl::masked_scatter(*this, mask, source)`.
+  Tensor masked_scatter(const Tensor<bool>& mask, const Tensor& source) const;
+  /// Copies source's elements, in order, into the positions where `mask` is true.
+  Tensor& masked_scatter_(const Tensor<bool>& mask, const Tensor& source);
+  /// `tl::take(*this, index)`.
+  Tensor take(const Tensor<int64_t>& index) const;
+  /// `tl::put(*this, index, source, accumulate)`.
+  Tensor put(const Tensor<int64_t>& index, const Tensor& source, bool accumulate = false) const;
+  /// Writes source into the flat (row-major) positions `index`, or adds with `accumulate`.
+  Tensor& put_(const Tensor<int64_t>& index, const Tensor& source, bool accumulate = false);
+  /// `tl::nonzero(*this)`: the (n, dim) coordinates of the nonzero elements.
+  Tensor<int64_t> nonzero() const;
+  /// `tl::argwhere(*this)`, the same as `nonzero()`.
+  Tensor<int64_t> argwhere() const;
 
   // Diagonals and triangles (defined in ops/triangular.hpp).
 

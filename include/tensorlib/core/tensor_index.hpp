@@ -1,45 +1,23 @@
 #pragma once
 /// \file
 /// `TensorIndex`: one entry of `x.index({...})`, LibTorch's indexing form:
-/// an integer, a `Slice`, `None` (insert a dimension) or `Ellipsis`.
+/// an integer, a `Slice`, `None` (insert a dimension), `Ellipsis`, or an
+/// index tensor: `Tensor<int64_t>` (integer-array indexing) or `Tensor<bool>`
+/// (a mask). Only the holder lives here; what the entries mean is in
+/// ops/views.hpp (basic indexing, a view) and ops/advanced_index.hpp (index
+/// tensors, a copy).
 
 #include <concepts>
 #include <cstdint>
-#include <optional>
-#include <ostream>
+#include <utility>
 #include <variant>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/core/expression.hpp"
+#include "tensorlib/core/slice.hpp"
+#include "tensorlib/core/tensor.hpp"
 
 namespace tensorlib {
-
-/// Tag for `None`: in an index it inserts a size-1 dimension; as a slice bound
-/// it means "from the start" / "to the end".
-struct NoneType {};
-inline constexpr NoneType None{};
-
-/// Tag for `...`: stands for as many full slices as needed.
-struct EllipsisType {};
-inline constexpr EllipsisType Ellipsis{};
-
-/// One bound of a slice: an integer or `None`.
-struct SliceBound {
-  std::optional<int64_t> value;
-  constexpr SliceBound(NoneType = None) {}  // NOLINT: implicit like LibTorch
-  /// An integer bound of any integer type.
-  template <std::integral I>
-  requires(!std::same_as<I, bool>) constexpr SliceBound(I v)
-      : value(static_cast<int64_t>(v)) {}  // NOLINT: implicit like LibTorch
-};
-
-/// Python's `start:stop:step`, with negative and omitted bounds.
-struct Slice {
-  SliceBound start;
-  SliceBound stop;
-  SliceBound step;
-  constexpr Slice(SliceBound start_ = None, SliceBound stop_ = None, SliceBound step_ = None)  // NOLINT
-      : start(start_), stop(stop_), step(step_) {}
-};
 
 /// One entry of an index list.
 class TensorIndex {
@@ -51,16 +29,32 @@ class TensorIndex {
   TensorIndex(Slice s) : v_(s) {}              // NOLINT
   TensorIndex(NoneType) : v_(None) {}          // NOLINT
   TensorIndex(EllipsisType) : v_(Ellipsis) {}  // NOLINT
+  /// Integer-array indexing: selects the listed positions (negative ones count from the end).
+  TensorIndex(Tensor<int64_t> t) : v_(std::move(t)) {}  // NOLINT
+  /// A mask over as many dimensions as it has (a 0-d mask adds a dimension of size 1 or 0).
+  TensorIndex(Tensor<bool> t) : v_(std::move(t)) {}  // NOLINT
+  /// A lazy bool or int64 expression, evaluated: `x.index({x > 0})`.
+  template <class E>
+  requires(ForeignExpression<E, bool>&& ForeignExpression<E, int64_t> &&
+           (std::same_as<value_type_t<E>, bool> || std::same_as<value_type_t<E>, int64_t>))
+      TensorIndex(const E& e)  // NOLINT
+      : v_(Tensor<value_type_t<E>>(e)) {}
 
   bool is_integer() const { return std::holds_alternative<int64_t>(v_); }
   bool is_slice() const { return std::holds_alternative<Slice>(v_); }
   bool is_none() const { return std::holds_alternative<NoneType>(v_); }
   bool is_ellipsis() const { return std::holds_alternative<EllipsisType>(v_); }
+  bool is_long_tensor() const { return std::holds_alternative<Tensor<int64_t>>(v_); }
+  bool is_bool_tensor() const { return std::holds_alternative<Tensor<bool>>(v_); }
+  /// An index tensor of either kind (what makes an index "advanced").
+  bool is_tensor() const { return is_long_tensor() || is_bool_tensor(); }
   int64_t integer() const { return std::get<int64_t>(v_); }
   const Slice& slice() const { return std::get<Slice>(v_); }
+  const Tensor<int64_t>& long_tensor() const { return std::get<Tensor<int64_t>>(v_); }
+  const Tensor<bool>& bool_tensor() const { return std::get<Tensor<bool>>(v_); }
 
  private:
-  std::variant<int64_t, Slice, NoneType, EllipsisType> v_;
+  std::variant<int64_t, Slice, NoneType, EllipsisType, Tensor<int64_t>, Tensor<bool>> v_;
 };
 
 }  // namespace tensorlib

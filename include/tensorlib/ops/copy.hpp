@@ -1,9 +1,8 @@
 #pragma once
 /// \file
-/// Copies: `contiguous`, `clone`, `copy_`, `to<U>` and `index_put_`. Each is a
+/// Copies: `contiguous`, `clone`, `copy_` and `to<U>`. Each is a
 /// one-leaf expression run by the same fused executor as everything else.
 
-#include <initializer_list>
 #include <type_traits>
 
 #include "tensorlib/core/stats.hpp"
@@ -48,17 +47,6 @@ Tensor<U> Tensor<T>::to() const {
     stats::detail::count_copy();
     return detail::evaluate(as_node<U>(*this));
   }
-}
-
-template <Element T>
-template <Operand V>
-Tensor<T>& Tensor<T>::index_put_(std::initializer_list<TensorIndex> indices, const V& value) {
-  Tensor view = index(indices);
-  if constexpr (Scalar<V>)
-    view.fill_(detail::checked_scalar_cast<T>(value));
-  else
-    detail::write_into(view, value, "index_put_");
-  return *this;
 }
 
 }  // namespace tensorlib

@@ -13,6 +13,7 @@
 
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/shape.hpp"
+#include "tensorlib/core/slice.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/core/tensor_index.hpp"
 
@@ -264,16 +265,20 @@ Tensor<T> Tensor<T>::slice(int64_t dim_, SliceBound start_, SliceBound end_, int
   return detail::restride(*this, sz, st, storage_offset() + start * stride(d));
 }
 
-template <Element T>
-Tensor<T> Tensor<T>::index(std::initializer_list<TensorIndex> indices) const {
+namespace detail {
+
+/// Basic indexing (integers, slices, None, Ellipsis): a view. The caller has
+/// checked that `indices` holds no index tensor (ops/advanced_index.hpp).
+template <Element T, class Indices>
+Tensor<T> basic_index(const Tensor<T>& self, const Indices& indices) {
   int64_t consumed = 0, ellipses = 0;
   for (const auto& i : indices) {
     if (i.is_integer() || i.is_slice()) ++consumed;
     if (i.is_ellipsis()) ++ellipses;
   }
   detail::check<IndexError>(ellipses <= 1, "index: an index can only have a single ellipsis ('...')");
-  detail::check<IndexError>(consumed <= dim(), "index: too many indices for tensor of dimension ", dim());
-  Tensor out = *this;
+  detail::check<IndexError>(consumed <= self.dim(), "index: too many indices for tensor of dimension ", self.dim());
+  Tensor<T> out = self;
   int64_t d = 0;  // the next dimension of `out` to index
   for (const auto& i : indices) {
     if (i.is_integer()) {
@@ -286,11 +291,13 @@ Tensor<T> Tensor<T>::index(std::initializer_list<TensorIndex> indices) const {
       out = out.unsqueeze(d);
       ++d;
     } else {
-      d += dim() - consumed;
+      d += self.dim() - consumed;
     }
   }
   return out;
 }
+
+}  // namespace detail
 
 template <Element T>
 Tensor<T> Tensor<T>::as_strided(const Shape& sizes_, const Shape& strides_, std::optional<int64_t> offset) const {

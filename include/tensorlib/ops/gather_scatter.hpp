@@ -1,0 +1,341 @@
+#pragma once
+/// \file
+/// Gathers and scatters along one dimension with an index tensor of the same
+/// rank: `gather`, `scatter` (tensor or value source, optional reduce "add" /
+/// "multiply"), `scatter_add` and `scatter_reduce` ("sum", "prod", "mean",
+/// "amax", "amin", `include_self`), with PyTorch 1.13's CPU semantics.
+/// Indices must lie in [0, size) (no negatives, as in PyTorch). Repeated
+/// indices: the accumulating forms combine every source element; plain
+/// `scatter` writes in row-major order of `index`, so the last write wins.
+///
+/// For dim = 1 of a 3-d input (i, j, k run over `index`'s shape):
+///   gather:  out[i][j][k] = self[i][index[i][j][k]][k]
+///   scatter: self[i][index[i][j][k]][k] = src[i][j][k]
+/// The loops run over `index`'s shape with `self`'s stride along `dim` set to
+/// 0 (cpu::for_each_offsets); the index value times that stride is added.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "tensorlib/backend/cpu/strided_loop.hpp"
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/shape.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/expr/operators.hpp"
+#include "tensorlib/ops/along_dim.hpp"
+#include "tensorlib/ops/copy.hpp"
+#include "tensorlib/ops/dispatch.hpp"
+#include "tensorlib/ops/evaluate.hpp"
+#include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/index_common.hpp"
+
+namespace tensorlib {
+namespace detail {
+
+/// How `scatter_reduce` combines a source element into the destination.
+enum class ScatterReduce { none, sum, prod, mean, amax, amin };
+
+inline ScatterReduce parse_scatter_reduce(std::string_view reduce, bool two_arg_form, const char* op) {
+  if (two_arg_form) {  // scatter_'s `reduce`: "add" or "multiply" (or none)
+    if (reduce.empty()) return ScatterReduce::none;
+    if (reduce == "add") return ScatterReduce::sum;
+    if (reduce == "multiply") return ScatterReduce::prod;
+    throw ValueError(concat(op, "(): reduce argument must be either add or multiply, got ", reduce));
+  }
+  if (reduce == "sum") return ScatterReduce::sum;
+  if (reduce == "prod") return ScatterReduce::prod;
+  if (reduce == "mean") return ScatterReduce::mean;
+  if (reduce == "amax") return ScatterReduce::amax;
+  if (reduce == "amin") return ScatterReduce::amin;
+  throw ValueError(concat(op, "(): reduce argument must be either sum, prod, mean, amax or amin, got ", reduce));
+}
+
+/// dst combined with v; amax/amin propagate NaN like PyTorch's CPU kernel.
+template <Element T>
+T combine(ScatterReduce r, T dst, T v) {
+  switch (r) {
+    case ScatterReduce::sum:
+    case ScatterReduce::mean:
+      if constexpr (std::is_same_v<T, bool>)
+        return dst || v;
+      else
+        return static_cast<T>(dst + v);
+    case ScatterReduce::prod:
+      if constexpr (std::is_same_v<T, bool>)
+        return dst && v;
+      else
+        return static_cast<T>(dst * v);
+    case ScatterReduce::amax:
+      return is_nan(v) || is_nan(dst) ? (is_nan(v) ? v : dst) : (v > dst ? v : dst);
+    case ScatterReduce::amin:
+      return is_nan(v) || is_nan(dst) ? (is_nan(v) ? v : dst) : (v < dst ? v : dst);
+    case ScatterReduce::none:
+      break;
+  }
+  return v;
+}
+
+/// The value a destination starts from when `include_self` is false.
+template <Element T>
+T reduce_identity(ScatterReduce r) {
+  if (r == ScatterReduce::prod) return T(1);
+  if (r == ScatterReduce::amax)
+    return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                : std::numeric_limits<T>::lowest();
+  if (r == ScatterReduce::amin)
+    return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+  return T(0);
+}
+
+/// PyTorch's gather_shape_check: same rank (0-d counts as 1-d) and index no
+/// larger than self outside `dim`.
+template <Element T>
+void check_gather_shape(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, const char* op) {
+  check<ShapeError>(nonempty_dim(index) == nonempty_dim(self), op,
+                    "(): Index tensor must have the same number of dimensions as input tensor");
+  const Tensor<T> s = at_least_1d(self);
+  const Tensor<int64_t> ix = at_least_1d(index);
+  for (int64_t d = 0; d < ix.dim(); ++d)
+    check<ShapeError>(d == dim || ix.size(d) <= s.size(d), op, "(): Size does not match at dimension ", d,
+                      " expected index ", index.sizes(), " to be smaller than self ", self.sizes(),
+                      " apart from dimension ", dim);
+}
+
+/// PyTorch's scatter_shape_check (skipped for an empty index, as there).
+template <Element T>
+void check_scatter_shape(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>* src,
+                         const char* op) {
+  if (index.numel() == 0) return;
+  check<ShapeError>(nonempty_dim(index) == nonempty_dim(self), op,
+                    "(): Index tensor must have the same number of dimensions as self tensor");
+  if (src)
+    check<ShapeError>(nonempty_dim(index) == nonempty_dim(*src), op,
+                      "(): Index tensor must have the same number of dimensions as src tensor");
+  const Tensor<T> s = at_least_1d(self);
+  const Tensor<int64_t> ix = at_least_1d(index);
+  for (int64_t d = 0; d < ix.dim(); ++d) {
+    const bool ok = (d == dim || ix.size(d) <= s.size(d)) && (!src || ix.size(d) <= at_least_1d(*src).size(d));
+    check<ShapeError>(ok, op, "(): Expected index ", index.sizes(), " to be smaller than self ", self.sizes(),
+                      " apart from dimension ", dim, src ? " and to be smaller size than src " : "",
+                      src ? concat(src->sizes()) : std::string());
+  }
+}
+
+/// self[.. index ..] = combine(self, src) over index's shape; `src` may be
+/// null for a value scatter. `counts` (mean only) counts the writes per
+/// destination element, laid out like `self` (contiguous).
+template <Element T>
+void scatter_into(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>* src, T value,
+                  ScatterReduce reduce, const Tensor<int64_t>* counts, const char* op) {
+  const Tensor<T> s = at_least_1d(self);
+  const Tensor<int64_t> ix = at_least_1d(index);
+  const Tensor<T> sv = src ? at_least_1d(*src) : s;
+  const int64_t size = s.size(dim), step = s.stride(dim);
+  T* out = s.data_ptr();
+  const int64_t* idx = ix.data_ptr();
+  const T* in = sv.data_ptr();
+  int64_t* cnt = counts ? counts->data_ptr() : nullptr;
+  const Shape count_strides = counts ? without_dim(contiguous_strides(s.sizes()), dim) : Shape::filled(s.dim(), 0);
+  const int64_t count_step = counts ? contiguous_strides(s.sizes())[dim] : 0;
+  // Strides of self/src restricted to index's dimensions (index is never larger).
+  Shape self_strides = without_dim(s.strides(), dim);
+  Shape src_strides = src ? sv.strides() : Shape::filled(s.dim(), 0);
+  dispatch_cpu_only(self.device(), op, [&] {
+    cpu::for_each_offsets<4>(ix.sizes(), {ix.strides(), src_strides, self_strides, count_strides},
+                             [&](const std::array<int64_t, 4>& o) {
+                               const int64_t i = checked_index(idx[o[0]], size, dim, Negative::rejected, op);
+                               const T v = src ? in[o[1]] : value;
+                               T& dst = out[o[2] + i * step];
+                               dst = reduce == ScatterReduce::none ? v : combine(reduce, dst, v);
+                               if (cnt) ++cnt[o[3] + i * count_step];
+                             });
+  });
+}
+
+template <Element T>
+void scatter_reduce_into(const Tensor<T>& self, int64_t dim_, const Tensor<int64_t>& index_, const Tensor<T>& src_,
+                         ScatterReduce reduce, bool include_self, const char* op) {
+  const int64_t dim = wrap_dim(dim_, self.dim(), op);
+  check_devices(op, self.device(), index_, src_);
+  check_scatter_shape(self, dim, index_, &src_, op);
+  check_no_internal_overlap(self, op);
+  const Tensor<int64_t> index = unaliased(index_, self);
+  const Tensor<T> src = unaliased(src_, self);
+  if (!include_self)
+    scatter_into<T>(self, dim, index, nullptr, reduce_identity<T>(reduce), ScatterReduce::none, nullptr, op);
+  if (reduce != ScatterReduce::mean) {
+    scatter_into(self, dim, index, &src, T(0), reduce, nullptr, op);
+    return;
+  }
+  // mean: sum, then divide by the number of terms (self counts as one when
+  // included); integers divide with floor, as in PyTorch.
+  auto counts = full<int64_t>(self.sizes(), include_self ? 1 : 0, {.device = self.device()});
+  scatter_into(self, dim, index, &src, T(0), ScatterReduce::sum, &counts, op);
+  const Tensor<int64_t> divisor = tl::where(counts == int64_t(0), int64_t(1), counts);
+  if constexpr (std::is_floating_point_v<T>) {
+    write_into(self, self / divisor.to<T>(), op);
+  } else {
+    dispatch_cpu_only(self.device(), op, [&] {
+      T* p = self.data_ptr();
+      const int64_t* c = divisor.data_ptr();
+      cpu::for_each_offsets<2>(self.sizes(), {self.strides(), divisor.strides()}, [&](const std::array<int64_t, 2>& o) {
+        const auto n = static_cast<T>(c[o[1]]);
+        T q = static_cast<T>(p[o[0]] / n);
+        if constexpr (std::is_signed_v<T>)
+          if ((p[o[0]] % n != 0) && ((p[o[0]] < 0) != (n < 0))) --q;
+        p[o[0]] = q;
+      });
+    });
+  }
+}
+
+}  // namespace detail
+
+/// `torch.gather(input, dim, index)`: out[i][j][k] = input[i][index[i][j][k]][k]
+/// (dim 1); the result has index's shape. Indices must be in [0, size(dim)).
+template <Element T>
+Tensor<T> gather(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index) {
+  const int64_t d = wrap_dim(dim, input.dim(), "gather");
+  detail::check_devices("gather", input.device(), index);
+  detail::check_gather_shape(input, d, index, "gather");
+  auto out = empty<T>(index.sizes(), {.device = input.device()});
+  const Tensor<T> x = detail::at_least_1d(input);
+  const Tensor<int64_t> ix = detail::at_least_1d(index);
+  const Tensor<T> o1 = detail::at_least_1d(out);
+  const int64_t size = x.size(d), step = x.stride(d);
+  const T* in = x.data_ptr();
+  const int64_t* idx = ix.data_ptr();
+  T* dst = o1.data_ptr();
+  detail::dispatch_cpu_only(input.device(), "gather", [&] {
+    cpu::for_each_offsets<3>(ix.sizes(), {o1.strides(), ix.strides(), detail::without_dim(x.strides(), d)},
+                             [&](const std::array<int64_t, 3>& o) {
+                               const int64_t i =
+                                   detail::checked_index(idx[o[1]], size, d, detail::Negative::rejected, "gather");
+                               dst[o[0]] = in[o[2] + i * step];
+                             });
+  });
+  return out;
+}
+
+/// `Tensor.scatter_(dim, index, src, reduce=None)`: self[i][index[i][j][k]][k] = src[i][j][k]
+/// (dim 1), or combined by `reduce` "add" / "multiply". Returns self.
+template <Element T>
+Tensor<T> scatter_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src,
+                   std::string_view reduce = {}) {
+  const auto r = detail::parse_scatter_reduce(reduce, true, "scatter_");
+  detail::scatter_reduce_into(self, dim, index, src, r, true, "scatter_");
+  return self;
+}
+
+/// `Tensor.scatter_(dim, index, value, reduce=None)`: writes one value at every indexed position.
+template <Element T>
+Tensor<T> scatter_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, T value,
+                   std::string_view reduce = {}) {
+  const auto r = detail::parse_scatter_reduce(reduce, true, "scatter_");
+  const int64_t d = wrap_dim(dim, self.dim(), "scatter_");
+  detail::check_devices("scatter_", self.device(), index);
+  detail::check_scatter_shape<T>(self, d, index, nullptr, "scatter_");
+  detail::check_no_internal_overlap(self, "scatter_");
+  detail::scatter_into<T>(self, d, detail::unaliased(index, self), nullptr, value, r, nullptr, "scatter_");
+  return self;
+}
+
+/// `torch.scatter(input, dim, index, src)`: a copy of input with `scatter_` applied.
+template <Element T>
+Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src,
+                  std::string_view reduce = {}) {
+  Tensor<T> out = input.clone();
+  return scatter_(out, dim, index, src, reduce);
+}
+
+/// `torch.scatter(input, dim, index, value)`.
+template <Element T>
+Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, T value,
+                  std::string_view reduce = {}) {
+  Tensor<T> out = input.clone();
+  return scatter_(out, dim, index, value, reduce);
+}
+
+/// `Tensor.scatter_add_(dim, index, src)`: adds every src element into its
+/// indexed position (repeated indices accumulate).
+template <Element T>
+Tensor<T> scatter_add_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src) {
+  detail::scatter_reduce_into(self, dim, index, src, detail::ScatterReduce::sum, true, "scatter_add_");
+  return self;
+}
+
+/// `torch.scatter_add(input, dim, index, src)`.
+template <Element T>
+Tensor<T> scatter_add(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src) {
+  Tensor<T> out = input.clone();
+  return scatter_add_(out, dim, index, src);
+}
+
+/// `Tensor.scatter_reduce_(dim, index, src, reduce, include_self=True)`:
+/// reduce ("sum", "prod", "mean", "amax", "amin") every src element into its
+/// indexed position; with include_self=false the positions written to start
+/// from the reduction's identity instead of self's value.
+template <Element T>
+Tensor<T> scatter_reduce_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src,
+                          std::string_view reduce, bool include_self = true) {
+  const auto r = detail::parse_scatter_reduce(reduce, false, "scatter_reduce_");
+  detail::scatter_reduce_into(self, dim, index, src, r, include_self, "scatter_reduce_");
+  return self;
+}
+
+/// `torch.scatter_reduce(input, dim, index, src, reduce, include_self=True)`.
+template <Element T>
+Tensor<T> scatter_reduce(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src,
+                         std::string_view reduce, bool include_self = true) {
+  Tensor<T> out = input.clone();
+  return scatter_reduce_(out, dim, index, src, reduce, include_self);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::gather(int64_t dim, const Tensor<int64_t>& index) const {
+  return tl::gather(*this, dim, index);
+}
+template <Element T>
+Tensor<T> Tensor<T>::scatter(int64_t dim, const Tensor<int64_t>& index, const Tensor& src) const {
+  return tl::scatter(*this, dim, index, src);
+}
+template <Element T>
+Tensor<T> Tensor<T>::scatter(int64_t dim, const Tensor<int64_t>& index, T value) const {
+  return tl::scatter(*this, dim, index, value);
+}
+template <Element T>
+Tensor<T>& Tensor<T>::scatter_(int64_t dim, const Tensor<int64_t>& index, const Tensor& src, std::string_view reduce) {
+  tl::scatter_(*this, dim, index, src, reduce);
+  return *this;
+}
+template <Element T>
+Tensor<T>& Tensor<T>::scatter_(int64_t dim, const Tensor<int64_t>& index, T value, std::string_view reduce) {
+  tl::scatter_(*this, dim, index, value, reduce);
+  return *this;
+}
+template <Element T>
+Tensor<T> Tensor<T>::scatter_add(int64_t dim, const Tensor<int64_t>& index, const Tensor& src) const {
+  return tl::scatter_add(*this, dim, index, src);
+}
+template <Element T>
+Tensor<T>& Tensor<T>::scatter_add_(int64_t dim, const Tensor<int64_t>& index, const Tensor& src) {
+  tl::scatter_add_(*this, dim, index, src);
+  return *this;
+}
+template <Element T>
+Tensor<T> Tensor<T>::scatter_reduce(int64_t dim, const Tensor<int64_t>& index, const Tensor& src,
+                                    std::string_view reduce, bool include_self) const {
+  return tl::scatter_reduce(*this, dim, index, src, reduce, include_self);
+}
+template <Element T>
+Tensor<T>& Tensor<T>::scatter_reduce_(int64_t dim, const Tensor<int64_t>& index, const Tensor& src,
+                                      std::string_view reduce, bool include_self) {
+  tl::scatter_reduce_(*this, dim, index, src, reduce, include_self);
+  return *this;
+}
+
+}  // namespace tensorlib
