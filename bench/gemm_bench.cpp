@@ -4,7 +4,7 @@
 //             contiguous axpy the compiler vectorizes, rows split by OpenMP
 //   Blas      cblas_sgemm of OpenBLAS (libopenblas-dev) at the same thread
 //             count, else of the system BLAS when CMake found one (the
-//             reference libblas is single-threaded: its 2-thread row is 1 thread)
+//             reference libblas is single-threaded: its 2-thread rows are skipped)
 //   LibTorch  torch::mm, when built with libtorch-dev installed
 // Each reports GFLOP/s (2 n^3 flops per product) in the "GFLOPS" counter.
 // Run: OMP_WAIT_POLICY=PASSIVE ./gemm_bench

@@ -1,14 +1,21 @@
 // Reductions over a float32 matrix, in one run:
 //   Read          the machine's read bandwidth on the same buffer: a hand-written
-//                 AVX2 loop summing it with 4 accumulators per thread (OpenMP)
-//   SumAll        tensorlib x.sum()                  beside HandSumAll, LibTorchSumAll
+//                 AVX2 loop summing it with 4 accumulators per thread (OpenMP);
+//                 it is also the hand-written baseline of SumAll
+//   SumAll        tensorlib x.sum()                  beside Read, LibTorchSumAll
 //   SumDim1       tensorlib x.sum(1) (row sums)      beside HandSumDim1, LibTorchSumDim1
+//   SumDim1Expr   (x * 1).sum(1): the same sum through the expression path
+//                 (evaluated into an L1 block, then folded) that plain tensors skip
 //   SumDim0       tensorlib x.sum(0) (column sums)   beside LibTorchSumDim0
 //   Softmax       tensorlib tl::softmax(x, 1)        beside HandSoftmax, LibTorchSoftmax
+//   SoftmaxThreePass  the same softmax on a layout whose dim 1 is not
+//                 contiguous (three fused passes instead of the row kernel)
 // Shapes: [4096, 1024] (16 MiB: inside this machine's 32 MiB L3) and
 // [16384, 4096] (256 MiB: main memory); at 2 threads and 1 thread.
 // Bytes processed = the matrix read once (plus written once for softmax), so
-// the bytes_per_second counters compare directly with Read.
+// the bytes_per_second counters compare directly with Read. tensorlib's and
+// LibTorch's softmax allocate their output each iteration (page faults
+// included); HandSoftmax writes into a preallocated one.
 // Run: OMP_WAIT_POLICY=PASSIVE python3 bench/reduce_report.py build/bench/reduce_bench
 
 #include <benchmark/benchmark.h>
@@ -152,6 +159,15 @@ void HandSumDim1(benchmark::State& state) {
   set_bytes(state, c.numel(), 1);
 }
 
+void SumDim1Expr(benchmark::State& state) {
+  const Case c(state);
+  for (auto _ : state) {
+    auto s = (c.x * 1.f).sum(1);
+    benchmark::DoNotOptimize(s.data_ptr());
+  }
+  set_bytes(state, c.numel(), 1);
+}
+
 void SumDim0(benchmark::State& state) {
   const Case c(state);
   for (auto _ : state) {
@@ -165,6 +181,17 @@ void Softmax(benchmark::State& state) {
   const Case c(state);
   for (auto _ : state) {
     auto y = tl::softmax(c.x, 1);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+  set_bytes(state, c.numel(), 2);
+}
+
+void SoftmaxThreePass(benchmark::State& state) {
+  const Case c(state);
+  // The same values with dim 1 strided: [rows, cols] viewed from a [cols, rows] buffer.
+  const auto xt = c.x.t().contiguous().t();
+  for (auto _ : state) {
+    auto y = tl::softmax(xt, 1);
     benchmark::DoNotOptimize(y.data_ptr());
   }
   set_bytes(state, c.numel(), 2);
@@ -242,8 +269,10 @@ BENCHMARK(Read)->Apply(shapes);
 BENCHMARK(SumAll)->Apply(shapes);
 BENCHMARK(SumDim1)->Apply(shapes);
 BENCHMARK(HandSumDim1)->Apply(shapes);
+BENCHMARK(SumDim1Expr)->Apply(shapes);
 BENCHMARK(SumDim0)->Apply(shapes);
 BENCHMARK(Softmax)->Apply(shapes);
+BENCHMARK(SoftmaxThreePass)->Apply(shapes);
 BENCHMARK(HandSoftmax)->Apply(shapes);
 #if defined(TENSORLIB_BENCH_LIBTORCH)
 BENCHMARK(LibTorchSumAll)->Apply(shapes);

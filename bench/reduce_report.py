@@ -25,10 +25,11 @@ def main():
                   (label, threads, "s" if threads > 1 else "", read, rows * cols * 4 / read / 1e6))
             print("| op | tensorlib | % of read | hand-written | LibTorch | LibTorch / tensorlib |")
             print("|---|---|---|---|---|---|")
-            for op, passes, hand in (("SumAll", 1, None), ("SumDim1", 1, "HandSumDim1"), ("SumDim0", 1, None),
-                                     ("Softmax", 2, "HandSoftmax")):
+            for op, passes, hand in (("SumAll", 1, "Read"), ("SumDim1", 1, "HandSumDim1"),
+                                     ("SumDim1Expr", 1, "HandSumDim1"), ("SumDim0", 1, None),
+                                     ("Softmax", 2, "HandSoftmax"), ("SoftmaxThreePass", 2, "HandSoftmax")):
                 ours = m[op + suffix]
-                torch = m.get("LibTorch" + op + suffix)
+                torch = m.get("LibTorch" + op.replace("Expr", "").replace("ThreePass", "") + suffix)
                 row = [op, "%.3f ms" % ours, "%.0f%%" % (100 * read * passes / ours),
                        "%.3f ms" % m[hand + suffix] if hand else "-",
                        "%.3f ms" % torch if torch else "not built",
