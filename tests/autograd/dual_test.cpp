@@ -40,7 +40,8 @@ void check_unary(const char* name, const F& f, const std::vector<double>& points
 
 template <class F>
 void check_binary(const char* name, const F& f, const std::vector<std::pair<double, double>>& points) {
-  for (const auto& [a, b] : points) {
+  for (const auto& point : points) {
+    const double a = point.first, b = point.second;  // not a structured binding: clang 14 cannot capture those
     CAPTURE(name);
     CAPTURE(a);
     CAPTURE(b);
