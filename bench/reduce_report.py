@@ -27,9 +27,9 @@ def main():
             print("|---|---|---|---|---|---|")
             for op, passes, hand in (("SumAll", 1, "Read"), ("SumDim1", 1, "HandSumDim1"),
                                      ("SumDim1Expr", 1, "HandSumDim1"), ("SumDim0", 1, None),
-                                     ("Softmax", 2, "HandSoftmax"), ("SoftmaxThreePass", 2, "HandSoftmax")):
+                                     ("Softmax", 2, "HandSoftmax"), ("SoftmaxDim0", 2, None)):
                 ours = m[op + suffix]
-                torch = m.get("LibTorch" + op.replace("Expr", "").replace("ThreePass", "") + suffix)
+                torch = m.get("LibTorch" + op.replace("Expr", "") + suffix)
                 row = [op, "%.3f ms" % ours, "%.0f%%" % (100 * read * passes / ours),
                        "%.3f ms" % m[hand + suffix] if hand else "-",
                        "%.3f ms" % torch if torch else "not built",

@@ -246,11 +246,13 @@ TEST_CASE("softmax of contiguous rows matches the three-pass form") {
   // (the same values laid out transposed), tails and NaN/inf rows included.
   for (int64_t cols : {2, 7, 16, 33, 1000}) {
     const tl::Tensor<float> x = tl::randn({9, cols}) * 4.f;
-    const auto xt = x.t().contiguous().t();  // same values, dim 1 not contiguous
+    const auto xt = x.t().contiguous();      // [cols, 9]: softmax over dim 0, not the last, takes three passes
+    const auto xs = x.t().contiguous().t();  // dim 1 strided: copied, then the row kernel
     for (bool log : {false, true}) {
       const auto fast = log ? tl::log_softmax(x, -1) : tl::softmax(x, 1);
-      const auto slow = log ? tl::log_softmax(xt, 1) : tl::softmax(xt, -1);
-      const auto a = fast.to_vector(), b = slow.contiguous().to_vector();
+      const auto slow = log ? tl::log_softmax(xt, 0) : tl::softmax(xt, 0);
+      const auto a = fast.to_vector(), b = slow.t().contiguous().to_vector();
+      CHECK((log ? tl::log_softmax(xs, 1) : tl::softmax(xs, 1)).to_vector() == a);
       // log_softmax: (x - m) - log(s) carries float rounding at the scale of
       // |x - m| (< ~30 here), so it is compared with an absolute tolerance.
       const double scale = log ? 30.0 : 1e-3;

@@ -486,17 +486,20 @@ Tensor<int64_t> argmin(const E& x, std::optional<int64_t> dim = std::nullopt, bo
 
 namespace detail {
 
-/// softmax/log_softmax along the last dimension of a tensor contiguous
-/// along it, by the row kernel; an empty optional for other layouts, and for
+/// softmax/log_softmax along the last dimension by the row kernel (a strided
+/// input is made contiguous first); an empty optional for other dims, and for
 /// fewer rows than threads when a row outgrows L2 (the kernel splits rows
 /// only and sweeps each row three times; the fused passes use every thread).
 template <bool Log, Element T>
 std::optional<Tensor<T>> softmax_last_dim(const Tensor<T>& x, int64_t dim) {
-  if (dim != x.dim() - 1 || !x.is_contiguous()) return std::nullopt;
+  if (dim != x.dim() - 1) return std::nullopt;
   const int64_t cols = x.size(dim), rows = x.numel() / cols;
   if (rows < get_num_threads() && cols * static_cast<int64_t>(sizeof(T)) > (int64_t{256} << 10)) return std::nullopt;
+  // A strided last dim is copied first: one copy costs less than the three
+  // passes, which compute exp twice.
+  const Tensor<T> in = x.is_contiguous() ? x : x.contiguous();
   auto y = empty<T>(x.sizes(), {.device = x.device()});
-  dispatch_softmax_rows<Log>(x, y);
+  dispatch_softmax_rows<Log>(in, y);
   return y;
 }
 
