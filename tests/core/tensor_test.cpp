@@ -51,6 +51,19 @@ TEST_CASE("the CPU allocator aligns to 64 bytes and counts bytes in use") {
   CHECK(tl::stats::snapshot().peak_bytes_in_use == base + 8000);
 }
 
+TEST_CASE("large CPU blocks are aligned for huge pages and counted like others") {
+  const auto before = tl::stats::snapshot();
+  {
+    const auto big = tl::ones<float>({(int64_t{4} << 20) / 4 + 3});  // just over 4 MiB
+    CHECK(reinterpret_cast<std::uintptr_t>(big.data_ptr()) % (std::uintptr_t{2} << 20) == 0);
+    CHECK((tl::stats::snapshot() - before).bytes_in_use == (int64_t{4} << 20) + 12);
+    CHECK(big.sum().item() == static_cast<float>((int64_t{4} << 20) / 4 + 3));
+    const auto small = tl::empty<float>({(int64_t{4} << 20) / 4 - 1});  // below the threshold: 64 bytes
+    CHECK(reinterpret_cast<std::uintptr_t>(small.data_ptr()) % 64 == 0);
+  }
+  CHECK((tl::stats::snapshot() - before).bytes_in_use == 0);
+}
+
 TEST_CASE("an empty tensor is contiguous whatever its strides") {
   CHECK(tl::empty_strided<float>({0, 3}, {1, 7}).is_contiguous());
 }

@@ -10,6 +10,10 @@
 #include <new>
 #include <utility>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "tensorlib/core/device.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/stats.hpp"
@@ -63,23 +67,39 @@ class Allocator {
 };
 
 /// Host memory aligned to 64 bytes (a cache line, and the widest SIMD load),
-/// counted in `tl::stats`.
+/// counted in `tl::stats`. Blocks of 4 MiB and more are aligned to 2 MiB and
+/// offered to the kernel as transparent huge pages (Note [huge pages]).
+///
+/// Note [huge pages]
+/// A fresh large block is an mmap whose every 4 KiB page faults on first
+/// touch: ~20 ms for a 64 MiB result, more than the fused loop that writes it.
+/// With 2 MiB pages (madvise(MADV_HUGEPAGE), honoured when the system's THP
+/// mode is "madvise" or "always") there are 512x fewer faults. Elsewhere, or
+/// when the kernel declines, the block is an ordinary one.
 class CpuAllocator final : public Allocator {
  public:
   static constexpr std::size_t kAlignment = 64;
+  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  static constexpr std::size_t kHugeThreshold = std::size_t{4} << 20;
 
   DataPtr allocate(int64_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(kCPU));
-    void* p = ::operator new (static_cast<std::size_t>(nbytes), std::align_val_t{kAlignment});
+    const auto n = static_cast<std::size_t>(nbytes);
+    void* p = ::operator new (n, std::align_val_t{alignment_for(n)});
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (n >= kHugeThreshold) ::madvise(p, n, MADV_HUGEPAGE);  // advisory: failure leaves small pages
+#endif
     stats::detail::count_allocation(nbytes);
     // The size travels in the context pointer so the deleter can count it.
     return DataPtr(p, reinterpret_cast<void*>(static_cast<std::uintptr_t>(nbytes)), &free, Device(kCPU));
   }
 
  private:
+  static constexpr std::size_t alignment_for(std::size_t n) { return n >= kHugeThreshold ? kHugePage : kAlignment; }
   static void free(void* p, void* context) {
-    ::operator delete (p, std::align_val_t{kAlignment});
-    stats::detail::count_free(static_cast<int64_t>(reinterpret_cast<std::uintptr_t>(context)));
+    const auto n = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(context));
+    ::operator delete (p, std::align_val_t{alignment_for(n)});
+    stats::detail::count_free(static_cast<int64_t>(n));
   }
 };
 
