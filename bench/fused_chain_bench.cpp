@@ -22,12 +22,10 @@
 
 #include <tensorlib/tensorlib.hpp>
 
+#include "avx2_math.hpp"
+
 #if defined(TENSORLIB_BENCH_LIBTORCH)
 #include <torch/torch.h>
-#endif
-
-#if !defined(__AVX2__) || !defined(__FMA__)
-#error "fused_chain_bench needs -mavx2 -mfma (the hand-written baseline uses AVX2+FMA intrinsics)"
 #endif
 
 namespace {
@@ -42,25 +40,8 @@ Inputs make_inputs(const tl::Shape& shape, const tl::Shape& d_shape) {
           tl::randn(d_shape, g), tl::randn(shape, g), tl::empty<float>(shape)};
 }
 
-// e^x on 8 lanes: round-to-nearest range reduction by ln 2, degree-7 Taylor
-// polynomial, exponent insertion; inputs clamped to the normal range.
-inline __m256 exp8(__m256 x) {
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.7f));
-  const __m256 n =
-      _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.f / 5040);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 720));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 120));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 24));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 6));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-}
+using bench::exp8;
+
 inline __m256 sigmoid8(__m256 x) {
   const __m256 one = _mm256_set1_ps(1.f);
   return _mm256_div_ps(one, _mm256_add_ps(one, exp8(_mm256_sub_ps(_mm256_setzero_ps(), x))));

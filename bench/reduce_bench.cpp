@@ -28,15 +28,16 @@
 
 #include <tensorlib/tensorlib.hpp>
 
+#include "avx2_math.hpp"
+
 #if defined(TENSORLIB_BENCH_LIBTORCH)
 #include <torch/torch.h>
 #endif
 
-#if !defined(__AVX2__) || !defined(__FMA__)
-#error "reduce_bench needs -mavx2 -mfma (the hand-written baselines use AVX2+FMA intrinsics)"
-#endif
-
 namespace {
+
+using bench::exp8;
+using bench::hsum;
 
 // Arguments: rows, cols, threads.
 struct Case {
@@ -54,12 +55,6 @@ struct Case {
 
 void set_bytes(benchmark::State& state, int64_t n, int passes) {
   state.SetBytesProcessed(state.iterations() * n * passes * static_cast<int64_t>(sizeof(float)));
-}
-
-inline float hsum(__m256 v) {
-  const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
 }
 
 // Sum of n floats (n a multiple of 32), 4 independent accumulators.
@@ -84,21 +79,6 @@ float hand_sum_all(const float* p, int64_t rows, int64_t cols, int threads) {
 void hand_sum_dim1(const float* p, float* out, int64_t rows, int64_t cols, int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t r = 0; r < rows; ++r) out[r] = sum_run(p + r * cols, cols);
-}
-
-// e^x on 8 lanes (as in fused_chain_bench): range reduction by ln 2, degree-7
-// polynomial, exponent insertion.
-inline __m256 exp8(__m256 x) {
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.7f));
-  const __m256 n =
-      _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.f / 5040);
-  for (float c : {1.f / 720, 1.f / 120, 1.f / 24, 1.f / 6, 0.5f, 1.f, 1.f})
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(c));
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
 }
 
 // Row softmax in three sweeps of the row (max; exp stored + sum; scale), the

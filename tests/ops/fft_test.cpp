@@ -26,23 +26,9 @@
 
 namespace {
 
-using Args = std::map<std::string, std::string>;
-
-Args parse_args(const std::string& text) {
-  Args args;
-  std::istringstream in(text);
-  for (std::string word; in >> word;) {
-    const auto eq = word.find('=');
-    if (eq != std::string::npos) args[word.substr(0, eq)] = word.substr(eq + 1);
-  }
-  return args;
-}
-
-const std::string& arg(const Args& args, const std::string& key) {
-  const auto it = args.find(key);
-  REQUIRE_MESSAGE(it != args.end(), "fixture args lack " << key);
-  return it->second;
-}
+using fixtures::arg;
+using fixtures::Args;
+using fixtures::parse_args;
 
 std::optional<int64_t> opt_int(const Args& args, const std::string& key) {
   const std::string& v = arg(args, key);

@@ -17,23 +17,10 @@
 
 namespace index_cases {
 
-using Args = std::map<std::string, std::string>;
-
-inline Args parse_args(const std::string& text) {
-  Args args;
-  std::istringstream in(text);
-  for (std::string word; in >> word;) {
-    const auto eq = word.find('=');
-    if (eq != std::string::npos) args[word.substr(0, eq)] = word.substr(eq + 1);
-  }
-  return args;
-}
-
-inline const std::string& arg(const Args& args, const std::string& key) {
-  const auto it = args.find(key);
-  REQUIRE_MESSAGE(it != args.end(), "fixture args lack " << key);
-  return it->second;
-}
+using fixtures::arg;
+using fixtures::Args;
+using fixtures::layouts;
+using fixtures::parse_args;
 
 inline int64_t int_arg(const Args& args, const std::string& key) { return std::stoll(arg(args, key)); }
 
@@ -62,23 +49,6 @@ void check_same(const tl::Tensor<T>& actual, const tl::Tensor<T>& expected, cons
     if (!ok && failures++ < 3) FAIL_CHECK(what << ": element " << i << " is " << +a[i] << ", expected " << +e[i]);
   }
   CHECK_MESSAGE(failures == 0, what << ": " << failures << " of " << a.size() << " elements differ");
-}
-
-/// The same values in three layouts: as given, transposed storage, and a
-/// stride-2 view of a larger buffer. Each call makes fresh tensors, so
-/// in-place ops may write into them.
-template <class T>
-std::vector<std::pair<std::string, tl::Tensor<T>>> layouts(const tl::Tensor<T>& x) {
-  std::vector<std::pair<std::string, tl::Tensor<T>>> out{{"contiguous", x.clone()}};
-  if (x.dim() >= 2) out.emplace_back("transposed", x.transpose(0, -1).contiguous().transpose(0, -1));
-  if (x.dim() >= 1) {
-    tl::Shape big = x.sizes();
-    big[big.size() - 1] *= 2;
-    auto strided = tl::zeros<T>(big).slice(-1, tl::None, tl::None, 2);
-    strided.copy_(x);
-    out.emplace_back("strided", strided);
-  }
-  return out;
 }
 
 /// `x` as a non-contiguous tensor with the same values (itself when it has < 1 element or is 0-d).

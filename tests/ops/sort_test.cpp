@@ -18,17 +18,9 @@
 
 namespace {
 
-using Args = std::map<std::string, std::string>;
-
-Args parse_args(const std::string& text) {
-  Args args;
-  std::istringstream in(text);
-  for (std::string word; in >> word;) {
-    const auto eq = word.find('=');
-    if (eq != std::string::npos) args[word.substr(0, eq)] = word.substr(eq + 1);
-  }
-  return args;
-}
+using fixtures::Args;
+using fixtures::layouts;
+using fixtures::parse_args;
 
 int64_t int_arg(const Args& args, const std::string& key) {
   const auto it = args.find(key);
@@ -54,25 +46,6 @@ void check_same(const tl::Tensor<T>& actual, const tl::Tensor<T>& expected, cons
     if (!ok && failures++ < 3) FAIL_CHECK(what << ": element " << i << " is " << +a[i] << ", expected " << +e[i]);
   }
   CHECK_MESSAGE(failures == 0, what << ": " << failures << " of " << a.size() << " elements differ");
-}
-
-/// The same values in three layouts: as given, transposed storage and a stride-2 view.
-template <class T>
-std::vector<std::pair<std::string, tl::Tensor<T>>> layouts(const tl::Tensor<T>& x) {
-  std::vector<std::pair<std::string, tl::Tensor<T>>> out{{"contiguous", x}};
-  if (x.dim() >= 2) {
-    auto t = x.transpose(0, -1).contiguous().transpose(0, -1);
-    REQUIRE((x.numel() <= 1 || !t.is_contiguous() || x.size(0) == 1 || x.size(-1) == 1));
-    out.emplace_back("transposed", t);
-  }
-  if (x.dim() >= 1) {
-    tl::Shape big = x.sizes();
-    big[big.size() - 1] *= 2;
-    auto strided = tl::zeros<T>(big).slice(-1, tl::None, tl::None, 2);
-    strided.copy_(x);
-    out.emplace_back("strided", strided);
-  }
-  return out;
 }
 
 /// Calls f(std::type_identity<T>{}) for the element type named in a fixture.

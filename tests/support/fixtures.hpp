@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tensorlib/tensorlib.hpp>
@@ -148,6 +149,46 @@ void check_close(const tl::Tensor<T>& actual, const tl::Tensor<U>& expected, dou
     }
   }
   CHECK_MESSAGE(failures == 0, what << ": " << failures << " of " << a.size() << " elements differ");
+}
+
+/// A fixture case's `args` text, `key=value` words.
+using Args = std::map<std::string, std::string>;
+
+inline Args parse_args(const std::string& text) {
+  Args args;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) {
+    const auto eq = word.find('=');
+    if (eq != std::string::npos) args[word.substr(0, eq)] = word.substr(eq + 1);
+  }
+  return args;
+}
+
+/// The value of `key`; a failed REQUIRE when the fixture lacks it.
+inline const std::string& arg(const Args& args, const std::string& key) {
+  const auto it = args.find(key);
+  REQUIRE_MESSAGE(it != args.end(), "fixture args lack " << key);
+  return it->second;
+}
+
+/// The same values in three layouts: a contiguous copy, transposed storage
+/// and a stride-2 view (the non-contiguous inputs every op is tested on).
+template <class T>
+std::vector<std::pair<std::string, tl::Tensor<T>>> layouts(const tl::Tensor<T>& x) {
+  std::vector<std::pair<std::string, tl::Tensor<T>>> out{{"contiguous", x.clone()}};
+  if (x.dim() >= 2) {
+    auto t = x.transpose(0, -1).contiguous().transpose(0, -1);
+    REQUIRE((x.numel() <= 1 || !t.is_contiguous() || x.size(0) == 1 || x.size(-1) == 1));
+    out.emplace_back("transposed", t);
+  }
+  if (x.dim() >= 1) {
+    tl::Shape big = x.sizes();
+    big[big.size() - 1] *= 2;
+    auto strided = tl::zeros<T>(big).slice(-1, tl::None, tl::None, 2);
+    strided.copy_(x);
+    out.emplace_back("strided", strided);
+  }
+  return out;
 }
 
 }  // namespace fixtures
