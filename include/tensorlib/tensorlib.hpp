@@ -79,6 +79,7 @@
 #include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/scan.hpp"
 #include "tensorlib/ops/search.hpp"
+#include "tensorlib/ops/softmax.hpp"
 #include "tensorlib/ops/solve.hpp"
 #include "tensorlib/ops/sort.hpp"
 #include "tensorlib/ops/svd.hpp"

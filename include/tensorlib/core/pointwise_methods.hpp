@@ -138,7 +138,7 @@ class PointwiseMethods {
   template <Expression C, Operand O>
   auto where(const C& condition, const O& other) const;
 
-  /// Reductions (ops/reduce.hpp, ops/scan.hpp): `x.name(...)` is
+  /// Reductions (ops/reduce.hpp, ops/scan.hpp, ops/softmax.hpp): `x.name(...)` is
   /// `tl::name(x, ...)` and returns a tensor. On an expression they run as
   /// one pass over its leaves, with no temporary.
   auto sum(DimList dims = {}, bool keepdim = false) const;

@@ -4,7 +4,7 @@
 /// common case of `tl::softmax(x, -1)`: per row three sweeps (maximum; exp
 /// of the shifted values stored and summed; scale), the row staying in L1/L2
 /// between them, so the input is read from memory once and the output
-/// written once. ops/reduce.hpp uses the fused three-pass expression form for
+/// written once. ops/softmax.hpp uses the fused three-pass expression form for
 /// every other layout. The exponential is fn::Exp, the functor pointwise
 /// `tl::exp` uses, here on SIMD packets.
 
@@ -106,7 +106,7 @@ void shift_row(const T* x, T* y, int64_t n, T m, T l) {
 
 /// y[r, :] = softmax(x[r, :]) (Log: log_softmax) for `rows` contiguous rows
 /// of `cols` elements; x and y may be the same buffer. Rows split across the
-/// thread pool (callers send few long rows elsewhere: see ops/reduce.hpp).
+/// thread pool (callers send few long rows elsewhere: see ops/softmax.hpp).
 template <bool Log, class T>
 void softmax_rows(const T* x, T* y, int64_t rows, int64_t cols) {
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(cols, 1));
