@@ -1,10 +1,11 @@
 #pragma once
 /// \file
 /// The umbrella header: includes every public header, in layer order
-/// (core, expr, backend, ops). It contains nothing else (STYLE 3).
+/// (core, expr, backend, ops, autograd). It contains nothing else (STYLE 3).
 
 #include "tensorlib/core/allocator.hpp"
 #include "tensorlib/core/any_tensor.hpp"
+#include "tensorlib/core/autograd_meta.hpp"
 #include "tensorlib/core/config.hpp"
 #include "tensorlib/core/device.hpp"
 #include "tensorlib/core/dim_list.hpp"
@@ -12,6 +13,7 @@
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/generator.hpp"
+#include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/philox.hpp"
 #include "tensorlib/core/pointwise_methods.hpp"
 #include "tensorlib/core/print.hpp"
@@ -89,4 +91,11 @@
 #include "tensorlib/ops/views.hpp"
 #include "tensorlib/ops/windows.hpp"
 
+#include "tensorlib/autograd/accumulate_grad.hpp"
 #include "tensorlib/autograd/dual.hpp"
+#include "tensorlib/autograd/engine.hpp"
+#include "tensorlib/autograd/fused.hpp"
+#include "tensorlib/autograd/node.hpp"
+#include "tensorlib/autograd/saved_tensor.hpp"
+#include "tensorlib/autograd/tangent_pass.hpp"
+#include "tensorlib/autograd/tensor_methods.hpp"

@@ -21,6 +21,12 @@ class AnyTensor {
   AnyTensor() = default;
   template <Element T>
   AnyTensor(const Tensor<T>& t) : impl_(t.impl()) {}  // NOLINT: implicit, like storing into a state dict
+  /// Wraps untyped tensor state (null gives an undefined handle).
+  static AnyTensor from_impl(std::shared_ptr<TensorImpl> impl) {
+    AnyTensor t;
+    t.impl_ = std::move(impl);
+    return t;
+  }
 
   bool defined() const noexcept { return impl_ != nullptr; }
   ScalarType dtype() const { return checked().dtype; }

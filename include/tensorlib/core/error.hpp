@@ -57,6 +57,21 @@ class DeviceError : public Error {
   using Error::Error;
 };
 
+/// Misuse of the autograd graph: backward through freed buffers, a saved
+/// tensor modified in place, a gradient of the wrong shape (PyTorch raises
+/// RuntimeError for these).
+class AutogradError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// An operation that exists but has no implementation for these inputs yet
+/// (PyTorch's NotImplementedError, e.g. a derivative not implemented).
+class NotImplementedError : public Error {
+ public:
+  using Error::Error;
+};
+
 namespace detail {
 
 /// Concatenates streamable parts into one message.

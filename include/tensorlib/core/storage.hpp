@@ -3,6 +3,7 @@
 /// `Storage`: the reference-counted buffer that tensors and their views share
 /// (PyTorch's StorageImpl). It knows bytes and device, not element types.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -29,6 +30,15 @@ class Storage {
   Device device() const noexcept { return impl_ ? impl_->data.device() : Device{}; }
   long use_count() const noexcept { return impl_.use_count(); }
 
+  /// How many in-place writes this buffer has seen. Views share their base's
+  /// storage and so its counter (PyTorch's version counter); autograd
+  /// compares it with the value recorded when a tensor was saved.
+  uint32_t version() const noexcept { return impl_ ? impl_->version.load(std::memory_order_relaxed) : 0; }
+  /// Records an in-place write.
+  void bump_version() const noexcept {
+    if (impl_) impl_->version.fetch_add(1, std::memory_order_relaxed);
+  }
+
   /// True when both handles share one buffer.
   bool is_alias_of(const Storage& other) const noexcept { return impl_ && impl_ == other.impl_; }
 
@@ -37,6 +47,7 @@ class Storage {
     Impl(DataPtr d, int64_t n) : data(std::move(d)), nbytes(n) {}
     DataPtr data;
     int64_t nbytes;
+    std::atomic<uint32_t> version{0};
   };
   std::shared_ptr<Impl> impl_;
 };

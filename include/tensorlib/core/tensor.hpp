@@ -42,6 +42,9 @@ class Tensor;
 template <Element T>
 struct ValuesIndices;
 class TensorIndex;  // core/tensor_index.hpp: it holds index tensors, so it comes after Tensor
+namespace autograd {
+class Node;
+}  // namespace autograd
 
 /// A lazy expression whose result would become a Tensor<T> (any expression
 /// but a Tensor<T> itself, which copies as a handle). A named concept rather
@@ -148,6 +151,42 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   /// A materialized tensor is already evaluated: returns itself.
   const Tensor& eval() const& { return *this; }
   Tensor eval() && { return std::move(*this); }
+
+  // Autograd. The state lives in the TensorImpl (core/autograd_meta.hpp);
+  // the graph operations are defined in autograd/tensor_autograd.hpp.
+
+  /// True for a leaf that asked for gradients or a result of recorded ops.
+  bool requires_grad() const { return checked().requires_grad(); }
+  /// Makes a leaf require (or stop requiring) gradients; floating types only.
+  Tensor& requires_grad_(bool requires_grad = true);
+  /// True for tensors not produced by a recorded op (PyTorch's `is_leaf`).
+  bool is_leaf() const { return !checked().autograd || !impl_->autograd->grad_fn; }
+  /// The accumulated gradient (undefined until a backward fills it).
+  Tensor grad() const;
+  /// Replaces the accumulated gradient (an undefined tensor clears it).
+  void set_grad(const Tensor& grad) const;
+  /// The node that produced this tensor; null for leaves.
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  /// Which output of `grad_fn()` this tensor is.
+  uint32_t output_nr() const { return checked().autograd ? impl_->autograd->output_nr : 0; }
+  /// Keeps the gradient of a non-leaf in `grad()` after backward.
+  void retain_grad() const;
+  /// True after `retain_grad()` on a non-leaf.
+  bool retains_grad() const { return checked().autograd && impl_->autograd->retains_grad; }
+  /// Computes the gradients of this tensor with respect to the graph leaves
+  /// and accumulates them into their `grad()`. A non-scalar needs `gradient`.
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
+  /// A new tensor sharing this one's memory, outside the graph.
+  Tensor detach() const;
+  /// Removes this tensor from the graph: it becomes a leaf not requiring grad.
+  Tensor& detach_();
+  /// Calls `hook(grad)` whenever a gradient for this tensor is computed; a
+  /// defined returned tensor replaces the gradient. Returns the hook's index.
+  template <class F>
+  std::size_t register_hook(F hook) const;
+  /// In-place writes seen by this tensor's memory (shared by its views).
+  uint32_t _version() const { return storage().version(); }
 
   // Views: they alias the storage (defined in ops/views.hpp).
 

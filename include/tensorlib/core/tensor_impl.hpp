@@ -3,12 +3,14 @@
 /// `TensorImpl`: the untyped state behind every tensor handle (PyTorch's
 /// TensorImpl): a storage, sizes, strides, an offset and the element type.
 /// `Tensor<T>` and `AnyTensor` are two typed views of the same object, so a
-/// tensor can travel type-erased and come back without copying.
+/// tensor can travel type-erased and come back without copying. Tensors that
+/// take part in autograd also own an `AutogradMeta`.
 
 #include <cstdint>
 #include <memory>
 #include <utility>
 
+#include "tensorlib/core/autograd_meta.hpp"
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/storage.hpp"
@@ -23,11 +25,21 @@ struct TensorImpl {
   Shape strides;   ///< in elements
   int64_t offset;  ///< in elements, from the start of `storage`
   ScalarType dtype;
+  /// Autograd state; null for tensors that never took part in autograd.
+  std::unique_ptr<AutogradMeta> autograd;
 
   TensorImpl(Storage s, Shape sz, Shape st, int64_t off, ScalarType t)
       : storage(std::move(s)), sizes(sz), strides(st), offset(off), dtype(t) {}
 
   int64_t numel() const noexcept { return sizes.numel(); }
+
+  /// The autograd state, created on first use.
+  AutogradMeta& autograd_meta() {
+    if (!autograd) autograd = std::make_unique<AutogradMeta>();
+    return *autograd;
+  }
+  /// True for a leaf that requires grad or a tensor with a `grad_fn`.
+  bool requires_grad() const noexcept { return autograd && (autograd->requires_grad || autograd->grad_fn); }
 
   /// Pointer to element [0, ..., 0]; null for an empty storage, whatever the
   /// offset (a view of an empty tensor may have one; null + offset is UB).

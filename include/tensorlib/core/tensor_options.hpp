@@ -8,9 +8,11 @@
 namespace tensorlib {
 
 /// Options of tensor factories, written with designated initializers:
-/// `tl::zeros({2, 3}, {.device = tl::kCPU})`.
+/// `tl::zeros({2, 3}, {.device = tl::kCPU, .requires_grad = true})`.
 struct TensorOptions {
   Device device{kCPU};
+  /// Makes the new tensor a leaf that requires grad (floating types only).
+  bool requires_grad = false;
 };
 
 }  // namespace tensorlib

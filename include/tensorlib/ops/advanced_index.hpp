@@ -275,6 +275,7 @@ Tensor<T>& Tensor<T>::index_put_(const std::vector<TensorIndex>& indices, const 
 template <Element T>
 Tensor<T> index_put_(const Tensor<T>& self, const std::vector<std::optional<Tensor<int64_t>>>& indices,
                      const Tensor<T>& values, bool accumulate = false) {
+  detail::begin_inplace(self, "index_put_", values.requires_grad());
   detail::AdvancedIndex<T> a = detail::resolve_index(self, detail::index_list(self, indices, "index_put_"));
   detail::plan_index(a, "index_put_");
   detail::advanced_index_put(a, values, accumulate, "index_put_");

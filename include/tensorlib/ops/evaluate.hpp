@@ -1,8 +1,10 @@
 #pragma once
 /// \file
-/// Materializing expressions: a tensor constructed or assigned from an
-/// expression, `.eval()`, and every write into existing memory (`copy_`,
-/// in-place ops, assignment to a view), with the alias check below.
+/// Materializing expressions: `evaluate` (the raw evaluation behind a tensor
+/// constructed from an expression and `.eval()`, which autograd/fused.hpp
+/// defines because they record the graph) and every write into existing
+/// memory (`copy_`, in-place ops, assignment to a view), with the alias
+/// check below.
 ///
 /// Note [alias-safe writes]
 /// Writing `src` into `dst` in one pass is safe when each source leaf that
@@ -18,6 +20,7 @@
 
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
+#include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/broadcast.hpp"
 #include "tensorlib/expr/build.hpp"
@@ -36,12 +39,12 @@ Tensor<value_type_t<E>> evaluate(const E& expr) {
   return out;
 }
 
-/// `evaluate` for a constructor of Tensor<T>: the element types must agree.
+/// The expression of a constructor of Tensor<T>: the element types must agree.
 template <Element T, Expression E>
-Tensor<T> evaluate_as(const E& expr) {
+const E& checked_same_type(const E& expr) {
   static_assert(std::is_same_v<value_type_t<E>, T>,
                 "Tensor<T>: the expression has a different element type; convert it explicitly with .to<T>()");
-  return evaluate(expr);
+  return expr;
 }
 
 // Lowest and one-past-highest byte a view touches.
@@ -78,6 +81,21 @@ void check_no_internal_overlap(const Tensor<T>& dst, const char* op) {
   }
 }
 
+/// Starts an in-place write into `dst`: refuses what autograd cannot follow
+/// yet and records the write in the version counter that saved tensors check.
+/// `other_requires_grad`: a tensor written into `dst` requires grad.
+template <Element T>
+void begin_inplace(const Tensor<T>& dst, const char* op, bool other_requires_grad) {
+  if (is_grad_enabled() && dst.requires_grad()) {
+    check<AutogradError>(!dst.is_leaf(), op,
+                         ": a leaf Variable that requires grad is being used in an in-place operation.");
+  }
+  check<NotImplementedError>(!is_grad_enabled() || (!dst.requires_grad() && !other_requires_grad), op,
+                             ": in-place operations on tensors that take part in autograd are not implemented yet; "
+                             "use the out-of-place form");
+  dst.storage().bump_version();
+}
+
 /// Writes `src` (broadcast and converted to T) into the memory of `dst`,
 /// alias-safely (Note [alias-safe writes]). `op` names the caller in errors.
 /// On an error raised while writing (integer division by zero), elements
@@ -96,6 +114,9 @@ void write_into(const Tensor<T>& dst, const E& src, const char* op) {
     const auto [b0, b1] = byte_range(dst);
     overlap = a0 < b1 && b0 < a1;
   });
+  bool src_requires_grad = false;
+  for_each_tensor(src, [&](const auto& leaf) { src_requires_grad = src_requires_grad || leaf.requires_grad(); });
+  begin_inplace(dst, op, src_requires_grad);
   const auto node = as_node<T>(src);
   if (overlap)
     dispatch_pointwise(dst, evaluate(node));
@@ -104,16 +125,6 @@ void write_into(const Tensor<T>& dst, const E& src, const char* op) {
 }
 
 }  // namespace detail
-
-template <Element T>
-template <ForeignExpression<T> E>
-Tensor<T>::Tensor(const E& expr) : Tensor(detail::evaluate_as<T>(expr)) {}
-
-template <Element T>
-template <ForeignExpression<T> E>
-Tensor<T>& Tensor<T>::operator=(const E& expr) & {
-  return *this = Tensor<T>(expr);
-}
 
 template <Element T>
 Tensor<T>& Tensor<T>::operator=(const Tensor& src) && {
@@ -132,11 +143,6 @@ template <Element T>
 template <Scalar S>
 Tensor<T>& Tensor<T>::operator=(S value) && {
   return fill_(detail::checked_scalar_cast<T>(value));
-}
-
-template <Functor F, Node... Cs>
-Tensor<typename Map<F, Cs...>::value_type> Map<F, Cs...>::eval() const {
-  return detail::evaluate(*this);
 }
 
 template <Element T>

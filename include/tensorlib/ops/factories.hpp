@@ -31,14 +31,19 @@ Tensor<T> empty(const Shape& sizes, TensorOptions options = {}) {
   check_sizes(sizes, "empty");
   const Shape strides = contiguous_strides(sizes);
   const int64_t bytes = storage_bytes(storage_extent(sizes, strides, "empty"), sizeof(T), "empty");
-  return Tensor<T>::from_storage(Storage(bytes, options.device), sizes, strides, 0);
+  auto t = Tensor<T>::from_storage(Storage(bytes, options.device), sizes, strides, 0);
+  // Factories fill through raw writes, which a leaf requiring grad allows.
+  if (options.requires_grad) t.requires_grad_();
+  return t;
 }
 
 /// An uninitialized tensor with the given strides (elements), large enough for them.
 template <Element T = float>
 Tensor<T> empty_strided(const Shape& sizes, const Shape& strides, TensorOptions options = {}) {
   const int64_t bytes = storage_bytes(storage_extent(sizes, strides, "empty_strided"), sizeof(T), "empty_strided");
-  return Tensor<T>::from_storage(Storage(bytes, options.device), sizes, strides, 0);
+  auto t = Tensor<T>::from_storage(Storage(bytes, options.device), sizes, strides, 0);
+  if (options.requires_grad) t.requires_grad_();
+  return t;
 }
 
 /// A tensor of `sizes` filled with `value`.

@@ -35,6 +35,7 @@ Tensor<T>& write_result_in_place(Tensor<T>& self, const E& result, const char* o
 template <Element T>
 Tensor<T>& Tensor<T>::fill_(T value) {
   detail::check_no_internal_overlap(*this, "fill_");
+  detail::begin_inplace(*this, "fill_", false);
   detail::dispatch_fill(*this, value);
   return *this;
 }

@@ -49,6 +49,7 @@ T scalar_value(const Tensor<T>& value, const char* op) {
 /// (broadcast to self's shape) is true. One fused pass: self = where(mask, value, self).
 template <Element T>
 Tensor<T> masked_fill_(const Tensor<T>& self, const Tensor<bool>& mask, T value) {
+  detail::begin_inplace(self, "masked_fill_", false);
   detail::check_devices("masked_fill_", self.device(), mask);
   detail::checked_mask_strides(mask, self.sizes(), "masked_fill_");
   detail::write_into(self, where(detail::unaliased(mask, self), value, self), "masked_fill_");
@@ -58,6 +59,7 @@ Tensor<T> masked_fill_(const Tensor<T>& self, const Tensor<bool>& mask, T value)
 /// `masked_fill_` with a 0-d value tensor.
 template <Element T>
 Tensor<T> masked_fill_(const Tensor<T>& self, const Tensor<bool>& mask, const Tensor<T>& value) {
+  detail::begin_inplace(self, "masked_fill_", false);
   return masked_fill_(self, mask, detail::scalar_value(value, "masked_fill_"));
 }
 
@@ -103,6 +105,7 @@ Tensor<T> masked_select(const Tensor<T>& input, const Tensor<bool>& mask) {
 /// elements as the mask has true values.
 template <Element T>
 Tensor<T> masked_scatter_(const Tensor<T>& self, const Tensor<bool>& mask_, const Tensor<T>& source) {
+  detail::begin_inplace(self, "masked_scatter_", source.requires_grad());
   detail::check_devices("masked_scatter_", self.device(), mask_, source);
   const Shape mask_strides = detail::checked_mask_strides(mask_, self.sizes(), "masked_scatter_");
   detail::check_no_internal_overlap(self, "masked_scatter_");
