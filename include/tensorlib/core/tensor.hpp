@@ -417,6 +417,10 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor& bitwise_not_();
   Tensor& logical_not_();
 
+  /// Sums over the dimensions along which `size` would be broadcast to this
+  /// tensor's shape, giving a tensor of shape `size` (ops/reduce.hpp).
+  Tensor sum_to_size(const Shape& size) const;
+
   // Sorting (ops/sort.hpp).
 
   /// `tl::sort(*this, dim, descending, stable)`: sorted values and their indices.
