@@ -170,3 +170,8 @@ Tensor<typename Map<F, Cs...>::value_type> Map<F, Cs...>::eval() const {
 }
 
 }  // namespace tensorlib
+
+// The backward above reshapes and sums (sum_to_size), whose recording forms
+// include this header: included last, so each is complete wherever either is.
+#include "tensorlib/autograd/reduction_backward.hpp"  // IWYU pragma: keep
+#include "tensorlib/autograd/view_backward.hpp"       // IWYU pragma: keep
