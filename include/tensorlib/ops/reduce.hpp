@@ -514,7 +514,7 @@ Tensor<T> Tensor<T>::sum_to_size(const Shape& size) const {
   }
   detail::check<ShapeError>(expandable, "sum_to_size: size ", size, " is not expandable to size ", sizes());
   if (dims.empty()) return *this;
-  return tensorlib::sum(*this, DimList(dims), /*keepdim=*/true).reshape(size);
+  return tensorlib::sum(*this, DimList(dims), /*keepdim=*/true).reshape(size).template to<T>();
 }
 
 // Method forms (declared in core/pointwise_methods.hpp).
