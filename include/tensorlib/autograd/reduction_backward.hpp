@@ -17,15 +17,20 @@
 namespace tensorlib::autograd {
 namespace detail {
 
-template <Expression E>
-Tensor<value_type_t<E>> record_reduction(const E& x, Tensor<value_type_t<E>> out, const DimList& dims, const char* name,
-                                         bool mean) {
+template <bool Mean, Expression E>
+Tensor<value_type_t<E>> reduce_and_record(const E& x, const DimList& dims, bool keepdim) {
+  const char* name = Mean ? "mean" : "sum";
+  Tensor<value_type_t<E>> out;
+  {
+    NoGradGuard guard;
+    out = Mean ? tensorlib::mean(x, dims, keepdim) : tensorlib::sum(x, dims, keepdim);
+  }
   const Shape shape = x.shape();
   const uint32_t mask = ::tensorlib::detail::reduce_mask(dims, shape.size(), name);
   const double n = static_cast<double>(::tensorlib::detail::reduced_count(shape, mask));
   auto node =
-      std::make_shared<FusedBackward<E>>(x, mean ? "MeanBackward" : "SumBackward",
-                                         ::tensorlib::detail::reduced_shape(shape, mask, true), mean ? 1.0 / n : 1.0);
+      std::make_shared<FusedBackward<E>>(x, Mean ? "MeanBackward" : "SumBackward",
+                                         ::tensorlib::detail::reduced_shape(shape, mask, true), Mean ? 1.0 / n : 1.0);
   set_history(out, node);
   return out;
 }
@@ -34,22 +39,12 @@ Tensor<value_type_t<E>> record_reduction(const E& x, Tensor<value_type_t<E>> out
 
 template <Expression E>
 Tensor<value_type_t<E>> sum(const E& x, DimList dims, bool keepdim) {
-  Tensor<value_type_t<E>> out;
-  {
-    NoGradGuard guard;
-    out = tensorlib::sum(x, dims, keepdim);
-  }
-  return detail::record_reduction(x, std::move(out), dims, "sum", false);
+  return detail::reduce_and_record<false>(x, dims, keepdim);
 }
 
 template <Expression E>
 Tensor<value_type_t<E>> mean(const E& x, DimList dims, bool keepdim) {
-  Tensor<value_type_t<E>> out;
-  {
-    NoGradGuard guard;
-    out = tensorlib::mean(x, dims, keepdim);
-  }
-  return detail::record_reduction(x, std::move(out), dims, "mean", true);
+  return detail::reduce_and_record<true>(x, dims, keepdim);
 }
 
 }  // namespace tensorlib::autograd

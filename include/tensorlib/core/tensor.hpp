@@ -153,7 +153,7 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor eval() && { return std::move(*this); }
 
   // Autograd. The state lives in the TensorImpl (core/autograd_meta.hpp);
-  // the graph operations are defined in autograd/tensor_autograd.hpp.
+  // the graph operations are defined in autograd/tensor_methods.hpp.
 
   /// True for a leaf that asked for gradients or a result of recorded ops.
   bool requires_grad() const { return checked().requires_grad(); }

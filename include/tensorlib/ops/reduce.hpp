@@ -505,15 +505,12 @@ Tensor<T> Tensor<T>::sum_to_size(const Shape& size) const {
   bool expandable = lead >= 0;
   std::vector<int64_t> dims;
   for (int64_t d = 0; expandable && d < dim(); ++d) {
-    if (d < lead) {
-      dims.push_back(d);
-    } else if (size[d - lead] != this->size(d)) {
-      expandable = size[d - lead] == 1;
-      dims.push_back(d);
-    }
+    if (d >= lead && size[d - lead] == this->size(d)) continue;
+    if (d >= lead) expandable = size[d - lead] == 1;
+    dims.push_back(d);
   }
   detail::check<ShapeError>(expandable, "sum_to_size: size ", size, " is not expandable to size ", sizes());
-  if (dims.empty()) return *this;
+  if (dims.empty()) return *this;  // nothing was broadcast
   return tensorlib::sum(*this, DimList(dims), /*keepdim=*/true).reshape(size).template to<T>();
 }
 
