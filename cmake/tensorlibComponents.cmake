@@ -79,6 +79,12 @@ function(tensorlib_add_component name kind reason_var)
   endif()
   target_link_libraries(${target} INTERFACE tensorlib::tensorlib ${libs})
   target_compile_definitions(${target} INTERFACE ${defs})
+  if(name STREQUAL "cuda")
+    # Kernels call constexpr standard functions (std::min, std::apply, ...).
+    # C++20 is given as a flag: CMake 3.25 does not know nvcc 13's features.
+    target_compile_options(${target} INTERFACE
+      $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20 --expt-relaxed-constexpr>)
+  endif()
   target_include_directories(${target} INTERFACE ${includes})
 endfunction()
 

@@ -13,6 +13,10 @@
 
 namespace functor_fixtures {
 
+// Where the functors run: the CPU here, a GPU in tests/parity (the same
+// fixtures and tolerances then check the CUDA kernels).
+inline tl::Device device = tl::kCPU;
+
 // Tolerances: exact for arithmetic and rounding; for functions computed by
 // different polynomial kernels than PyTorch's SLEEF/libm, a few ulp.
 constexpr double kFloatRtol = 4e-6, kFloatAtol = 2e-6;
@@ -22,7 +26,7 @@ template <class T, class F>
 void check_unary(const std::string& name, F f, bool exact = false) {
   const std::string key = "unary/" + name + "/" + std::string(tl::DTypeTraits<T>::name);
   const auto& c = fixtures::load("functors.txt")[key];
-  const auto x = c.get<T>("x");
+  const auto x = c.get<T>("x").to(device);
   using R = tl::value_type_t<decltype(f(x))>;
   const tl::Tensor<R> y = f(x);
   auto expected = c.get<R>("y");
@@ -41,20 +45,20 @@ void check_unary(const std::string& name, F f, bool exact = false) {
   }
   const double rtol = exact ? 0 : (std::is_same_v<T, double> ? kDoubleRtol : kFloatRtol);
   const double atol = exact ? 0 : (std::is_same_v<T, double> ? kDoubleAtol : kFloatAtol);
-  fixtures::check_close(y, expected, rtol, atol, key);
+  fixtures::check_close(y.cpu(), expected, rtol, atol, key);
 }
 
 template <class T, class F>
 void check_binary(const std::string& name, F f, bool exact = false) {
   const std::string key = "binary/" + name + "/" + std::string(tl::DTypeTraits<T>::name);
   const auto& c = fixtures::load("functors.txt")[key];
-  const auto a = c.get<T>("a");
-  const auto b = c.get<T>("b");
+  const auto a = c.get<T>("a").to(device);
+  const auto b = c.get<T>("b").to(device);
   using R = tl::value_type_t<decltype(f(a, b))>;
   const tl::Tensor<R> y = f(a, b);
   const double rtol = exact ? 0 : (std::is_same_v<T, double> ? kDoubleRtol : kFloatRtol);
   const double atol = exact ? 0 : (std::is_same_v<T, double> ? kDoubleAtol : kFloatAtol);
-  fixtures::check_close(y, c.get<R>("y"), rtol, atol, key);
+  fixtures::check_close(y.cpu(), c.get<R>("y"), rtol, atol, key);
 }
 
 template <class T>

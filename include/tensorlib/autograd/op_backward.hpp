@@ -34,7 +34,7 @@ class OpBackward final : public Node {
 
   variable_list apply(variable_list&& grads) override {
     std::array<Tensor<T>, S> saved;
-    for (std::size_t i = 0; i < S; ++i) saved[i] = saved_[i].unpack(*this);
+    for (std::size_t i = 0; i != S; ++i) saved[i] = saved_[i].unpack(*this);
     std::vector<Tensor<T>> g;
     for (const AnyTensor& a : grads) g.push_back(a.as<T>());
     std::vector<bool> needs;

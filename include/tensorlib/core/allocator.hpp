@@ -64,6 +64,9 @@ class Allocator {
   virtual ~Allocator() = default;
   /// Returns a buffer of at least `nbytes` bytes (nbytes may be 0).
   virtual DataPtr allocate(int64_t nbytes) = 0;
+  /// The same on a given device of this allocator's kind (an index of -1
+  /// means the current one); allocators of one-device kinds ignore it.
+  virtual DataPtr allocate(int64_t nbytes, Device /*device*/) { return allocate(nbytes); }
 };
 
 /// Host memory aligned to 64 bytes (a cache line, and the widest SIMD load),
@@ -78,6 +81,7 @@ class Allocator {
 /// when the kernel declines, the block is an ordinary one.
 class CpuAllocator final : public Allocator {
  public:
+  using Allocator::allocate;
   static constexpr std::size_t kAlignment = 64;
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
   static constexpr std::size_t kHugeThreshold = std::size_t{4} << 20;

@@ -26,6 +26,15 @@
 #define TENSORLIB_HOST_DEVICE
 #endif
 
+// The CUDA runtime (streams, the caching allocator, copies, cuBLAS) is
+// available to a translation unit compiled by nvcc or built with the
+// `tensorlib::cuda` component; fused kernels only to the former (DESIGN 3.4).
+#if defined(__CUDACC__) || defined(TENSORLIB_CUDA)
+#define TENSORLIB_CUDA_RUNTIME 1
+#else
+#define TENSORLIB_CUDA_RUNTIME 0
+#endif
+
 // The fused loops rely on the whole expression tree being inlined into one
 // loop body; GCC's heuristics give up on deep trees without this hint.
 #if defined(__GNUC__) || defined(__clang__)

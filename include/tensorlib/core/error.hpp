@@ -57,6 +57,13 @@ class DeviceError : public Error {
   using Error::Error;
 };
 
+/// A failed CUDA runtime, cuBLAS or CUB call, or CUDA out of memory. The
+/// message names the file and line of the call and the library's own text.
+class CudaError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Misuse of the autograd graph: backward through freed buffers, a saved
 /// tensor modified in place, a gradient of the wrong shape (PyTorch raises
 /// RuntimeError for these).

@@ -23,12 +23,14 @@ struct Counters {
   int64_t bytes_in_use = 0;
   /// Largest `bytes_in_use` seen since the last reset.
   int64_t peak_bytes_in_use = 0;
+  /// Fused pointwise kernels launched on a GPU (one per evaluated expression).
+  uint64_t fused_kernels = 0;
 
   /// The counts between two snapshots; `peak_bytes_in_use` is a level, not a
   /// count, so the difference keeps the later snapshot's peak.
   friend Counters operator-(const Counters& a, const Counters& b) {
-    return {a.fused_loops - b.fused_loops, a.copies - b.copies, a.allocations - b.allocations,
-            a.bytes_in_use - b.bytes_in_use, a.peak_bytes_in_use};
+    return {a.fused_loops - b.fused_loops,   a.copies - b.copies, a.allocations - b.allocations,
+            a.bytes_in_use - b.bytes_in_use, a.peak_bytes_in_use, a.fused_kernels - b.fused_kernels};
   }
 };
 
@@ -40,6 +42,7 @@ struct Registry {
   std::atomic<uint64_t> allocations{0};
   std::atomic<int64_t> bytes_in_use{0};
   std::atomic<int64_t> peak_bytes_in_use{0};
+  std::atomic<uint64_t> fused_kernels{0};
 };
 
 inline Registry& registry() {
@@ -48,6 +51,7 @@ inline Registry& registry() {
 }
 
 inline void count_fused_loop() { registry().fused_loops.fetch_add(1, std::memory_order_relaxed); }
+inline void count_fused_kernel() { registry().fused_kernels.fetch_add(1, std::memory_order_relaxed); }
 inline void count_copy() { registry().copies.fetch_add(1, std::memory_order_relaxed); }
 
 inline void count_allocation(int64_t nbytes) {
@@ -66,8 +70,8 @@ inline void count_free(int64_t nbytes) { registry().bytes_in_use.fetch_sub(nbyte
 /// Reads all counters at once.
 inline Counters snapshot() {
   const auto& r = detail::registry();
-  return {r.fused_loops.load(), r.copies.load(), r.allocations.load(), r.bytes_in_use.load(),
-          r.peak_bytes_in_use.load()};
+  return {r.fused_loops.load(),       r.copies.load(),       r.allocations.load(), r.bytes_in_use.load(),
+          r.peak_bytes_in_use.load(), r.fused_kernels.load()};
 }
 
 /// Zeroes the event counters and sets the peak to the current usage.
@@ -76,6 +80,7 @@ inline void reset() {
   r.fused_loops = 0;
   r.copies = 0;
   r.allocations = 0;
+  r.fused_kernels = 0;
   r.peak_bytes_in_use = r.bytes_in_use.load();
 }
 

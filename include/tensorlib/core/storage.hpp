@@ -19,7 +19,7 @@ class Storage {
 
   /// Allocates `nbytes` on `device` with the registered allocator.
   Storage(int64_t nbytes, Device device)
-      : impl_(std::make_shared<Impl>(allocator_for(device).allocate(nbytes), nbytes)) {}
+      : impl_(std::make_shared<Impl>(allocator_for(device).allocate(nbytes, device), nbytes)) {}
 
   /// Adopts an existing buffer (used by `from_blob`).
   Storage(DataPtr data, int64_t nbytes) : impl_(std::make_shared<Impl>(std::move(data), nbytes)) {}

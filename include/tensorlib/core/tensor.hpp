@@ -252,6 +252,15 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   /// This tensor converted to element type U (itself when U == T).
   template <Element U>
   Tensor<U> to() const;
+  /// This tensor on `device` (itself when already there). `non_blocking`
+  /// returns before the copy has run (Note [current stream]); differentiable.
+  Tensor to(Device device, bool non_blocking = false) const;
+  /// `to(kCUDA)` / `to(Device(kCUDA, index))`.
+  Tensor cuda(int index = -1, bool non_blocking = false) const {
+    return to(Device(kCUDA, static_cast<int8_t>(index)), non_blocking);
+  }
+  /// `to(kCPU)`.
+  Tensor cpu() const { return to(Device(kCPU)); }
 
   // In-place pointwise ops (defined in ops/inplace.hpp). The result type must
   // be castable to T, as in PyTorch (Note [assignment semantics]).

@@ -32,6 +32,33 @@ Tensor<T> Tensor<T>::clone() const {
 }
 
 template <Element T>
+Tensor<T> Tensor<T>::to(Device device, bool non_blocking) const {
+  if (device.type == this->device().type && (device.index < 0 || device.index == this->device().index)) return *this;
+  if (detail::records_grad(*this))
+    return autograd::record_view(
+        *this, "ToCopyBackward0", [&](const Tensor& s) { return s.to(device, non_blocking); },
+        [from = this->device()](const Tensor& g) { return g.to(from); });
+  const auto bytes = static_cast<std::size_t>(numel()) * sizeof(T);
+  if (device.is_cpu() && !is_contiguous()) {
+    // Copy the span of storage the view covers, then gather on the host:
+    // no kernel needed, so this works from any translation unit.
+    int64_t lo = 0, hi = 0;
+    for (int64_t d = 0; d < dim(); ++d) {
+      if (size(d) == 0) return empty<T>(sizes());
+      (stride(d) < 0 ? lo : hi) += (size(d) - 1) * stride(d);
+    }
+    auto span = empty<T>({hi - lo + 1});
+    detail::dispatch_copy_bytes(span.data_ptr(), Device(kCPU), data_ptr() + lo, this->device(),
+                                static_cast<std::size_t>(hi - lo + 1) * sizeof(T), false);
+    return span.as_strided(sizes(), strides(), -lo).contiguous();
+  }
+  const Tensor src = contiguous();
+  auto out = empty<T>(sizes(), {.device = device});
+  detail::dispatch_copy_bytes(out.data_ptr(), out.device(), src.data_ptr(), src.device(), bytes, non_blocking);
+  return out;
+}
+
+template <Element T>
 template <Expression E>
 Tensor<T>& Tensor<T>::copy_(const E& src) {
   detail::write_into(*this, src, "copy_");

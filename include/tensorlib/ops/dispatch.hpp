@@ -1,16 +1,45 @@
 #pragma once
 /// \file
 /// The one place where raw operations pick a backend by device (STYLE 11).
-/// CUDA joins here: a translation unit compiled by nvcc with the CUDA backend
-/// included runs fused expressions as kernels; any other translation unit
-/// gets a clear error instead of a silent host loop over device memory.
+/// CUDA joins here: fused expressions and reductions run as kernels once a
+/// translation unit compiled by nvcc has used them (Note [kernels across
+/// translation units]); copies and GEMM need only the CUDA runtime. Anything
+/// else gets a clear error instead of a silent host loop over device memory.
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
 
 #include "tensorlib/backend/cpu/fill.hpp"
 #include "tensorlib/backend/cpu/gemm.hpp"
 #include "tensorlib/backend/cpu/pointwise.hpp"
 #include "tensorlib/backend/cpu/softmax.hpp"
+#include "tensorlib/backend/cuda/registry.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/map.hpp"
+
+#if TENSORLIB_CUDA_RUNTIME
+#include "tensorlib/backend/cuda/caching_allocator.hpp"
+#include "tensorlib/backend/cuda/copy.hpp"
+#include "tensorlib/backend/cuda/gemm.hpp"
+#endif
+#if defined(__CUDACC__)
+#include "tensorlib/backend/cuda/pointwise.hpp"
+#include "tensorlib/backend/cuda/reduce.hpp"
+#endif
+
+#if !TENSORLIB_CUDA_RUNTIME
+// Without the CUDA runtime there is no GPU to use. Every translation unit of
+// a program must agree on TENSORLIB_CUDA (the `tensorlib::cuda` component
+// defines it for all of a target's sources).
+namespace tensorlib::cuda {
+/// False: this build has no CUDA runtime (see backend/cuda/runtime.hpp).
+inline bool is_available() noexcept { return false; }
+/// 0: this build has no CUDA runtime.
+inline int device_count() noexcept { return 0; }
+}  // namespace tensorlib::cuda
+#endif
 
 namespace tensorlib::detail {
 
@@ -28,7 +57,40 @@ void dispatch_pointwise(const Tensor<T>& out, const E& expr) {
       cpu::run_pointwise(out, expr);
       return;
     case DeviceType::CUDA:
+#if defined(__CUDACC__)
+      (void)cuda::detail::pointwise_registered<T, E>;
+#endif
+      if (auto* kernel = cuda::detail::pointwise_kernel<T, E>) return kernel(out, expr);
       no_cuda_backend("pointwise");
+  }
+}
+
+/// Copies `nbytes` between two buffers, one of them (at least) on a GPU.
+inline void dispatch_copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, std::size_t nbytes,
+                                bool non_blocking) {
+#if TENSORLIB_CUDA_RUNTIME
+  cuda::copy_bytes(dst, dst_device, src, src_device, nbytes, non_blocking);
+#else
+  (void)dst, (void)dst_device, (void)src, (void)src_device, (void)nbytes, (void)non_blocking;
+  no_cuda_backend("to");
+#endif
+}
+
+/// Runs reducer R over expression `x` into `out` (contiguous, kept
+/// dimensions in order) with `finish` applied to each accumulator:
+/// `cpu_kernel` on the host, the CUDA reduction kernel on a GPU.
+template <class R, Element Out, class E, class Finish, class CpuKernel>
+void dispatch_reduce(const Tensor<Out>& out, const E& x, uint32_t mask, Finish finish, CpuKernel&& cpu_kernel) {
+  switch (out.device().type) {
+    case DeviceType::CPU:
+      cpu_kernel();
+      return;
+    case DeviceType::CUDA:
+#if defined(__CUDACC__)
+      (void)cuda::detail::reduce_registered<R, Out, E, Finish>;
+#endif
+      if (auto* kernel = cuda::detail::reduce_kernel<R, Out, E, Finish>) return kernel(out, x, mask, finish);
+      no_cuda_backend("reduction");
   }
 }
 
@@ -39,8 +101,20 @@ void dispatch_fill(const Tensor<T>& out, T value) {
     case DeviceType::CPU:
       cpu::fill(out, value);
       return;
-    case DeviceType::CUDA:
-      no_cuda_backend("fill_");
+    case DeviceType::CUDA: {
+#if defined(__CUDACC__)
+      (void)cuda::detail::pointwise_registered<T, ScalarLeaf<T>>;
+#endif
+      if (auto* kernel = cuda::detail::pointwise_kernel<T, ScalarLeaf<T>>) return kernel(out, ScalarLeaf<T>{value});
+      // No nvcc translation unit has filled a T tensor: a dense one is
+      // written from the host (slower, same result).
+      if (!out.is_contiguous()) no_cuda_backend("fill_");
+      const auto n = static_cast<std::size_t>(out.numel());
+      const std::unique_ptr<T[]> host(new T[n]);
+      std::fill_n(host.get(), n, value);
+      dispatch_copy_bytes(out.data_ptr(), out.device(), host.get(), Device(kCPU), n * sizeof(T), false);
+      return;
+    }
   }
 }
 
@@ -87,7 +161,12 @@ void dispatch_bmm(const Tensor<T>& out, const Tensor<T>& a, const Tensor<T>& b, 
       return;
     }
     case DeviceType::CUDA:
+#if TENSORLIB_CUDA_RUNTIME
+      cuda::gemm_batched(out, a, b, alpha, beta, op);
+      return;
+#else
       no_cuda_backend(op);
+#endif
   }
 }
 

@@ -158,14 +158,13 @@ Tensor<T>& Tensor<T>::operator=(S value) && {
 template <Element T>
 T Tensor<T>::item() const {
   detail::check<ValueError>(numel() == 1, "item: a Tensor with ", numel(), " elements cannot be converted to Scalar");
-  detail::check<DeviceError>(is_cpu(), "item: reading a ", device(), " tensor needs the CUDA backend");
+  if (!is_cpu()) return to(Device(kCPU)).item();
   return *data_ptr();
 }
 
 template <Element T>
 std::vector<T> Tensor<T>::to_vector() const {
-  detail::check<DeviceError>(is_cpu(), "to_vector: reading a ", device(), " tensor needs the CUDA backend");
-  const Tensor c = contiguous();
+  const Tensor c = is_cpu() ? contiguous() : to(Device(kCPU));
   const T* p = c.data_ptr();
   return std::vector<T>(p, p + c.numel());
 }

@@ -116,9 +116,15 @@ using deduced_element_t = std::conditional_t<
 // Fills a CPU buffer of `n` elements from f(i) (host-side factories).
 template <Element T, class F>
 Tensor<T> generate(const Shape& sizes, TensorOptions options, F f) {
-  detail::check<DeviceError>(options.device.is_cpu(),
-                             "factory: only CPU tensors can be created before the CUDA "
-                             "backend lands");
+  if (!options.device.is_cpu()) {  // made on the host, then copied (these factories are small)
+    const Device device = options.device;
+    options.device = Device(kCPU);
+    const bool grad = options.requires_grad;
+    options.requires_grad = false;
+    auto t = generate<T>(sizes, options, f).to(device);
+    if (grad) t.requires_grad_();
+    return t;
+  }
   auto t = empty<T>(sizes, options);
   T* p = t.data_ptr();
   const int64_t n = t.numel();

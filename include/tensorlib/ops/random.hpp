@@ -64,7 +64,17 @@ TENSORLIB_HOST_DEVICE inline T normal_lane(const PhiloxBlock& w, int lane) {
 template <Element T, class F>
 Tensor<T> random_tensor(const Shape& sizes, TensorOptions options, Generator& gen, int64_t per_block, const char* op,
                         F value) {
-  detail::check<DeviceError>(options.device.is_cpu(), op, ": random CUDA tensors need the CUDA backend");
+  if (!options.device.is_cpu()) {
+    // The same numbers as on the CPU for the same generator state, drawn on
+    // the host and copied (a Philox kernel is still to come).
+    const Device device = options.device;
+    const bool grad = options.requires_grad;
+    options.device = Device(kCPU);
+    options.requires_grad = false;
+    auto t = random_tensor<T>(sizes, options, gen, per_block, op, value).to(device);
+    if (grad) t.requires_grad_();
+    return t;
+  }
   auto t = empty<T>(sizes, options);
   const int64_t n = t.numel();
   const int64_t blocks = (n + per_block - 1) / per_block;

@@ -30,6 +30,7 @@
 #include "tensorlib/expr/operators.hpp"
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/reducers.hpp"
 #include "tensorlib/ops/values_indices.hpp"
 #include "tensorlib/ops/views.hpp"
 
@@ -44,121 +45,6 @@ Tensor<value_type_t<E>> mean(const E& x, DimList dims, bool keepdim);
 
 }  // namespace autograd
 namespace detail {
-
-/// Result type of sum/prod/cumsum: int64 for integers and bool (PyTorch).
-template <class T>
-using sum_result_t = std::conditional_t<is_floating<T>, T, int64_t>;
-
-// ---- reducers (backend/cpu/reduce.hpp's Reducer concept) ----
-
-/// Sum; float accumulates in double across blocks (Note [sum accuracy]).
-template <class T>
-struct SumReducer {
-  using acc_type = std::conditional_t<is_floating<T>, double, int64_t>;
-  static acc_type identity() { return 0; }
-  static acc_type step(acc_type a, T v) { return a + static_cast<acc_type>(v); }
-  static acc_type merge(acc_type a, acc_type b) { return a + b; }
-  static acc_type block(const T* p, int64_t n) {
-    acc_type r = 0;
-    int64_t j = 0;
-    if constexpr (simd::Lane<T>) {
-      using V = simd::Vec<T>;
-      constexpr int W = V::size;
-      // Four independent chains: one chain would wait on the add latency.
-      V s0(T(0)), s1(T(0)), s2(T(0)), s3(T(0));
-      for (; j + 4 * W <= n; j += 4 * W) {
-        s0 = s0 + V::load(p + j);
-        s1 = s1 + V::load(p + j + W);
-        s2 = s2 + V::load(p + j + 2 * W);
-        s3 = s3 + V::load(p + j + 3 * W);
-      }
-      for (; j + W <= n; j += W) s0 = s0 + V::load(p + j);
-      const V s = (s0 + s1) + (s2 + s3);
-      for (int i = 0; i < W; ++i) r += static_cast<acc_type>(s[i]);
-    }
-    for (; j < n; ++j) r += static_cast<acc_type>(p[j]);
-    return r;
-  }
-};
-
-template <class T>
-struct ProdReducer {
-  using acc_type = std::conditional_t<is_floating<T>, double, int64_t>;
-  static acc_type identity() { return 1; }
-  static acc_type step(acc_type a, T v) { return a * static_cast<acc_type>(v); }
-  static acc_type merge(acc_type a, acc_type b) { return a * b; }
-  static acc_type block(const T* p, int64_t n) {
-    acc_type r = 1;
-    for (int64_t j = 0; j < n; ++j) r *= static_cast<acc_type>(p[j]);
-    return r;
-  }
-};
-
-/// Largest (Max) or smallest value; NaN wins and stays (PyTorch's amax).
-template <class T, bool Max>
-struct ExtremumReducer {
-  using acc_type = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
-  static acc_type identity() {
-    if constexpr (is_floating<T>)
-      return Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
-    else if constexpr (std::is_same_v<T, bool>)
-      return Max ? 0 : 1;
-    else
-      return Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
-  }
-  static bool better(acc_type v, acc_type a) {
-    if constexpr (is_floating<T>)
-      return a == a && (v != v || (Max ? v > a : v < a));
-    else
-      return Max ? v > a : v < a;
-  }
-  static acc_type step(acc_type a, T v) { return better(static_cast<acc_type>(v), a) ? static_cast<acc_type>(v) : a; }
-  static acc_type merge(acc_type a, acc_type b) { return better(b, a) ? b : a; }
-  static acc_type block(const T* p, int64_t n) {
-    acc_type r = identity();
-    int64_t j = 0;
-    if constexpr (simd::Lane<T>) {
-      using V = simd::Vec<T>;
-      constexpr int W = V::size;
-      V m(identity());
-      for (; j + W <= n; j += W) {
-        const V x = V::load(p + j);
-        // A NaN lane in m stays: comparisons with NaN are false.
-        m = simd::select((Max ? x > m : x < m) || simd::isnan(x), x, m);
-      }
-      for (int i = 0; i < W; ++i) r = merge(r, m[i]);
-    }
-    for (; j < n; ++j) r = step(r, p[j]);
-    return r;
-  }
-};
-
-/// all (All = true) or any: acc is 0/1.
-template <class T, bool All>
-struct LogicalReducer {
-  using acc_type = uint8_t;
-  static acc_type identity() { return All ? 1 : 0; }
-  static acc_type step(acc_type a, T v) { return All ? (a && v != T(0)) : (a || v != T(0)); }
-  static acc_type merge(acc_type a, acc_type b) { return All ? (a && b) : (a || b); }
-  static acc_type block(const T* p, int64_t n) {
-    acc_type r = identity();
-    for (int64_t j = 0; j < n; ++j) r = step(r, p[j]);
-    return r;
-  }
-};
-
-template <class T>
-struct CountNonzeroReducer {
-  using acc_type = int64_t;
-  static acc_type identity() { return 0; }
-  static acc_type step(acc_type a, T v) { return a + (v != T(0)); }
-  static acc_type merge(acc_type a, acc_type b) { return a + b; }
-  static acc_type block(const T* p, int64_t n) {
-    acc_type r = 0;
-    for (int64_t j = 0; j < n; ++j) r += (p[j] != T(0));
-    return r;
-  }
-};
 
 // ---- shapes ----
 
@@ -201,10 +87,12 @@ Tensor<Out> reduce(const E& x, const DimList& dims, bool keepdim, const char* op
   const Shape shape = x.shape();
   const uint32_t mask = reduce_mask(dims, shape.size(), op);
   auto out = empty<Out>(reduced_shape(shape, mask, keepdim), {.device = x.device()});
-  std::vector<typename R::acc_type> acc(static_cast<std::size_t>(out.numel()), R::identity());
-  cpu::run_reduce<R>(x, shape, mask, acc.data());
-  Out* o = out.data_ptr();
-  for (std::size_t i = 0; i < acc.size(); ++i) o[i] = finish(acc[i]);
+  dispatch_reduce<R>(out, x, mask, finish, [&] {
+    std::vector<typename R::acc_type> acc(static_cast<std::size_t>(out.numel()), R::identity());
+    cpu::run_reduce<R>(x, shape, mask, acc.data());
+    Out* o = out.data_ptr();
+    for (std::size_t i = 0; i < acc.size(); ++i) o[i] = finish(acc[i]);
+  });
   return out;
 }
 
@@ -239,8 +127,8 @@ Tensor<detail::sum_result_t<value_type_t<E>>> sum(const E& x, DimList dims = {},
     if (detail::records_grad(x)) return autograd::sum(x, dims, keepdim);
   }
   using R = detail::SumReducer<T>;
-  return detail::reduce<R, detail::sum_result_t<T>>(
-      x, dims, keepdim, "sum", [](typename R::acc_type a) { return static_cast<detail::sum_result_t<T>>(a); });
+  return detail::reduce<R, detail::sum_result_t<T>>(x, dims, keepdim, "sum",
+                                                    detail::Convert<detail::sum_result_t<T>>{});
 }
 
 /// Sum treating NaN as zero.
@@ -257,8 +145,8 @@ template <Expression E>
 Tensor<detail::sum_result_t<value_type_t<E>>> prod(const E& x, DimList dims = {}, bool keepdim = false) {
   using T = value_type_t<E>;
   using R = detail::ProdReducer<T>;
-  return detail::reduce<R, detail::sum_result_t<T>>(
-      x, dims, keepdim, "prod", [](typename R::acc_type a) { return static_cast<detail::sum_result_t<T>>(a); });
+  return detail::reduce<R, detail::sum_result_t<T>>(x, dims, keepdim, "prod",
+                                                    detail::Convert<detail::sum_result_t<T>>{});
 }
 
 /// Arithmetic mean (floating-point inputs only, as in PyTorch). The mean of
@@ -273,7 +161,7 @@ Tensor<value_type_t<E>> mean(const E& x, DimList dims = {}, bool keepdim = false
   using R = detail::SumReducer<T>;
   const Shape shape = x.shape();
   const double n = static_cast<double>(detail::reduced_count(shape, detail::reduce_mask(dims, shape.size(), "mean")));
-  return detail::reduce<R, T>(x, dims, keepdim, "mean", [n](double a) { return static_cast<T>(a / n); });
+  return detail::reduce<R, T>(x, dims, keepdim, "mean", detail::DivideBy<T>{n});
 }
 
 /// Mean of the non-NaN elements.
@@ -292,7 +180,7 @@ Tensor<value_type_t<E>> amax(const E& x, DimList dims = {}, bool keepdim = false
   using T = value_type_t<E>;
   using R = detail::ExtremumReducer<T, true>;
   detail::check_nonempty_reduction(x.shape(), detail::reduce_mask(dims, x.dim(), "amax"), "amax", true);
-  return detail::reduce<R, T>(x, dims, keepdim, "amax", [](typename R::acc_type a) { return static_cast<T>(a); });
+  return detail::reduce<R, T>(x, dims, keepdim, "amax", detail::Convert<T>{});
 }
 
 /// Smallest element(s), NaN if any is NaN (PyTorch's amin).
@@ -301,28 +189,28 @@ Tensor<value_type_t<E>> amin(const E& x, DimList dims = {}, bool keepdim = false
   using T = value_type_t<E>;
   using R = detail::ExtremumReducer<T, false>;
   detail::check_nonempty_reduction(x.shape(), detail::reduce_mask(dims, x.dim(), "amin"), "amin", true);
-  return detail::reduce<R, T>(x, dims, keepdim, "amin", [](typename R::acc_type a) { return static_cast<T>(a); });
+  return detail::reduce<R, T>(x, dims, keepdim, "amin", detail::Convert<T>{});
 }
 
 /// True when every element (over `dims`) is non-zero.
 template <Expression E>
 Tensor<bool> all(const E& x, DimList dims = {}, bool keepdim = false) {
   using R = detail::LogicalReducer<value_type_t<E>, true>;
-  return detail::reduce<R, bool>(x, dims, keepdim, "all", [](uint8_t a) { return a != 0; });
+  return detail::reduce<R, bool>(x, dims, keepdim, "all", detail::Convert<bool>{});
 }
 
 /// True when some element (over `dims`) is non-zero.
 template <Expression E>
 Tensor<bool> any(const E& x, DimList dims = {}, bool keepdim = false) {
   using R = detail::LogicalReducer<value_type_t<E>, false>;
-  return detail::reduce<R, bool>(x, dims, keepdim, "any", [](uint8_t a) { return a != 0; });
+  return detail::reduce<R, bool>(x, dims, keepdim, "any", detail::Convert<bool>{});
 }
 
 /// Number of non-zero elements (over `dims`, never kept), as int64.
 template <Expression E>
 Tensor<int64_t> count_nonzero(const E& x, DimList dims = {}) {
   using R = detail::CountNonzeroReducer<value_type_t<E>>;
-  return detail::reduce<R, int64_t>(x, dims, false, "count_nonzero", [](int64_t a) { return a; });
+  return detail::reduce<R, int64_t>(x, dims, false, "count_nonzero", detail::Convert<int64_t>{});
 }
 
 /// Vector p-norm over all elements or `dims` (PyTorch's `torch.norm` with a

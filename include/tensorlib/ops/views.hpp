@@ -110,8 +110,8 @@ Tensor<T> Tensor<T>::reshape(const Shape& sizes) const {
         *this, "ReshapeBackward", [&](const Tensor& s) { return s.reshape(sizes); },
         [in = this->sizes()](const Tensor& g) { return g.reshape(in); });
   const Shape target = detail::infer_size(sizes, numel(), "reshape");
-  if (const auto strides = detail::view_strides(this->sizes(), this->strides(), target))
-    return detail::restride(*this, target, *strides, storage_offset());
+  if (const auto viewed = detail::view_strides(this->sizes(), this->strides(), target))
+    return detail::restride(*this, target, *viewed, storage_offset());
   return contiguous().view(target);  // not viewable, so not contiguous: a copy
 }
 

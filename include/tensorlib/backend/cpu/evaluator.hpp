@@ -65,9 +65,13 @@ using as_type = V;
 }  // namespace detail
 
 /// True when every node of E computes in T and every functor accepts packets
-/// of T: then E runs on SIMD packets.
+/// of T: then E runs on SIMD packets. In a translation unit compiled by nvcc
+/// host loops run on scalars: nvcc rejects the compiler's vector types in the
+/// functors' host+device bodies (Note [host loops under nvcc] in
+/// docs/architecture.md).
 template <class E, class T>
 struct PacketEvaluable : std::false_type {};
+#if !defined(__CUDACC__)
 template <simd::Lane T>
 struct PacketEvaluable<Tensor<T>, T> : std::true_type {};
 template <simd::Lane T>
@@ -77,6 +81,7 @@ struct PacketEvaluable<Map<F, Cs...>, T>
     : std::bool_constant<std::is_same_v<typename Map<F, Cs...>::value_type, T> &&
                          (PacketEvaluable<Cs, T>::value && ...) &&
                          std::is_invocable_r_v<simd::Vec<T>, const F&, detail::as_type<Cs, simd::Vec<T>>...>> {};
+#endif
 
 /// Number of tensor leaves in an expression type.
 template <class N>

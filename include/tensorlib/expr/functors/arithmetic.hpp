@@ -128,6 +128,8 @@ struct Sign {
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
     if constexpr (std::is_same_v<T, bool>)
       return x;
+    else if constexpr (std::is_unsigned_v<T>)
+      return static_cast<T>(x != T(0));
     else if constexpr (std::is_integral_v<T>)
       return static_cast<T>((T(0) < x) - (x < T(0)));
     else {

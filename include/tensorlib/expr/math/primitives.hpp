@@ -121,7 +121,7 @@ inline V ldexp_integral(V x, V n) {
 
 /// Evaluates the polynomial c[0] + c[1] x + ... + c[N-1] x^(N-1) (Horner, fused).
 template <class V, class S, int N>
-inline V polynomial(V x, const S (&c)[N]) {
+TENSORLIB_HOST_DEVICE inline V polynomial(V x, const S (&c)[N]) {
   V r(c[N - 1]);
   for (int i = N - 2; i >= 0; --i) r = mul_add(r, x, V(c[i]));
   return r;

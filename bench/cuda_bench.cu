@@ -1,0 +1,156 @@
+// GPU benchmarks of the fused kernels, each beside its baseline in the same
+// run, timed with CUDA events (manual time) and reported as bytes per
+// second of the traffic the operation must move:
+//   CopyD2D        cudaMemcpyAsync device to device (the bandwidth ceiling)
+//   FusedChain     y = a*b + c*sigmoid(d) - 0.5*exp(e), one tensorlib kernel
+//   HandChain      the same chain as a hand-written CUDA kernel
+//   BroadcastChain the chain with d a broadcast row of a [N/1024, 1024] shape
+//   SumAxis0/1     sum of [8192, 8192] along each axis
+//   Sgemm/Dgemm    tl::mm at 4096 beside a direct cublasSgemm/Dgemm call
+// PyTorch 2.11's figures for the same operations come from
+// bench/cuda_torch.py run on the same machine (bench/RESULTS.md).
+// Run: ./cuda_bench --benchmark_counters_tabular=true
+
+#include <benchmark/benchmark.h>
+#include <cublas_v2.h>
+
+#include <cstdint>
+
+#include <tensorlib/tensorlib.hpp>
+
+namespace {
+
+constexpr int64_t kChainN = int64_t{1} << 26;
+
+// Times `body` (queued on the current stream) with CUDA events.
+template <class F>
+void time_gpu(benchmark::State& state, double bytes, F body) {
+  body();  // warm-up (allocations, cuBLAS handles)
+  tl::cuda::synchronize();
+  tl::cuda::Event start(true), stop(true);
+  for (auto _ : state) {
+    start.record();
+    body();
+    stop.record();
+    stop.synchronize();
+    state.SetIterationTime(static_cast<double>(start.elapsed_time(stop)) / 1e3);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes * static_cast<double>(state.iterations())));
+}
+
+struct ChainInputs {
+  tl::Tensor<float> a, b, c, d, e, y;
+};
+
+ChainInputs chain_inputs(const tl::Shape& shape, const tl::Shape& d_shape) {
+  tl::Generator g(1);
+  const tl::TensorOptions gpu{.device = tl::kCUDA};
+  return {tl::randn(shape, g, gpu),   tl::randn(shape, g, gpu), tl::randn(shape, g, gpu),
+          tl::randn(d_shape, g, gpu), tl::randn(shape, g, gpu), tl::empty<float>(shape, gpu)};
+}
+
+void CopyD2D(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  const auto x = tl::empty<float>({kChainN}, {.device = tl::kCUDA});
+  const auto y = tl::empty<float>({kChainN}, {.device = tl::kCUDA});
+  const auto stream = tl::cuda::current_stream().handle();
+  time_gpu(state, 2.0 * kChainN * 4,
+           [&] { (void)cudaMemcpyAsync(y.data_ptr(), x.data_ptr(), kChainN * 4, cudaMemcpyDeviceToDevice, stream); });
+}
+
+void FusedChain(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  auto in = chain_inputs({kChainN}, {kChainN});
+  time_gpu(state, 6.0 * kChainN * 4,
+           [&] { in.y.copy_(in.a * in.b + in.c * tl::sigmoid(in.d) - 0.5f * tl::exp(in.e)); });
+}
+
+__global__ void hand_chain(const float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ c,
+                           const float* __restrict__ d, const float* __restrict__ e, float* __restrict__ y, int64_t n) {
+  const int64_t i = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
+  if (i + 4 <= n) {
+    const float4 va = *reinterpret_cast<const float4*>(a + i), vb = *reinterpret_cast<const float4*>(b + i);
+    const float4 vc = *reinterpret_cast<const float4*>(c + i), vd = *reinterpret_cast<const float4*>(d + i);
+    const float4 ve = *reinterpret_cast<const float4*>(e + i);
+    auto f = [](float p, float q, float r, float s, float t) {
+      return p * q + r * (1.0f / (1.0f + __expf(-s))) - 0.5f * __expf(t);
+    };
+    *reinterpret_cast<float4*>(y + i) = make_float4(f(va.x, vb.x, vc.x, vd.x, ve.x), f(va.y, vb.y, vc.y, vd.y, ve.y),
+                                                    f(va.z, vb.z, vc.z, vd.z, ve.z), f(va.w, vb.w, vc.w, vd.w, ve.w));
+  }
+}
+
+void HandChain(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  auto in = chain_inputs({kChainN}, {kChainN});
+  const auto stream = tl::cuda::current_stream().handle();
+  const auto blocks = static_cast<unsigned>(kChainN / 4 / 256);
+  time_gpu(state, 6.0 * kChainN * 4, [&] {
+    hand_chain<<<blocks, 256, 0, stream>>>(in.a.data_ptr(), in.b.data_ptr(), in.c.data_ptr(), in.d.data_ptr(),
+                                           in.e.data_ptr(), in.y.data_ptr(), kChainN);
+  });
+}
+
+void BroadcastChain(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  auto in = chain_inputs({kChainN / 1024, 1024}, {1024});
+  time_gpu(state, 5.0 * kChainN * 4,
+           [&] { in.y.copy_(in.a * in.b + in.c * tl::sigmoid(in.d) - 0.5f * tl::exp(in.e)); });
+}
+
+void SumAxis(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  tl::Generator g(2);
+  const auto x = tl::randn({8192, 8192}, g, {.device = tl::kCUDA});
+  const int64_t axis = state.range(0);
+  tl::Tensor<float> r;
+  time_gpu(state, 8192.0 * 8192 * 4, [&] { r = tl::sum(x, {axis}); });
+}
+
+template <class T>
+void Gemm(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  tl::Generator g(3);
+  const int64_t n = 4096;
+  const auto a = tl::randn<T>({n, n}, g, {.device = tl::kCUDA}), b = tl::randn<T>({n, n}, g, {.device = tl::kCUDA});
+  tl::Tensor<T> c;
+  time_gpu(state, 0, [&] { c = tl::mm(a, b); });
+  state.counters["TFLOP/s"] =
+      benchmark::Counter(2.0 * n * n * n * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+template <class T>
+void GemmCublas(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  tl::Generator g(3);
+  const int n = 4096;
+  const auto a = tl::randn<T>({n, n}, g, {.device = tl::kCUDA}), b = tl::randn<T>({n, n}, g, {.device = tl::kCUDA});
+  const auto c = tl::empty<T>({n, n}, {.device = tl::kCUDA});
+  cublasHandle_t h = nullptr;
+  cublasCreate(&h);
+  cublasSetStream(h, tl::cuda::current_stream().handle());
+  const T one = 1, zero = 0;
+  time_gpu(state, 0, [&] {
+    if constexpr (std::is_same_v<T, float>)
+      cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b.data_ptr(), n, a.data_ptr(), n, &zero, c.data_ptr(), n);
+    else
+      cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b.data_ptr(), n, a.data_ptr(), n, &zero, c.data_ptr(), n);
+  });
+  cublasDestroy(h);
+  state.counters["TFLOP/s"] =
+      benchmark::Counter(2.0 * n * n * double(n) * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+BENCHMARK(CopyD2D)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(FusedChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(HandChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(BroadcastChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(SumAxis)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(Gemm<float>)->Name("Sgemm")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(GemmCublas<float>)->Name("SgemmCublas")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(Gemm<double>)->Name("Dgemm")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(GemmCublas<double>)->Name("DgemmCublas")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+
+}  // namespace
+
+BENCHMARK_MAIN();

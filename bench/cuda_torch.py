@@ -1,0 +1,65 @@
+"""PyTorch's figures for bench/cuda_bench.cu's operations on the same GPU.
+
+Eager PyTorch (one kernel per op), timed with CUDA events after warm-up,
+median of 50 runs; prints one line per operation: name, microseconds,
+GB/s of the traffic the operation must move (the same byte counts as
+cuda_bench). Run: python3 bench/cuda_torch.py
+"""
+import statistics
+
+import torch
+
+
+def timed(fn, runs=50):
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e) * 1e3)
+    return statistics.median(times)
+
+
+def report(name, us, nbytes=0.0, flops=0.0):
+    extra = f" {nbytes / us / 1e3:.1f} GB/s" if nbytes else ""
+    extra += f" {flops / us / 1e6:.1f} TFLOP/s" if flops else ""
+    print(f"torch {name:16s} {us:10.1f} us{extra}", flush=True)
+
+
+def main():
+    torch.backends.cuda.matmul.allow_tf32 = False
+    dev = "cuda"
+    n = 1 << 26
+    g = torch.Generator(device=dev).manual_seed(1)
+    a, b, c, d, e = (torch.randn(n, device=dev, generator=g) for _ in range(5))
+    y = torch.empty(n, device=dev)
+    report("CopyD2D", timed(lambda: y.copy_(a)), 2.0 * n * 4)
+    report("Chain", timed(lambda: torch.sub(a * b + c * torch.sigmoid(d), 0.5 * torch.exp(e), out=y)), 6.0 * n * 4)
+    shape = (n // 1024, 1024)
+    a2, b2, c2, e2 = (t.view(shape) for t in (a, b, c, e))
+    d2 = torch.randn(1024, device=dev, generator=g)
+    y2 = y.view(shape)
+    report("BroadcastChain",
+           timed(lambda: torch.sub(a2 * b2 + c2 * torch.sigmoid(d2), 0.5 * torch.exp(e2), out=y2)), 5.0 * n * 4)
+    x = torch.randn(8192, 8192, device=dev, generator=g)
+    for axis in (0, 1):
+        report(f"SumAxis/{axis}", timed(lambda: x.sum(axis)), 8192.0 * 8192 * 4)
+    for dtype, name in ((torch.float32, "Sgemm"), (torch.float64, "Dgemm")):
+        m = torch.randn(4096, 4096, device=dev, dtype=dtype, generator=g)
+        k = torch.randn(4096, 4096, device=dev, dtype=dtype, generator=g)
+        report(name, timed(lambda: m @ k, runs=20), flops=2.0 * 4096**3)
+    if hasattr(torch, "compile"):
+        try:
+            f = torch.compile(lambda p, q, r, s, t: p * q + r * torch.sigmoid(s) - 0.5 * torch.exp(t))
+            report("ChainCompiled", timed(lambda: f(a, b, c, d, e)), 6.0 * n * 4)
+        except Exception as err:  # inductor needs a working Triton toolchain
+            print(f"torch ChainCompiled skipped: {err}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+#pragma once
+/// \file
+/// The CUDA executor of pointwise expressions: one kernel per expression
+/// type (DESIGN 3.4), in three instantiations chosen at run time: the
+/// contiguous path (every operand dense or a broadcast scalar, pointers
+/// aligned: kVec elements per thread with vector loads and stores, Note
+/// [vectorized loads]) and the strided path over the coalesced loop nest with
+/// 32-bit indices and precomputed divisions when every offset fits, 64-bit
+/// otherwise. All use a grid-stride loop over a grid sized to the GPU.
+/// Only translation units compiled by nvcc include this header; they
+/// register each launcher for the others (Note [kernels across translation
+/// units]).
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "tensorlib/backend/cpu/loop_plan.hpp"
+#include "tensorlib/backend/cuda/kernel_expr.hpp"
+#include "tensorlib/backend/cuda/registry.hpp"
+#include "tensorlib/backend/cuda/runtime.hpp"
+#include "tensorlib/core/stats.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/broadcast.hpp"
+#include "tensorlib/expr/traverse.hpp"
+
+namespace tensorlib::cuda::detail {
+
+inline constexpr int kThreads = 256;
+
+template <class T, class K>
+__global__ void __launch_bounds__(kThreads) contiguous_kernel(T* out, K expr, int64_t n) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads * kVec;
+  for (int64_t base = (static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x) * kVec; base < n; base += step) {
+    if (base + kVec <= n) {
+      for_each_leaf(expr, [&](auto& l) { l.load_vec(base); });
+      Packet<T> r;
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) r.v[j] = static_cast<T>(expr.value(j));
+      *reinterpret_cast<Packet<T>*>(out + base) = r;
+    } else {
+      for (int64_t i = base; i < n; ++i) {
+        for_each_leaf(expr, [&](auto& l) { l.load_linear(i); });
+        out[i] = static_cast<T>(expr.value(0));
+      }
+    }
+  }
+}
+
+template <class T, class I, class K>
+__global__ void __launch_bounds__(kThreads)
+    strided_kernel(T* out, KernelLeaf<T, I> out_strides, Decomposer<I> dec, K expr, int64_t n) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n; i += step) {
+    I idx[kMaxKernelDims];
+    dec.coords(static_cast<I>(i), idx);
+    for_each_leaf(expr, [&](auto& l) { l.load(idx, dec.ndim); });
+    out[offset_of(idx, out_strides.strides, dec.ndim)] = static_cast<T>(expr.value(0));
+  }
+}
+
+/// Blocks for `work` thread-items: enough to fill every SM several times,
+/// not more (the grid-stride loop covers the rest).
+inline unsigned grid_for(int64_t work, int device) {
+  const int64_t wanted = (work + kThreads - 1) / kThreads;
+  const int64_t cap = int64_t{multiprocessor_count(device)} * 16;
+  return static_cast<unsigned>(std::clamp<int64_t>(wanted, 1, cap));
+}
+
+inline bool aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
+/// Largest element offset any operand of `plan` reaches (for the index width).
+inline int64_t max_offset(const cpu::LoopPlan& plan) {
+  int64_t m = plan.sizes.numel();
+  for (const Shape& s : plan.strides) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < plan.ndim(); ++d) off += (plan.sizes[d] - 1) * (s[d] < 0 ? -s[d] : s[d]);
+    m = std::max(m, off + 1);
+  }
+  return m;
+}
+
+template <class I, class T, class E>
+void launch_strided(const Tensor<T>& out, const E& expr, const cpu::LoopPlan& plan, int device, cudaStream_t stream) {
+  int64_t operand = 1;
+  auto k = make_kernel_node<I>(expr, plan, operand);
+  KernelLeaf<T, I> o;
+  for (int64_t d = 0; d < plan.ndim(); ++d) o.strides[d] = static_cast<I>(plan.strides[0][d]);
+  const int64_t n = plan.sizes.numel();
+  strided_kernel<T, I>
+      <<<grid_for(n, device), kThreads, 0, stream>>>(out.data_ptr(), o, Decomposer<I>(plan.sizes), k, n);
+}
+
+/// Evaluates `expr` into `out` on `out`'s GPU (same rules as cpu::run_pointwise).
+template <Element T, class E>
+void launch_pointwise(const Tensor<T>& out, const E& expr) {
+  if (out.numel() == 0) return;
+  stats::detail::count_fused_kernel();
+  std::vector<Shape> strides{out.strides()};
+  bool aligned_all = aligned(out.data_ptr(), sizeof(T) * kVec);
+  for_each_tensor(expr, [&](const auto& leaf) {
+    strides.push_back(broadcast_strides(leaf.sizes(), leaf.strides(), out.sizes()));
+    aligned_all = aligned_all && aligned(leaf.data_ptr(), sizeof(leaf.data_ptr()[0]) * kVec);
+  });
+  const cpu::LoopPlan plan = cpu::make_loop_plan(out.sizes(), strides);
+  const int device = out.device().index;
+  DeviceGuard guard(device);
+  const cudaStream_t stream = current_stream(device).handle();
+
+  bool dense = plan.ndim() == 1 && plan.strides[0][0] == 1;
+  for (std::size_t op = 1; dense && op < plan.strides.size(); ++op)
+    dense = plan.strides[op][0] == 1 || plan.strides[op][0] == 0;
+  if (dense && aligned_all) {
+    int64_t operand = 1;
+    auto k = make_kernel_node<int64_t>(expr, plan, operand);
+    const int64_t n = plan.sizes[0];
+    contiguous_kernel<T><<<grid_for((n + kVec - 1) / kVec, device), kThreads, 0, stream>>>(out.data_ptr(), k, n);
+  } else if (max_offset(plan) < std::numeric_limits<int32_t>::max() / 2) {
+    launch_strided<int32_t>(out, expr, plan, device, stream);
+  } else {
+    launch_strided<int64_t>(out, expr, plan, device, stream);
+  }
+  check(cudaGetLastError(), "fused pointwise kernel launch");
+}
+
+/// Set before main by each nvcc translation unit that evaluates E.
+template <Element T, class E>
+inline const bool pointwise_registered = (pointwise_kernel<T, E> = &launch_pointwise<T, E>, true);
+
+}  // namespace tensorlib::cuda::detail

@@ -1,0 +1,272 @@
+#pragma once
+/// \file
+/// The CUDA executor of reductions (nvcc translation units only): the same
+/// reducers as the CPU loop (ops/reduce.hpp's `identity/step/merge`, host and
+/// device), consuming a pointwise expression directly, deterministic (fixed
+/// order, no atomics).
+///
+/// Note [reduction layout]
+/// The dimensions are reordered as (outer, reduced, inner): kept dimensions
+/// before the last reduced one, the reduced ones, kept dimensions after it.
+/// Output order is unchanged (kept dimensions stay in order) and an inner
+/// run stays innermost. Each group is coalesced separately. With no inner
+/// dimensions (reducing the innermost run) a block of threads reduces one
+/// output, consecutive threads reading consecutive elements; otherwise each
+/// thread reduces one output, consecutive threads holding consecutive inner
+/// positions (coalesced reads). When there are too few outputs to fill the
+/// GPU, the reduced range is split across blocks: a first kernel writes one
+/// partial accumulator per split, a second merges them in split order.
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "tensorlib/backend/cuda/kernel_expr.hpp"
+#include "tensorlib/backend/cuda/pointwise.hpp"
+#include "tensorlib/backend/cuda/registry.hpp"
+#include "tensorlib/backend/cuda/runtime.hpp"
+#include "tensorlib/core/allocator.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/broadcast.hpp"
+#include "tensorlib/expr/traverse.hpp"
+
+namespace tensorlib::cuda::detail {
+
+/// The (outer, reduced, inner) nest of Note [reduction layout].
+struct ReducePlan {
+  Shape sizes;                 // outer dims, then reduced, then inner
+  std::vector<Shape> strides;  // per leaf, same dims
+  int outer_dims = 0, red_dims = 0, inner_dims = 0;
+  int64_t outer = 1, red = 1, inner = 1;
+};
+
+// Appends dimensions `dims` of (shape, strides) to the plan as one group,
+// dropping size-1 dimensions and merging where every leaf is contiguous.
+inline int append_group(ReducePlan& p, const std::vector<int64_t>& dims, const Shape& shape,
+                        const std::vector<Shape>& strides) {
+  int count = 0;
+  for (int64_t d : dims) {
+    if (shape[d] == 1) continue;
+    bool merge = count > 0;
+    const int64_t last = p.sizes.size() - 1;
+    for (std::size_t op = 0; merge && op < strides.size(); ++op)
+      merge = p.strides[op][last] == strides[op][d] * shape[d];
+    if (merge) {
+      p.sizes[last] *= shape[d];
+      for (std::size_t op = 0; op < strides.size(); ++op) p.strides[op][last] = strides[op][d];
+    } else {
+      p.sizes.push_back(shape[d]);
+      for (std::size_t op = 0; op < strides.size(); ++op) p.strides[op].push_back(strides[op][d]);
+      ++count;
+    }
+  }
+  return count;
+}
+
+inline ReducePlan make_reduce_plan(const Shape& shape, const std::vector<Shape>& strides, uint32_t mask) {
+  int64_t last = -1;
+  for (int64_t d = 0; d < shape.size(); ++d)
+    if (mask >> d & 1u) last = d;
+  std::vector<int64_t> outer, red, inner;
+  for (int64_t d = 0; d < shape.size(); ++d) (mask >> d & 1u ? red : d < last ? outer : inner).push_back(d);
+  ReducePlan p;
+  p.strides.assign(strides.size(), Shape{});
+  p.outer_dims = append_group(p, outer, shape, strides);
+  p.red_dims = append_group(p, red, shape, strides);
+  p.inner_dims = append_group(p, inner, shape, strides);
+  for (int i = 0; i < p.sizes.size(); ++i) {
+    const int64_t s = p.sizes[i];
+    (i < p.outer_dims ? p.outer : i < p.outer_dims + p.red_dims ? p.red : p.inner) *= s;
+  }
+  return p;
+}
+
+/// Where a kernel is in the nest: group sizes and their decomposers.
+struct ReduceArgs {
+  Decomposer<int64_t> outer, red, inner;  // each over its own group's dims
+  int red_first = 0, inner_first = 0;     // index of the group's first dim in the leaves' strides
+  int64_t n_outer = 1, n_red = 1, n_inner = 1;
+  int64_t split_len = 1;  // reduced elements per split
+};
+
+// Sets every leaf's base to the offset of (outer o, inner i).
+template <class K>
+__device__ void seek(K& k, const ReduceArgs& a, int64_t o, int64_t i) {
+  int64_t oc[kMaxKernelDims], ic[kMaxKernelDims];
+  a.outer.coords(o, oc);
+  a.inner.coords(i, ic);
+  for_each_leaf(k, [&](auto& l) {
+    int64_t b = 0;
+    for (int d = 0; d < a.outer.ndim; ++d) b += oc[d] * l.strides[d];
+    for (int d = 0; d < a.inner.ndim; ++d) b += ic[d] * l.strides[a.inner_first + d];
+    l.base = b;
+  });
+}
+
+// Loads reduced element r into register j of every leaf.
+template <class K>
+__device__ void load_red(K& k, const ReduceArgs& a, int64_t r, int j) {
+  if (a.red.ndim == 1) {
+    for_each_leaf(k, [&](auto& l) { l.regs[j] = l.ptr[l.base + r * l.strides[a.red_first]]; });
+  } else {
+    int64_t rc[kMaxKernelDims];
+    a.red.coords(r, rc);
+    for_each_leaf(k, [&](auto& l) {
+      int64_t off = l.base;
+      for (int d = 0; d < a.red.ndim; ++d) off += rc[d] * l.strides[a.red_first + d];
+      l.regs[j] = l.ptr[off];
+    });
+  }
+}
+
+// Folds reduced elements [r0, r1) at the current position, kVec loads at a time.
+template <class R, class K>
+__device__ typename R::acc_type fold(K& k, const ReduceArgs& a, int64_t r0, int64_t r1, int64_t step) {
+  using A = typename R::acc_type;
+  A acc = R::identity();
+  int64_t r = r0;
+  for (; r + (kVec - 1) * step < r1; r += kVec * step) {
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) load_red(k, a, r + j * step, j);
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) acc = R::step(acc, k.value(j));
+  }
+  for (; r < r1; r += step) {
+    load_red(k, a, r, 0);
+    acc = R::step(acc, k.value(0));
+  }
+  return acc;
+}
+
+/// One block per (output, split): threads stride through the reduced range.
+template <class R, class Out, class K, class Finish>
+__global__ void __launch_bounds__(kThreads)
+    reduce_rows_kernel(K expr, ReduceArgs a, Out* out, typename R::acc_type* partial, Finish finish) {
+  using A = typename R::acc_type;
+  __shared__ A shared[kThreads];
+  const int64_t o = blockIdx.x, split = blockIdx.y;
+  seek(expr, a, o, 0);
+  const int64_t r0 = split * a.split_len, r1 = std::min(a.n_red, r0 + a.split_len);
+  A acc = fold<R>(expr, a, r0 + threadIdx.x, r1, kThreads);
+  shared[threadIdx.x] = acc;
+  __syncthreads();
+  for (int s = kThreads / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) shared[threadIdx.x] = R::merge(shared[threadIdx.x], shared[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    if (partial != nullptr)
+      partial[split * a.n_outer + o] = shared[0];
+    else
+      out[o] = static_cast<Out>(finish(shared[0]));
+  }
+}
+
+/// One thread per (output, split): consecutive threads hold consecutive inner positions.
+template <class R, class Out, class K, class Finish>
+__global__ void __launch_bounds__(kThreads)
+    reduce_columns_kernel(K expr, ReduceArgs a, Out* out, typename R::acc_type* partial, Finish finish) {
+  const int64_t outputs = a.n_outer * a.n_inner;
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (t >= outputs) return;
+  const int64_t split = blockIdx.y;
+  seek(expr, a, t / a.n_inner, t % a.n_inner);
+  const int64_t r0 = split * a.split_len, r1 = std::min(a.n_red, r0 + a.split_len);
+  const auto acc = fold<R>(expr, a, r0, r1, 1);
+  if (partial != nullptr)
+    partial[split * outputs + t] = acc;
+  else
+    out[t] = static_cast<Out>(finish(acc));
+}
+
+/// Merges the partial accumulators of each output in split order.
+template <class R, class Out, class Finish>
+__global__ void __launch_bounds__(kThreads) merge_partials_kernel(const typename R::acc_type* partial, int64_t splits,
+                                                                  int64_t outputs, Out* out, Finish finish) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (t >= outputs) return;
+  auto acc = partial[t];
+  for (int64_t s = 1; s < splits; ++s) acc = R::merge(acc, partial[s * outputs + t]);
+  out[t] = static_cast<Out>(finish(acc));
+}
+
+/// Reduces `expr` over the dimensions in `mask` into the contiguous `out`
+/// (its elements in kept-dimension order), each accumulator passed through `finish`.
+template <class R, Element Out, class E, class Finish>
+void launch_reduce(const Tensor<Out>& out, const E& expr, uint32_t mask, Finish finish) {
+  using A = typename R::acc_type;
+  const int64_t outputs = out.numel();
+  if (outputs == 0) return;
+  const Shape shape = expr.shape();
+  std::vector<Shape> strides;
+  for_each_tensor(expr,
+                  [&](const auto& leaf) { strides.push_back(broadcast_strides(leaf.sizes(), leaf.strides(), shape)); });
+  const ReducePlan p = make_reduce_plan(shape, strides, mask);
+  ReduceArgs a;
+  auto group = [&](int first, int count) {
+    Shape s;
+    for (int d = first; d < first + count; ++d) s.push_back(p.sizes[d]);
+    if (s.size() == 0) s.push_back(1);
+    return Decomposer<int64_t>(s);
+  };
+  a.outer = group(0, p.outer_dims);
+  a.red = group(p.outer_dims, p.red_dims);
+  a.inner = group(p.outer_dims + p.red_dims, p.inner_dims);
+  a.outer.ndim = p.outer_dims;
+  a.inner.ndim = p.inner_dims;
+  a.red.ndim = std::max(p.red_dims, 1);
+  a.red_first = p.outer_dims;
+  a.inner_first = p.outer_dims + p.red_dims;
+  a.n_outer = p.outer;
+  a.n_red = p.sizes.numel() == 0 ? 0 : p.red;
+  a.n_inner = p.inner;
+
+  // Leaves' strides over the plan (tree order matches for_each_tensor's).
+  cpu::LoopPlan leaf_plan;
+  leaf_plan.sizes = p.sizes;
+  leaf_plan.strides.push_back(Shape{});  // operand 0 (the output) is not a leaf
+  for (const Shape& s : p.strides) leaf_plan.strides.push_back(s.size() == 0 ? Shape{0} : s);
+  int64_t operand = 1;
+  auto k = make_kernel_node<int64_t>(expr, leaf_plan, operand);
+
+  const int device = out.device().index;
+  DeviceGuard guard(device);
+  const cudaStream_t stream = current_stream(device).handle();
+  const int64_t target_threads = int64_t{multiprocessor_count(device)} * 2048;
+  const bool rows = p.inner_dims == 0;
+  const int64_t busy = rows ? outputs * kThreads : outputs;
+  const int64_t min_split = rows ? int64_t{kThreads} * kVec * 4 : 64;
+  int64_t splits = std::clamp<int64_t>(target_threads / std::max<int64_t>(busy, 1), 1, 65535);
+  splits = std::clamp<int64_t>(std::min(splits, a.n_red / min_split), 1, 65535);
+  a.split_len = (a.n_red + splits - 1) / splits;
+  splits = a.n_red == 0 ? 1 : (a.n_red + a.split_len - 1) / a.split_len;
+
+  DataPtr scratch;
+  A* partial = nullptr;
+  if (splits > 1) {
+    scratch = allocator_for(out.device()).allocate(static_cast<int64_t>(sizeof(A)) * splits * outputs, out.device());
+    partial = static_cast<A*>(scratch.get());
+  }
+  if (rows) {
+    const dim3 grid(static_cast<unsigned>(outputs), static_cast<unsigned>(splits));
+    reduce_rows_kernel<R, Out><<<grid, kThreads, 0, stream>>>(k, a, out.data_ptr(), partial, finish);
+  } else {
+    const dim3 grid(static_cast<unsigned>((outputs + kThreads - 1) / kThreads), static_cast<unsigned>(splits));
+    reduce_columns_kernel<R, Out><<<grid, kThreads, 0, stream>>>(k, a, out.data_ptr(), partial, finish);
+  }
+  check(cudaGetLastError(), "reduction kernel launch");
+  if (splits > 1) {
+    const auto blocks = static_cast<unsigned>((outputs + kThreads - 1) / kThreads);
+    merge_partials_kernel<R, Out><<<blocks, kThreads, 0, stream>>>(partial, splits, outputs, out.data_ptr(), finish);
+    check(cudaGetLastError(), "reduction merge kernel launch");
+  }
+  // `scratch` returns to the pool of this stream: later work on it is ordered after these kernels.
+}
+
+/// Set before main by each nvcc translation unit that reduces E with R.
+template <class R, Element Out, class E, class Finish>
+inline const bool reduce_registered = (reduce_kernel<R, Out, E, Finish> = &launch_reduce<R, Out, E, Finish>, true);
+
+}  // namespace tensorlib::cuda::detail

@@ -1,0 +1,33 @@
+#pragma once
+/// \file
+/// Where translation units compiled by nvcc publish their fused kernels, so
+/// that any translation unit of the program can launch them.
+///
+/// Note [kernels across translation units]
+/// tensorlib is header-only, so the same dispatch function is compiled by
+/// nvcc in some translation units of a program and by the host compiler in
+/// others, and the linker keeps one copy. Neither copy calls a kernel
+/// directly: each reads `pointwise_kernel<T, E>` (and its siblings), a
+/// function pointer that starts null. A translation unit compiled by nvcc
+/// instantiates, for every expression type it evaluates, a variable whose
+/// initializer (run before main) stores the launcher there. So an
+/// expression runs on the GPU from any translation unit once some nvcc
+/// translation unit of the program has used it, and otherwise fails with
+/// the error that says to compile that file with nvcc. Host-only code
+/// never includes a CUDA header.
+
+#include "tensorlib/core/tensor.hpp"
+
+namespace tensorlib::cuda::detail {
+
+/// Launches the fused kernel of expression type E into `out`; null until an
+/// nvcc translation unit registers it.
+template <Element T, class E>
+inline void (*pointwise_kernel)(const Tensor<T>& out, const E& expr) = nullptr;
+
+/// Runs reduction R of expression type E (see backend/cuda/reduce.hpp);
+/// null until an nvcc translation unit registers it.
+template <class R, Element Out, class E, class Finish>
+inline void (*reduce_kernel)(const Tensor<Out>& out, const E& expr, uint32_t mask, Finish finish) = nullptr;
+
+}  // namespace tensorlib::cuda::detail

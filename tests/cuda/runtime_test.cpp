@@ -1,0 +1,110 @@
+// The CUDA runtime layer from a translation unit compiled by the host
+// compiler (TENSORLIB_CUDA, no nvcc): availability, the errors a machine
+// without a GPU gives (these run in CI), and on a GPU the caching
+// allocator, streams, events, copies, cuBLAS products, and the error for a
+// fused expression that no nvcc translation unit compiled.
+
+#include <doctest/doctest.h>
+
+#include <tensorlib/tensorlib.hpp>
+
+#include "cuda_support.hpp"
+
+using cuda_support::no_gpu;
+
+TEST_CASE("CUDA runtime: is_available agrees with device_count and never throws") {
+  CHECK(tl::cuda::is_available() == (tl::cuda::device_count() > 0));
+  CHECK(tl::cuda::device_count() >= 0);
+}
+
+TEST_CASE("CUDA runtime: without a GPU, CUDA tensors and events are clear errors") {
+  if (tl::cuda::is_available()) {
+    std::puts("SKIPPED: no CUDA GPU (this test needs a machine without one)");
+    return;
+  }
+  CHECK_THROWS_WITH_AS(tl::empty<float>({4}, {.device = tl::kCUDA}), doctest::Contains("no allocator for device cuda"),
+                       tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::ones<float>({4}).cuda(), doctest::Contains("cuda"), tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::cuda::Event(), doctest::Contains("no CUDA GPU is available"), tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::cuda::synchronize(), doctest::Contains("no CUDA GPU is available"), tl::DeviceError);
+  CHECK_NOTHROW(tl::cuda::empty_cache());
+}
+
+TEST_CASE("CUDA allocator: freed blocks are reused without cudaMalloc; stats and empty_cache") {
+  if (no_gpu()) return;
+  tl::cuda::synchronize();
+  tl::cuda::empty_cache();
+  const int64_t base = tl::cuda::memory_allocated();
+  {
+    auto a = tl::empty<float>({1 << 20}, {.device = tl::kCUDA});  // 4 MiB: large pool
+    CHECK(tl::cuda::memory_allocated() == base + (4 << 20));
+    CHECK(tl::cuda::memory_reserved() >= tl::cuda::memory_allocated());
+  }
+  CHECK(tl::cuda::memory_allocated() == base);
+  const auto before = tl::cuda::memory_stats();
+  for (int i = 0; i < 100; ++i) {  // a steady state: every block comes from the cache
+    auto a = tl::empty<float>({1 << 20}, {.device = tl::kCUDA});
+    auto b = tl::empty<float>({1000}, {.device = tl::kCUDA});  // small pool
+  }
+  const auto after = tl::cuda::memory_stats();
+  CHECK(after.segment_allocations == before.segment_allocations);
+  CHECK(after.cache_hits - before.cache_hits == 200);
+  // Blocks are split: two small tensors share one 2 MiB segment.
+  {
+    auto a = tl::empty<float>({1000}, {.device = tl::kCUDA}), b = tl::empty<float>({1000}, {.device = tl::kCUDA});
+    const auto* pa = reinterpret_cast<const char*>(a.data_ptr());
+    const auto* pb = reinterpret_cast<const char*>(b.data_ptr());
+    CHECK(std::abs(pb - pa) < (2 << 20));
+  }
+  tl::cuda::reset_peak_memory_stats();
+  {
+    auto big = tl::empty<float>({3 << 20}, {.device = tl::kCUDA});
+    CHECK(tl::cuda::max_memory_allocated() >= base + (12 << 20));
+  }
+  CHECK(tl::cuda::max_memory_allocated() >= base + (12 << 20));
+  tl::cuda::reset_peak_memory_stats();
+  CHECK(tl::cuda::max_memory_allocated() == tl::cuda::memory_allocated());
+  const int64_t reserved = tl::cuda::memory_reserved();
+  tl::cuda::empty_cache();
+  CHECK(tl::cuda::memory_reserved() < reserved);
+  CHECK(tl::cuda::memory_reserved() >= tl::cuda::memory_allocated());
+}
+
+TEST_CASE("CUDA streams and events: guards, ordering, elapsed time") {
+  if (no_gpu()) return;
+  const auto default_stream = tl::cuda::current_stream();
+  CHECK(default_stream == tl::cuda::Stream::default_stream());
+  const auto s = tl::cuda::Stream::create();
+  {
+    tl::cuda::StreamGuard guard(s);
+    CHECK(tl::cuda::current_stream() == s);
+    tl::cuda::Event start(true), stop(true);
+    start.record();
+    const auto x = tl::ones<float>({1 << 22}).cuda();  // a copy queued on s
+    stop.record();
+    stop.synchronize();
+    CHECK(stop.query());
+    CHECK(start.elapsed_time(stop) >= 0.0f);
+    CHECK(x.cpu().sum().item() == doctest::Approx(1 << 22));
+  }
+  CHECK(tl::cuda::current_stream() == default_stream);
+  s.synchronize();
+  CHECK(s.query());
+  {
+    tl::cuda::DeviceGuard guard(0);
+    CHECK(tl::cuda::current_device() == 0);
+  }
+  CHECK_THROWS_AS(tl::cuda::set_device(tl::cuda::device_count()), tl::DeviceError);
+}
+
+TEST_CASE("CUDA from a host-compiled file: copies and cuBLAS work, fused expressions say to use nvcc") {
+  if (no_gpu()) return;
+  tl::Generator g(5);
+  const auto a = tl::randn({40, 30}, g), b = tl::randn({30, 20}, g);
+  fixtures::check_close(tl::mm(a.cuda(), b.cuda()).cpu(), tl::mm(a, b), 1e-5, 1e-5);
+  // A fill no nvcc file registered a kernel for goes through the host.
+  fixtures::check_close(tl::full<double>({5}, 1.5, {.device = tl::kCUDA}).cpu(), tl::full<double>({5}, 1.5));
+  const auto x = a.cuda();
+  CHECK_THROWS_WITH_AS(tl::Tensor<float>(x * 2.0f + 1.0f), doctest::Contains("compiled with nvcc"), tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::sum(x), doctest::Contains("compiled with nvcc"), tl::DeviceError);
+}

@@ -1,0 +1,134 @@
+// Operations on the GPU against the same operations on the CPU: copies,
+// fused chains (one kernel each, by the counters), broadcast and strided
+// operands, reductions of expressions, matrix products, factories and random
+// numbers. Tolerances: exact where both sides compute the same operations
+// in the same order; reductions 1e-5 relative in float (different summation
+// order, both accumulating in double); products 1e-5 (cuBLAS vs our GEMM).
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <tensorlib/tensorlib.hpp>
+
+#include "cuda_support.hpp"
+
+using cuda_support::check_parity;
+using cuda_support::no_gpu;
+
+TEST_CASE("CUDA: copies to and from the GPU keep values, shapes and layouts") {
+  if (no_gpu()) return;
+  tl::Generator g(7);
+  const auto x = tl::randn({5, 7, 3}, g);
+  const auto d = x.cuda();
+  CHECK(d.is_cuda());
+  CHECK(d.device() == tl::Device(tl::kCUDA, 0));
+  CHECK(d.to(tl::kCUDA).data_ptr() == d.data_ptr());  // already there: the same tensor
+  fixtures::check_close(d.cpu(), x);
+  // Non-contiguous both ways: a permuted view up, a sliced, transposed view down.
+  fixtures::check_close(x.permute({2, 0, 1}).cuda().cpu(), x.permute({2, 0, 1}).contiguous());
+  fixtures::check_close(d.transpose(0, 2).narrow(1, 2, 4).cpu(), x.transpose(0, 2).narrow(1, 2, 4).contiguous());
+  CHECK(d.sum().item() == doctest::Approx(x.sum().item()).epsilon(1e-5));
+  CHECK(d.to_vector().size() == 105);
+}
+
+TEST_CASE("CUDA: a 6-op chain of 3 inputs runs as exactly one kernel and matches the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(1);
+  const auto a = tl::randn({1000, 37}, g), b = tl::randn({1000, 37}, g), c = tl::randn({1000, 37}, g);
+  const auto ga = a.cuda(), gb = b.cuda(), gc = c.cuda();
+  auto chain = [](const auto& x, const auto& y, const auto& z) {
+    return tl::tanh(x * y + 0.5f) - tl::exp(-tl::square(z)) * tl::sigmoid(y);
+  };
+  const auto before = tl::stats::snapshot();
+  tl::Tensor<float> gy = chain(ga, gb, gc);
+  const auto delta = tl::stats::snapshot() - before;
+  CHECK(delta.fused_kernels == 1);
+  CHECK(delta.fused_loops == 0);
+  const tl::Tensor<float> y = chain(a, b, c);
+  check_parity(gy, y, 2e-6, 2e-6, "chain");
+}
+
+TEST_CASE("CUDA: broadcast, strided, misaligned and scalar operands") {
+  if (no_gpu()) return;
+  tl::Generator g(2);
+  const auto m = tl::randn({512, 300}, g), row = tl::randn({300}, g), col = tl::randn({512, 1}, g);
+  const auto s = tl::scalar_tensor(2.5f);
+  const tl::Tensor<float> y = (m * row + col) / s;
+  const tl::Tensor<float> gy = (m.cuda() * row.cuda() + col.cuda()) / s.cuda();
+  check_parity(gy, y, 0, 0, "broadcast");
+  // A transposed operand and an output that is a strided view.
+  const auto t = tl::randn({300, 512}, g);
+  const tl::Tensor<float> yt = m + t.t();
+  check_parity(tl::Tensor<float>(m.cuda() + t.cuda().t()), yt, 0, 0, "transposed");
+  auto out = tl::zeros<float>({512, 600}, {.device = tl::kCUDA});
+  out.narrow(1, 0, 300).copy_(m.cuda() * 2.0f);
+  check_parity(out.narrow(1, 0, 300).contiguous(), tl::Tensor<float>(m * 2.0f), 0, 0, "strided output");
+  // Offset by one element: not aligned for vector loads, so the strided path.
+  const auto flat = tl::randn({4099}, g);
+  const tl::Tensor<float> yo = tl::exp(flat.narrow(0, 1, 4097));
+  check_parity(tl::Tensor<float>(tl::exp(flat.cuda().narrow(0, 1, 4097))), yo, 2e-6, 0, "misaligned");
+  // Integer and bool chains, casts and comparisons.
+  const auto i = tl::arange(0, 1000);
+  const tl::Tensor<int64_t> yi = (i * 7 + 3) * (i - 500);
+  check_parity(tl::Tensor<int64_t>((i.cuda() * 7 + 3) * (i.cuda() - 500)), yi, 0, 0, "int64");
+  const tl::Tensor<bool> yb = tl::logical_and(m > 0.5f, m < 1.5f);
+  check_parity(tl::Tensor<bool>(tl::logical_and(m.cuda() > 0.5f, m.cuda() < 1.5f)), yb, 0, 0, "bool");
+  check_parity(m.cuda().to<double>(), m.to<double>(), 0, 0, "cast");
+}
+
+TEST_CASE("CUDA: mixing devices in one op is an error naming both") {
+  if (no_gpu()) return;
+  const auto a = tl::ones<float>({3}), b = tl::ones<float>({3}, {.device = tl::kCUDA});
+  CHECK_THROWS_WITH_AS((void)(a + b), doctest::Contains("cpu and cuda:0"), tl::DeviceError);
+}
+
+TEST_CASE("CUDA: reductions of expressions along every dimension match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(3);
+  const auto x = tl::randn({37, 129, 5}, g);
+  const auto gx = x.cuda();
+  const std::vector<tl::DimList> dim_sets = {{}, {0}, {1}, {2}, {0, 1}, {1, 2}, {0, 2}};
+  for (const auto& dims : dim_sets) {
+    for (bool keep : {false, true}) {
+      const std::string what = "dims " + std::to_string(dims.dims().size()) + (keep ? " keepdim" : "");
+      check_parity(tl::sum(gx * gx - 1.0f, dims, keep), tl::sum(x * x - 1.0f, dims, keep), 1e-5, 1e-5, "sum " + what);
+      check_parity(tl::mean(gx, dims, keep), tl::mean(x, dims, keep), 1e-5, 1e-6, "mean " + what);
+      check_parity(tl::amax(gx, dims, keep), tl::amax(x, dims, keep), 0, 0, "amax " + what);
+      check_parity(tl::amin(tl::abs(gx), dims, keep), tl::amin(tl::abs(x), dims, keep), 0, 0, "amin " + what);
+      check_parity(tl::any(gx > 2.0f, dims, keep), tl::any(x > 2.0f, dims, keep), 0, 0, "any " + what);
+    }
+  }
+  check_parity(tl::count_nonzero(gx > 0.0f, {1}), tl::count_nonzero(x > 0.0f, {1}), 0, 0, "count_nonzero");
+  check_parity(tl::prod(gx.narrow(1, 0, 4) * 0.5f + 1.0f, {1}), tl::prod(x.narrow(1, 0, 4) * 0.5f + 1.0f, {1}), 1e-5, 0,
+               "prod");
+  // Large reductions split the reduced range across blocks (Note [reduction layout]).
+  const auto big = tl::randn({1 << 21}, g);
+  check_parity(tl::sum(big.cuda()), tl::sum(big), 1e-5, 1e-3, "split full sum");
+  const auto tall = tl::randn({4096, 64}, g);
+  check_parity(tl::sum(tall.cuda(), {0}), tl::sum(tall, {0}), 1e-5, 1e-4, "split column sum");
+  check_parity(tl::sum(tall.cuda().t(), {1}), tl::sum(tall.t(), {1}), 1e-5, 1e-4, "transposed row sum");
+  // Empty reductions give the identity.
+  check_parity(tl::sum(tl::zeros<float>({0, 3}, {.device = tl::kCUDA}), {0}), tl::zeros<float>({3}), 0, 0, "empty");
+}
+
+TEST_CASE("CUDA: matrix products through cuBLAS match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(4);
+  const auto a = tl::randn({65, 33}, g), b = tl::randn({33, 47}, g);
+  check_parity(tl::mm(a.cuda(), b.cuda()), tl::mm(a, b), 1e-5, 1e-5, "mm");
+  check_parity(tl::mm(b.cuda().t(), a.cuda().t()), tl::mm(b.t(), a.t()), 1e-5, 1e-5, "mm of transposed views");
+  const auto ad = tl::randn<double>({4, 20, 30}, g), bd = tl::randn<double>({4, 30, 10}, g);
+  check_parity(tl::bmm(ad.cuda(), bd.cuda()), tl::bmm(ad, bd), 1e-12, 1e-12, "bmm double");
+  const auto v = tl::randn({33}, g);
+  check_parity(tl::matmul(a.cuda(), v.cuda()), tl::matmul(a, v), 1e-5, 1e-5, "matmul matrix-vector");
+}
+
+TEST_CASE("CUDA: factories and random numbers equal the CPU's for the same seed") {
+  if (no_gpu()) return;
+  check_parity(tl::full<float>({3, 4}, 2.5f, {.device = tl::kCUDA}), tl::full<float>({3, 4}, 2.5f));
+  check_parity(tl::zeros<int64_t>({7}, {.device = tl::kCUDA}), tl::zeros<int64_t>({7}));
+  check_parity(tl::arange(0, 10, 1, {.device = tl::kCUDA}), tl::arange(0, 10, 1));
+  tl::Generator g1(42), g2(42);
+  check_parity(tl::randn({1000}, g1, {.device = tl::kCUDA}), tl::randn({1000}, g2));
+}
