@@ -15,6 +15,7 @@
 #include <optional>
 #include <queue>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -108,17 +109,30 @@ class GraphTask {
   // from it; accumulators never run (grad() leaves .grad alone).
   void mark_needed() {
     for (auto& [node, state] : states_) state.needed = false;
-    // Process in increasing sequence order: a node's successors were created
-    // before it, so they are decided first.
-    std::vector<Node*> order;
-    order.reserve(states_.size());
-    for (auto& [node, state] : states_) order.push_back(node);
-    std::sort(order.begin(), order.end(), [](Node* a, Node* b) { return a->sequence_nr() < b->sequence_nr(); });
-    for (Node* n : order) {
-      bool needed = captures_.count(n) > 0;
-      for (const Edge& e : n->next_edges())
-        if (e.valid() && states_.at(e.function.get()).needed) needed = true;
-      states_.at(n).needed = needed;
+    // Decide successors first: a post-order walk with an explicit stack.
+    // Sequence numbers cannot order this: a leaf's AccumulateGrad is created
+    // lazily, while its first user's node is being built, so it is younger
+    // than that node.
+    std::unordered_set<Node*> visited;
+    std::vector<std::pair<Node*, std::size_t>> stack;  // node, next edge to visit
+    for (auto& [root, root_state] : states_) {
+      if (!visited.insert(root).second) continue;
+      stack.push_back({root, 0});
+      while (!stack.empty()) {
+        Node* n = stack.back().first;
+        const std::size_t i = stack.back().second++;
+        const auto& edges = n->next_edges();
+        if (i < edges.size()) {
+          Node* m = edges[i].function.get();
+          if (m && visited.insert(m).second) stack.push_back({m, 0});
+          continue;
+        }
+        bool needed = captures_.count(n) > 0;
+        for (const Edge& e : edges)
+          if (e.valid() && states_.at(e.function.get()).needed) needed = true;
+        states_.at(n).needed = needed;
+        stack.pop_back();
+      }
     }
   }
 
