@@ -18,6 +18,9 @@
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/operators.hpp"
+#include "tensorlib/ops/copy.hpp"
+#include "tensorlib/ops/inplace.hpp"
 
 namespace tensorlib::autograd {
 namespace detail {
