@@ -95,6 +95,7 @@
 #include "tensorlib/autograd/dual.hpp"
 #include "tensorlib/autograd/engine.hpp"
 #include "tensorlib/autograd/fused.hpp"
+#include "tensorlib/autograd/gradcheck.hpp"
 #include "tensorlib/autograd/node.hpp"
 #include "tensorlib/autograd/saved_tensor.hpp"
 #include "tensorlib/autograd/tangent_pass.hpp"
