@@ -60,7 +60,7 @@ TEST_CASE("requires_grad_ on an integer tensor is a TypeError") {
   CHECK_NOTHROW(idx.requires_grad_(false));
 }
 
-TEST_CASE("leaves have no grad_fn; results of recorded expressions have one and are not leaves") {
+TEST_CASE("leaves have no grad_fn while results of recorded expressions have one and are not leaves") {
   auto x = tl::tensor<float>({1.f, 2.f}, {.requires_grad = true});
   auto c = tl::tensor<float>({3.f, 4.f});
   CHECK(x.is_leaf());
@@ -288,7 +288,7 @@ TEST_CASE("detach shares memory and the version counter and does not require gra
   check_values(z, {6.f, 9.f});
 }
 
-TEST_CASE("hooks on leaves and non-leaves; retain_grad") {
+TEST_CASE("hooks on leaves and non-leaves and retain_grad") {
   auto g = tl::tensor<float>({1.f, 2.f});
   SUBCASE("a leaf hook observes and can replace the gradient") {
     auto x = tl::tensor<float>({1.f, 2.f}, {.requires_grad = true});

@@ -32,33 +32,24 @@
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/reduce.hpp"
+#include "tensorlib/ops/views.hpp"
 
 namespace tensorlib::autograd {
-namespace detail {
 
-/// Sums `g` over the dimensions along which a tensor of `target` shape was
-/// broadcast to g's shape.
-template <Element T>
-Tensor<T> sum_to(const Tensor<T>& g, const Shape& target) {
-  if (g.sizes() == target) return g;
-  const int64_t lead = g.dim() - target.size();
-  std::vector<int64_t> dims;
-  for (int64_t d = 0; d < g.dim(); ++d)
-    if (d < lead || (target[d - lead] == 1 && g.size(d) != 1)) dims.push_back(d);
-  Tensor<T> s = dims.empty() ? g : sum(g, DimList(dims), /*keepdim=*/true);
-  return s.reshape(target);
-}
-
-}  // namespace detail
-
-/// The node of one materialized pointwise expression (Note [fused backward]).
+/// The node of one materialized pointwise expression, or of a sum/mean of
+/// one (Note [fused backward]).
 template <class E>
 class FusedBackward final : public Node {
  public:
   using T = value_type_t<E>;
   static constexpr int kLeaves = cpu::leaf_count<E>;
 
-  explicit FusedBackward(const E& expr) : expr_(expr) {
+  /// `name` appears in errors. A reduction of the expression passes the
+  /// shape its incoming gradient is viewed as (reduced dims kept) and a
+  /// scale (1/n for mean); a plain materialization passes neither.
+  explicit FusedBackward(const E& expr, std::string name = default_name(), std::optional<Shape> grad_view = {},
+                         double scale = 1.0)
+      : expr_(expr), name_(std::move(name)), grad_view_(std::move(grad_view)), scale_(scale) {
     std::vector<Edge> edges;
     std::vector<const TensorImpl*> lane_owner;
     int position = 0;
@@ -89,14 +80,16 @@ class FusedBackward final : public Node {
     check_versions();
     ::tensorlib::detail::check<NotImplementedError>(
         !is_grad_enabled(), name(), ": create_graph=true through a fused pointwise expression is not implemented yet");
-    const Tensor<T> g = grads.at(0).as<T>();
+    Tensor<T> g = grads.at(0).as<T>();
+    if (grad_view_) g = g.reshape(*grad_view_);
+    if (scale_ != 1.0) g = Tensor<T>(g * static_cast<T>(scale_));
     std::vector<Tensor<T>> outs;
     for (std::size_t l = 0; l < lane_shapes_.size(); ++l)
       outs.push_back(empty<T>(expr_->shape(), {.device = g.device()}));
     tangent_pass(outs, g, *expr_, lanes_);
     variable_list result;
     for (std::size_t l = 0; l < outs.size(); ++l) {
-      Tensor<T> r = detail::sum_to(outs[l], lane_shapes_[l]);
+      Tensor<T> r = outs[l].sum_to_size(lane_shapes_[l]);
       if (lane_dtypes_[l] == kFloat32)
         result.emplace_back(r.template to<float>());
       else
@@ -104,7 +97,7 @@ class FusedBackward final : public Node {
     }
     return result;
   }
-  std::string name() const override { return std::string("FusedBackward[") + std::string(E::functor_type::name) + "]"; }
+  std::string name() const override { return name_; }
   void release_variables() override {
     expr_.reset();
     released_ = true;
@@ -125,7 +118,17 @@ class FusedBackward final : public Node {
     });
   }
 
+  static std::string default_name() {
+    if constexpr (is_map_v<E>)
+      return "FusedBackward[" + std::string(E::functor_type::name) + "]";
+    else
+      return "FusedBackward";
+  }
+
   std::optional<E> expr_;  // reset when the graph is freed
+  std::string name_;
+  std::optional<Shape> grad_view_;
+  double scale_;
   uint32_t versions_[kLeaves > 0 ? kLeaves : 1] = {};
   int lanes_[kLeaves > 0 ? kLeaves : 1] = {};
   std::vector<Shape> lane_shapes_;
@@ -167,3 +170,8 @@ Tensor<typename Map<F, Cs...>::value_type> Map<F, Cs...>::eval() const {
 }
 
 }  // namespace tensorlib
+
+// The backward above reshapes and sums (sum_to_size), whose recording forms
+// include this header: included last, so each is complete wherever either is.
+#include "tensorlib/autograd/reduction_backward.hpp"  // IWYU pragma: keep
+#include "tensorlib/autograd/view_backward.hpp"       // IWYU pragma: keep

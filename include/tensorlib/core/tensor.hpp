@@ -153,7 +153,7 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor eval() && { return std::move(*this); }
 
   // Autograd. The state lives in the TensorImpl (core/autograd_meta.hpp);
-  // the graph operations are defined in autograd/tensor_autograd.hpp.
+  // the graph operations are defined in autograd/tensor_methods.hpp.
 
   /// True for a leaf that asked for gradients or a result of recorded ops.
   bool requires_grad() const { return checked().requires_grad(); }
@@ -416,6 +416,10 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor& trunc_();
   Tensor& bitwise_not_();
   Tensor& logical_not_();
+
+  /// Sums over the dimensions along which `size` would be broadcast to this
+  /// tensor's shape, giving a tensor of shape `size` (ops/reduce.hpp).
+  Tensor sum_to_size(const Shape& size) const;
 
   // Sorting (ops/sort.hpp).
 

@@ -81,6 +81,16 @@ void check_no_internal_overlap(const Tensor<T>& dst, const char* op) {
   }
 }
 
+/// True when an op on these operands (tensors or expressions) must record
+/// the graph: grad mode is on and a tensor leaf requires grad.
+template <class... Es>
+bool records_grad(const Es&... operands) {
+  if (!is_grad_enabled()) return false;
+  bool any = false;
+  (for_each_tensor(operands, [&](const auto& leaf) { any = any || leaf.requires_grad(); }), ...);
+  return any;
+}
+
 /// Starts an in-place write into `dst`: refuses what autograd cannot follow
 /// yet and records the write in the version counter that saved tensors check.
 /// `other_requires_grad`: a tensor written into `dst` requires grad.

@@ -26,6 +26,19 @@
 #include "tensorlib/ops/views.hpp"
 
 namespace tensorlib {
+namespace autograd {
+
+// The recording forms of the products (autograd/linalg_backward.hpp).
+template <Element T>
+Tensor<T> mm(const Tensor<T>& a, const Tensor<T>& b);
+template <Element T>
+Tensor<T> mv(const Tensor<T>& mat, const Tensor<T>& vec);
+template <Element T>
+Tensor<T> matmul(const Tensor<T>& a, const Tensor<T>& b);
+template <Element T>
+Tensor<T> dot(const Tensor<T>& a, const Tensor<T>& b);
+
+}  // namespace autograd
 namespace detail {
 
 /// The tensor an operand stands for: itself, or an evaluated expression.
@@ -203,6 +216,9 @@ auto mm(const A& self, const B& mat2) {
   static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>>,
                 "mm: both operands must have the same element type; convert one with .to<T>()");
   static_assert(!std::is_same_v<value_type_t<A>, bool>, "mm: bool tensors are not supported (as in PyTorch)");
+  if constexpr (is_floating<value_type_t<A>>) {
+    if (detail::records_grad(self, mat2)) return autograd::mm(detail::materialize(self), detail::materialize(mat2));
+  }
   return detail::mm_impl(detail::materialize(self), detail::materialize(mat2), "mm");
 }
 
@@ -212,6 +228,9 @@ auto mv(const A& self, const B& vec) {
   static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>>,
                 "mv: both operands must have the same element type; convert one with .to<T>()");
   static_assert(!std::is_same_v<value_type_t<A>, bool>, "mv: bool tensors are not supported (as in PyTorch)");
+  if constexpr (is_floating<value_type_t<A>>) {
+    if (detail::records_grad(self, vec)) return autograd::mv(detail::materialize(self), detail::materialize(vec));
+  }
   return detail::mv_impl(detail::materialize(self), detail::materialize(vec), "mv");
 }
 
@@ -232,6 +251,10 @@ auto matmul(const A& self, const B& other) {
   static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>>,
                 "matmul: both operands must have the same element type; convert one with .to<T>()");
   static_assert(!std::is_same_v<value_type_t<A>, bool>, "matmul: bool tensors are not supported (as in PyTorch)");
+  if constexpr (is_floating<value_type_t<A>>) {
+    if (detail::records_grad(self, other))
+      return autograd::matmul(detail::materialize(self), detail::materialize(other));
+  }
   return detail::matmul_impl(detail::materialize(self), detail::materialize(other));
 }
 
@@ -241,6 +264,9 @@ auto dot(const A& self, const B& other) {
   static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>>,
                 "dot: both operands must have the same element type; convert one with .to<T>()");
   static_assert(!std::is_same_v<value_type_t<A>, bool>, "dot: bool tensors are not supported (as in PyTorch)");
+  if constexpr (is_floating<value_type_t<A>>) {
+    if (detail::records_grad(self, other)) return autograd::dot(detail::materialize(self), detail::materialize(other));
+  }
   return detail::dot_impl(detail::materialize(self), detail::materialize(other), "dot");
 }
 

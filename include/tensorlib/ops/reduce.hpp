@@ -28,11 +28,21 @@
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/expr/operators.hpp"
+#include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/values_indices.hpp"
 #include "tensorlib/ops/views.hpp"
 
 namespace tensorlib {
+namespace autograd {
+
+// The recording forms of sum and mean (autograd/reduction_backward.hpp).
+template <Expression E>
+Tensor<value_type_t<E>> sum(const E& x, DimList dims, bool keepdim);
+template <Expression E>
+Tensor<value_type_t<E>> mean(const E& x, DimList dims, bool keepdim);
+
+}  // namespace autograd
 namespace detail {
 
 /// Result type of sum/prod/cumsum: int64 for integers and bool (PyTorch).
@@ -225,6 +235,9 @@ constexpr void require_floating(const char* /*op*/) {
 template <Expression E>
 Tensor<detail::sum_result_t<value_type_t<E>>> sum(const E& x, DimList dims = {}, bool keepdim = false) {
   using T = value_type_t<E>;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x)) return autograd::sum(x, dims, keepdim);
+  }
   using R = detail::SumReducer<T>;
   return detail::reduce<R, detail::sum_result_t<T>>(
       x, dims, keepdim, "sum", [](typename R::acc_type a) { return static_cast<detail::sum_result_t<T>>(a); });
@@ -254,6 +267,9 @@ template <Expression E>
 Tensor<value_type_t<E>> mean(const E& x, DimList dims = {}, bool keepdim = false) {
   using T = value_type_t<E>;
   detail::require_floating<E>("mean");
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x)) return autograd::mean(x, dims, keepdim);
+  }
   using R = detail::SumReducer<T>;
   const Shape shape = x.shape();
   const double n = static_cast<double>(detail::reduced_count(shape, detail::reduce_mask(dims, shape.size(), "mean")));
@@ -481,6 +497,21 @@ Tensor<int64_t> argmin(const E& x, std::optional<int64_t> dim = std::nullopt, bo
   detail::check_nonempty_reduction(x.shape(), 0, "argmin", false);
   auto r = detail::extremum_along<false>(Tensor<T>(x).reshape({-1}), 0, false, "argmin").indices;
   return keepdim ? r.view(Shape::filled(x.dim(), 1)) : r;
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::sum_to_size(const Shape& size) const {
+  const int64_t lead = dim() - size.size();
+  bool expandable = lead >= 0;
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; expandable && d < dim(); ++d) {
+    if (d >= lead && size[d - lead] == this->size(d)) continue;
+    if (d >= lead) expandable = size[d - lead] == 1;
+    dims.push_back(d);
+  }
+  detail::check<ShapeError>(expandable, "sum_to_size: size ", size, " is not expandable to size ", sizes());
+  if (dims.empty()) return *this;  // nothing was broadcast
+  return tensorlib::sum(*this, DimList(dims), /*keepdim=*/true).reshape(size).template to<T>();
 }
 
 // Method forms (declared in core/pointwise_methods.hpp).

@@ -14,10 +14,20 @@
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/expr/operators.hpp"
 #include "tensorlib/ops/dispatch.hpp"
+#include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/reduce.hpp"
 
 namespace tensorlib {
+namespace autograd {
+
+// The recording forms (autograd/softmax_backward.hpp).
+template <Element T>
+Tensor<T> softmax(const Tensor<T>& x, int64_t dim);
+template <Element T>
+Tensor<T> log_softmax(const Tensor<T>& x, int64_t dim);
+
+}  // namespace autograd
 
 namespace detail {
 
@@ -49,6 +59,7 @@ Tensor<value_type_t<E>> softmax(const E& x, int64_t dim) {
   using T = value_type_t<E>;
   detail::require_floating<E>("softmax");
   dim = wrap_dim(dim, x.dim(), "softmax");
+  if (detail::records_grad(x)) return autograd::softmax(Tensor<T>(x), dim);
   if (x.numel() == 0) return Tensor<T>(x);
   if constexpr (std::is_same_v<E, Tensor<T>>) {
     if (auto y = detail::softmax_last_dim<false>(x, dim)) return *y;
@@ -64,6 +75,7 @@ Tensor<value_type_t<E>> log_softmax(const E& x, int64_t dim) {
   using T = value_type_t<E>;
   detail::require_floating<E>("log_softmax");
   dim = wrap_dim(dim, x.dim(), "log_softmax");
+  if (detail::records_grad(x)) return autograd::log_softmax(Tensor<T>(x), dim);
   if (x.numel() == 0) return Tensor<T>(x);
   if constexpr (std::is_same_v<E, Tensor<T>>) {
     if (auto y = detail::softmax_last_dim<true>(x, dim)) return *y;

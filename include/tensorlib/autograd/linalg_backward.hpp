@@ -1,0 +1,79 @@
+#pragma once
+/// \file
+/// The recording forms of the matrix products (declared in ops/linalg.hpp):
+/// mm, mv, dot and matmul. Formulas are PyTorch's (derivatives.yaml) and
+/// use the public ops, so they are themselves recorded under create_graph.
+///
+/// matmul: a 1-D operand is promoted to a matrix (a row for the left, a
+/// column for the right) and the gradient is viewed accordingly; batch
+/// dimensions that were broadcast are summed back (`sum_to_size`).
+
+#include <array>
+#include <vector>
+
+#include "tensorlib/autograd/op_backward.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/operators.hpp"
+#include "tensorlib/ops/linalg.hpp"
+#include "tensorlib/ops/reduce.hpp"
+#include "tensorlib/ops/views.hpp"
+
+namespace tensorlib::autograd {
+
+template <Element T>
+Tensor<T> mm(const Tensor<T>& a, const Tensor<T>& b) {
+  auto formula = [](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 2>& s,
+                    const std::vector<bool>& needs) {
+    return std::vector<Tensor<T>>{needs[0] ? tensorlib::mm(g[0], s[1].t()) : Tensor<T>(),
+                                  needs[1] ? tensorlib::mm(s[0].t(), g[0]) : Tensor<T>()};
+  };
+  return record<T>(
+      "MmBackward", [&] { return tensorlib::mm(a, b); }, formula, save<T>(a, b), a, b);
+}
+
+template <Element T>
+Tensor<T> mv(const Tensor<T>& mat, const Tensor<T>& vec) {
+  auto formula = [](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 2>& s,
+                    const std::vector<bool>& needs) {
+    return std::vector<Tensor<T>>{needs[0] ? Tensor<T>(g[0].unsqueeze(1) * s[1].unsqueeze(0)) : Tensor<T>(),
+                                  needs[1] ? tensorlib::mv(s[0].t(), g[0]) : Tensor<T>()};
+  };
+  return record<T>(
+      "MvBackward", [&] { return tensorlib::mv(mat, vec); }, formula, save<T>(mat, vec), mat, vec);
+}
+
+template <Element T>
+Tensor<T> dot(const Tensor<T>& a, const Tensor<T>& b) {
+  auto formula = [](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 2>& s,
+                    const std::vector<bool>& needs) {
+    return std::vector<Tensor<T>>{needs[0] ? Tensor<T>(g[0] * s[1]) : Tensor<T>(),
+                                  needs[1] ? Tensor<T>(g[0] * s[0]) : Tensor<T>()};
+  };
+  return record<T>(
+      "DotBackward", [&] { return tensorlib::dot(a, b); }, formula, save<T>(a, b), a, b);
+}
+
+template <Element T>
+Tensor<T> matmul(const Tensor<T>& a, const Tensor<T>& b) {
+  auto formula = [](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 2>& s,
+                    const std::vector<bool>& needs) {
+    const Tensor<T>& a0 = s[0];
+    const Tensor<T>& b0 = s[1];
+    if (a0.dim() == 1 && b0.dim() == 1)
+      return std::vector<Tensor<T>>{needs[0] ? Tensor<T>(g[0] * b0) : Tensor<T>(),
+                                    needs[1] ? Tensor<T>(g[0] * a0) : Tensor<T>()};
+    const Tensor<T> am = a0.dim() == 1 ? a0.unsqueeze(0) : a0;
+    const Tensor<T> bm = b0.dim() == 1 ? b0.unsqueeze(-1) : b0;
+    Tensor<T> gm = g[0];
+    if (a0.dim() == 1) gm = gm.unsqueeze(-2);
+    if (b0.dim() == 1) gm = gm.unsqueeze(-1);
+    Tensor<T> ga, gb;
+    if (needs[0]) ga = tensorlib::matmul(gm, bm.transpose(-1, -2)).sum_to_size(am.sizes()).reshape(a0.sizes());
+    if (needs[1]) gb = tensorlib::matmul(am.transpose(-1, -2), gm).sum_to_size(bm.sizes()).reshape(b0.sizes());
+    return std::vector<Tensor<T>>{ga, gb};
+  };
+  return record<T>(
+      "MatmulBackward", [&] { return tensorlib::matmul(a, b); }, formula, save<T>(a, b), a, b);
+}
+
+}  // namespace tensorlib::autograd
