@@ -95,6 +95,7 @@
 #include "tensorlib/autograd/dual.hpp"
 #include "tensorlib/autograd/engine.hpp"
 #include "tensorlib/autograd/fused.hpp"
+#include "tensorlib/autograd/gradcheck.hpp"
 #include "tensorlib/autograd/linalg_backward.hpp"
 #include "tensorlib/autograd/node.hpp"
 #include "tensorlib/autograd/op_backward.hpp"

@@ -1,0 +1,317 @@
+// The backward of a materialized pointwise expression (autograd/fused.hpp,
+// Note [fused backward]): one node, one fused pass on duals, sums over
+// broadcast dimensions. Checked against hand-computed gradients, against the
+// same formula evaluated op by op (one node per step), against finite
+// differences (gradcheck), and with the stats counters for "one loop, no
+// saved intermediates".
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tensorlib/tensorlib.hpp"
+
+namespace {
+
+using Inputs = std::vector<tl::Tensor<double>>;
+
+void check_values(const tl::Tensor<float>& t, const std::vector<float>& expected, double eps = 1e-6) {
+  REQUIRE(t.defined());
+  const std::vector<float> got = t.to_vector();
+  REQUIRE(got.size() == expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i] == doctest::Approx(expected[i]).epsilon(eps));
+  }
+}
+
+// Uniform in [-1, 1), from a seeded generator, as a leaf requiring grad.
+template <class T>
+tl::Tensor<T> uniform_leaf(const tl::Shape& shape, tl::Generator& gen) {
+  tl::Tensor<T> t = tl::rand<T>(shape, gen) * T(2) - T(1);
+  return t.requires_grad_();
+}
+
+}  // namespace
+
+TEST_CASE("broadcast operands get their gradient summed over the broadcast dimensions") {
+  auto a = tl::tensor<float>({{1.f}, {2.f}, {3.f}}, {.requires_grad = true});     // [3, 1]
+  auto b = tl::tensor<float>({{1.f, -2.f, 0.5f, 4.f}}, {.requires_grad = true});  // [1, 4]
+  auto c = tl::tensor<float>(0.25f, {.requires_grad = true});                     // []
+  tl::Tensor<float> y = a * b + c;
+  REQUIRE(y.sizes() == tl::Shape{3, 4});
+  CHECK(y.grad_fn()->next_edges().size() == 3);  // one node for the whole expression
+  auto g = tl::tensor<float>({{1.f, 2.f, 3.f, 4.f}, {0.f, 1.f, 0.f, 1.f}, {-1.f, 0.5f, 2.f, 1.f}});
+  y.backward(g);
+  // da[i] = sum_j g[i][j] b[j]; db[j] = sum_i g[i][j] a[i]; dc = sum g.
+  // a: 1 - 4 + 1.5 + 16 = 14.5; -2 + 4 = 2; -1 - 1 + 1 + 4 = 3.
+  // b: 1 - 3 = -2; 2 + 2 + 1.5 = 5.5; 3 + 6 = 9; 4 + 2 + 3 = 9.
+  REQUIRE(a.grad().sizes() == tl::Shape{3, 1});
+  REQUIRE(b.grad().sizes() == tl::Shape{1, 4});
+  REQUIRE(c.grad().sizes() == tl::Shape{});
+  check_values(a.grad(), {14.5f, 2.f, 3.f});
+  check_values(b.grad(), {-2.f, 5.5f, 9.f, 9.f});
+  check_values(c.grad(), {14.5f});
+}
+
+TEST_CASE("a leaf used several times gets the sum of its partials") {
+  auto x = tl::tensor<float>({-1.5f, 0.5f, 2.f}, {.requires_grad = true});
+  tl::Tensor<float> y = x * x;
+  CHECK(y.grad_fn()->next_edges().size() == 1);  // one lane for both uses
+  y.backward(tl::ones<float>({3}));
+  check_values(x.grad(), {-3.f, 1.f, 4.f});
+  x.set_grad({});
+  tl::Tensor<float> z = tl::sin(x) * x + x;  // d/dx = cos(x) x + sin(x) + 1
+  z.backward(tl::ones<float>({3}));
+  std::vector<float> expected;
+  for (float v : {-1.5f, 0.5f, 2.f}) expected.push_back(std::cos(v) * v + std::sin(v) + 1.f);
+  check_values(x.grad(), expected);
+}
+
+TEST_CASE("integer leaves never get a gradient and do not disturb the others") {
+  auto x = tl::tensor<float>({1.f, 2.f, 3.f}, {.requires_grad = true});
+  auto idx = tl::tensor<int64_t>({4, -1, 2});
+  SUBCASE("a converted copy") {
+    tl::Tensor<float> y = x * idx.to<float>();
+    y.backward(tl::ones<float>({3}));
+  }
+  SUBCASE("an integer leaf inside the expression (promotion)") {
+    tl::Tensor<float> y = x * idx + idx;
+    CHECK(y.grad_fn()->next_edges().size() == 1);
+    y.backward(tl::ones<float>({3}));
+  }
+  check_values(x.grad(), {4.f, -1.f, 2.f});
+  CHECK_FALSE(idx.requires_grad());
+  CHECK_FALSE(idx.grad().defined());
+}
+
+TEST_CASE("comparisons inside where give PyTorch's gradient (the chosen branch's)") {
+  // leaky relu; at 0 the condition picks the x * 0.1 branch, as in PyTorch.
+  auto x = tl::tensor<float>({-2.f, -0.5f, 0.f, 0.5f, 3.f}, {.requires_grad = true});
+  tl::Tensor<float> y = tl::where(x > 0.f, x, x * 0.1f);
+  y.backward(tl::tensor<float>({1.f, 2.f, 3.f, 4.f, 5.f}));
+  check_values(x.grad(), {0.1f, 0.2f, 0.3f, 4.f, 5.f});
+  // A bool-valued chain that only feeds a comparison: zero gradient, not NaN.
+  auto z = tl::tensor<float>({1.f, -1.f}, {.requires_grad = true});
+  tl::Tensor<float> w = tl::where(tl::exp(z) > 1.f, 1.f, 0.f) + z * 0.f;
+  w.backward(tl::ones<float>({2}));
+  check_values(z.grad(), {0.f, 0.f});
+}
+
+TEST_CASE("an 8-op chain of 3 inputs: one fused loop forward, one backward, no saved intermediates") {
+  constexpr int64_t n = 1000;
+  const auto before_inputs = tl::stats::snapshot();
+  tl::Generator gen(7);
+  auto a = uniform_leaf<float>({n}, gen);
+  auto b = uniform_leaf<float>({n}, gen);
+  auto c = uniform_leaf<float>({n}, gen);
+  auto g = uniform_leaf<float>({n}, gen).requires_grad_(false);
+
+  const auto before = tl::stats::snapshot();
+  // mul, add, sigmoid, exp, mul, tanh, div, sub
+  tl::Tensor<float> y = tl::sigmoid(a * b + c) * tl::exp(a) - tl::tanh(c) / 2.f;
+  const auto forward = tl::stats::snapshot() - before;
+  CHECK(forward.fused_loops == 1);
+  // Only the output is allocated, and nothing else stays alive: the node
+  // keeps the expression's leaves, which exist anyway.
+  CHECK(forward.allocations == 1);
+  CHECK(forward.bytes_in_use == n * 4);
+  CHECK(tl::stats::snapshot().bytes_in_use - before_inputs.bytes_in_use == 5 * n * 4);  // a, b, c, g, y
+
+  const auto before_backward = tl::stats::snapshot();
+  y.backward(g);
+  const auto backward = tl::stats::snapshot() - before_backward;
+  CHECK(backward.fused_loops == 1);
+  CHECK(backward.allocations == 3);  // the three gradients, adopted as .grad()
+  CHECK(backward.copies == 0);
+
+  const std::vector<float> va = a.to_vector(), vb = b.to_vector(), vc = c.to_vector(), vg = g.to_vector();
+  const std::vector<float> ga = a.grad().to_vector(), gb = b.grad().to_vector(), gc = c.grad().to_vector();
+  int bad = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double s = 1 / (1 + std::exp(-(double(va[i]) * vb[i] + vc[i]))), e = std::exp(double(va[i]));
+    const double ds = s * (1 - s), t = std::tanh(double(vc[i]));
+    const double da = vg[i] * (ds * vb[i] * e + s * e), db = vg[i] * ds * va[i] * e;
+    const double dc = vg[i] * (ds * e - (1 - t * t) / 2);
+    auto close = [](double got, double want) { return std::abs(got - want) <= 1e-5 * (1 + std::abs(want)); };
+    bad += !close(ga[i], da) + !close(gb[i], db) + !close(gc[i], dc);
+  }
+  CHECK(bad == 0);
+}
+
+namespace {
+
+// Random compositions: chains of steps drawn at compile time from a seeded
+// LCG, each step one of kSteps differentiable pointwise functions of the
+// running value y and one input. `m` is applied after every step: the
+// identity builds one expression (one fused node), a materialization builds
+// one node per step. Inputs lie in [-1, 1), so no step can overflow.
+constexpr uint64_t lcg(uint64_t s) { return s * 6364136223846793005ULL + 1442695040888963407ULL; }
+constexpr int kSteps = 11;
+
+template <int Op, class Y, class X>
+auto step(const Y& y, const X& x) {
+  using T = tl::value_type_t<X>;
+  if constexpr (Op == 0)
+    return tl::tanh(y);
+  else if constexpr (Op == 1)
+    return tl::sigmoid(y);
+  else if constexpr (Op == 2)
+    return tl::sin(y);
+  else if constexpr (Op == 3)
+    return tl::exp(y * T(0.3));
+  else if constexpr (Op == 4)
+    return y * x;
+  else if constexpr (Op == 5)
+    return y + x;
+  else if constexpr (Op == 6)
+    return y - x;
+  else if constexpr (Op == 7)
+    return y / (T(1.5) + x * x);
+  else if constexpr (Op == 8)
+    return tl::maximum(y, x);
+  else if constexpr (Op == 9)
+    return y * tl::sigmoid(x);
+  else
+    return x / (T(1.5) + y * y);
+}
+
+template <uint64_t S, int Depth, class M, class Y, class T>
+auto chain(const M& m, const Y& y, const std::array<tl::Tensor<T>, 4>& in) {
+  if constexpr (Depth == 0) {
+    return y;
+  } else {
+    constexpr uint64_t s = lcg(S);
+    constexpr int op = static_cast<int>((s >> 33) % kSteps);
+    constexpr std::size_t arg = (s >> 50) % 4;
+    return chain<s, Depth - 1>(m, m(step<op>(y, in[arg])), in);
+  }
+}
+
+struct Tolerance {
+  double abs, rel;
+};
+
+template <class T, uint64_t Seed>
+void compare_fused_with_unfused(const Tolerance& tol, double& worst) {
+  constexpr int depth = 1 + static_cast<int>((lcg(Seed * 7919) >> 40) % 8);
+  constexpr std::size_t start = (lcg(Seed * 104729) >> 45) % 4;
+  CAPTURE(Seed);
+  CAPTURE(depth);
+  tl::Generator gen(Seed);
+  const std::array<tl::Tensor<T>, 4> in = {uniform_leaf<T>({4, 5}, gen), uniform_leaf<T>({1, 5}, gen),
+                                           uniform_leaf<T>({4, 1}, gen), uniform_leaf<T>({}, gen)};
+  const std::vector<tl::Tensor<T>> inputs(in.begin(), in.end());
+  const auto keep_expression = [](const auto& e) { return e; };
+  const auto materialize = [](const auto& e) { return tl::Tensor<T>(e); };
+
+  const auto before = tl::stats::snapshot();
+  const tl::Tensor<T> fused = chain<Seed, depth>(keep_expression, in[start], in);
+  CHECK((tl::stats::snapshot() - before).fused_loops == 1);
+  const tl::Tensor<T> unfused = chain<Seed, depth>(materialize, in[start], in);
+  REQUIRE(fused.sizes() == unfused.sizes());
+
+  const tl::Tensor<T> g = uniform_leaf<T>(fused.sizes(), gen).requires_grad_(false);
+  const auto gf = tl::autograd::grad<T>({fused}, inputs, {g}, false, false, /*allow_unused=*/true);
+  const auto gu = tl::autograd::grad<T>({unfused}, inputs, {g}, false, false, /*allow_unused=*/true);
+  auto compare = [&](const tl::Tensor<T>& got, const tl::Tensor<T>& want) {
+    const std::vector<T> a = got.to_vector(), b = want.to_vector();
+    REQUIRE(a.size() == b.size());
+    int bad = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const double err = std::abs(double(a[i]) - double(b[i]));
+      worst = std::max(worst, err / (tol.abs + tol.rel * std::abs(double(b[i]))));
+      bad += !(err <= tol.abs + tol.rel * std::abs(double(b[i])));
+    }
+    CHECK(bad == 0);
+  };
+  compare(fused, unfused);
+  for (std::size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    REQUIRE(gf[i].defined() == gu[i].defined());
+    if (!gf[i].defined()) continue;
+    REQUIRE(gf[i].sizes() == in[i].sizes());
+    compare(gf[i], gu[i]);
+  }
+  // Both graphs share the tangent machinery: finite differences check the
+  // fused one independently.
+  if constexpr (std::is_same_v<T, double>) {
+    auto f = [keep_expression](const std::vector<tl::Tensor<double>>& x) -> tl::Tensor<double> {
+      const std::array<tl::Tensor<double>, 4> a = {x[0], x[1], x[2], x[3]};
+      return chain<Seed, depth>(keep_expression, a[start], a);
+    };
+    CHECK(tl::autograd::gradcheck(f, inputs));
+  }
+}
+
+template <class T, uint64_t... Seeds>
+double compare_all(const Tolerance& tol, std::integer_sequence<uint64_t, Seeds...>) {
+  double worst = 0;
+  (compare_fused_with_unfused<T, Seeds + 1>(tol, worst), ...);
+  return worst;
+}
+
+}  // namespace
+
+// Tolerances: |fused - unfused| <= 1e-12 + 1e-12 |unfused| in double and
+// 1e-6 + 1e-6 |unfused| in float (the absolute term covers gradients that
+// cancel to near zero in the sums over broadcast dimensions). Measured: the
+// largest error is below a tenth of the float tolerance (the MESSAGE).
+TEST_CASE("random fused compositions match the same formula evaluated op by op") {
+  constexpr auto seeds = std::make_integer_sequence<uint64_t, 16>{};
+  const double worst_double = compare_all<double>({1e-12, 1e-12}, seeds);
+  const double worst_float = compare_all<float>({1e-6, 1e-6}, seeds);
+  MESSAGE("largest error as a fraction of the tolerance: double ", worst_double, ", float ", worst_float);
+}
+
+namespace {
+
+// gradcheck functions (double): inputs in, one output.
+tl::Tensor<double> exp_sigmoid(const Inputs& in) { return tl::exp(in[0]) * in[1] + tl::sigmoid(in[0] * in[1]); }
+tl::Tensor<double> broadcast_mix(const Inputs& in) {
+  return tl::tanh(in[0] * in[1]) / (1.5 + in[2] * in[2]) + tl::sin(in[2] - in[0]);
+}
+
+}  // namespace
+
+TEST_CASE("gradcheck of pointwise chains") {
+  tl::Generator gen(3);
+  SUBCASE("same shapes") {
+    CHECK(tl::autograd::gradcheck(exp_sigmoid, {uniform_leaf<double>({5}, gen), uniform_leaf<double>({5}, gen)}));
+  }
+  SUBCASE("broadcasting: [3, 1], [1, 4], []") {
+    const Inputs in = {uniform_leaf<double>({3, 1}, gen), uniform_leaf<double>({1, 4}, gen),
+                       uniform_leaf<double>({}, gen)};
+    CHECK(tl::autograd::gradcheck(broadcast_mix, in));
+  }
+  SUBCASE("a non-contiguous leaf (a transpose)") {
+    // The base needs no grad, so the transpose records no node: it is a leaf (as in PyTorch).
+    auto xt = tl::rand<double>({2, 3}, gen).t();
+    REQUIRE(xt.is_leaf());
+    xt.requires_grad_();
+    REQUIRE_FALSE(xt.is_contiguous());
+    auto w = uniform_leaf<double>({2}, gen);
+    auto f = [](const Inputs& in) -> tl::Tensor<double> {
+      return tl::exp(in[0]) * in[1] - tl::maximum(in[0], in[1]) + tl::sqrt(1.0 + in[0] * in[0]);
+    };
+    CHECK(tl::autograd::gradcheck(f, {xt, w}));
+  }
+  SUBCASE("where with a comparison, away from the kink") {
+    auto x = tl::tensor<double>({-2.0, -0.5, 0.3, 1.7}, {.requires_grad = true});
+    auto f = [](const Inputs& in) -> tl::Tensor<double> { return tl::where(in[0] > 0.0, in[0] * in[0], in[0] * 0.1); };
+    CHECK(tl::autograd::gradcheck(f, {x}));
+  }
+  SUBCASE("an input that needs no gradient and an integer tensor") {
+    auto x = uniform_leaf<double>({4}, gen);
+    auto c = tl::tensor<double>({1.0, 2.0, -1.0, 0.5});  // passed through, not differentiated
+    auto idx = tl::tensor<int64_t>({3, 0, -2, 1});
+    auto f = [idx](const Inputs& in) -> tl::Tensor<double> { return tl::log1p(in[0] * in[0]) * in[1] + in[0] * idx; };
+    CHECK(tl::autograd::gradcheck(f, {x, c}));
+  }
+}
