@@ -54,12 +54,6 @@ struct GreaterNanFirst {
   }
 };
 
-/// Throws the standard error for a CUDA tensor given to a CPU-only op.
-template <Element T>
-void check_cpu(const Tensor<T>& x, const char* op) {
-  if (!x.is_cpu()) no_cuda_backend(op);
-}
-
 /// A tensor seen as contiguous rows along one dimension (Note [rows along a dimension]).
 template <Element T>
 struct Rows {

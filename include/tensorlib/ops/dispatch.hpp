@@ -131,6 +131,13 @@ void dispatch_cpu_only(Device device, const char* op, F&& cpu_kernel) {
   }
 }
 
+/// Throws the standard error for a CUDA tensor given to a CPU-only op: the
+/// entry check of ops whose host loops run outside dispatch_cpu_only.
+template <Element T>
+void check_cpu(const Tensor<T>& x, const char* op) {
+  if (!x.is_cpu()) no_cuda_backend(op);
+}
+
 /// y = softmax(x) (Log: log_softmax) along the last dimension, both
 /// contiguous with x's shape, on x's device.
 template <bool Log, Element T>

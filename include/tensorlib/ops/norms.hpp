@@ -26,6 +26,7 @@
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/broadcast.hpp"
 #include "tensorlib/ops/copy.hpp"
+#include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/linalg.hpp"
 #include "tensorlib/ops/svd.hpp"
@@ -112,6 +113,7 @@ T vector_norm_row(const T* p, int64_t n, double ord) {
 template <Element T>
 Tensor<T> vector_norm_impl(const Tensor<T>& x, double ord, const DimList& dim, bool keepdim) {
   const char* op = "linalg.vector_norm";
+  check_cpu(x, op);
   const std::vector<bool> mask = reduction_mask(dim, x.dim(), op);
   if (ord < 0 || std::isinf(ord)) {
     // Max, min and negative powers have no identity on empty rows.
@@ -144,6 +146,7 @@ template <Element T>
 Tensor<T> matrix_norm_impl(const Tensor<T>& a, std::string_view ord_name, double ord, std::array<int64_t, 2> dim,
                            bool keepdim) {
   const char* op = "linalg.matrix_norm";
+  check_cpu(a, op);
   check<ShapeError>(a.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
   const int64_t d0 = wrap_dim(dim[0], a.dim(), op), d1 = wrap_dim(dim[1], a.dim(), op);
   check<ValueError>(d0 != d1, op, ": dims must be different. Got (", dim[0], ", ", dim[1], ")");
@@ -263,6 +266,7 @@ Tensor<T> cdist(const Tensor<T>& x1, const Tensor<T>& x2, double p = 2.0) {
                             " X2: ", x2.size(-1));
   detail::check<ValueError>(p >= 0, op, ": cdist only supports non-negative p values, got ", p);
   detail::check_same_device(op, x1, x2);
+  detail::check_cpu(x1, op);
   Shape b1 = x1.sizes(), b2 = x2.sizes();
   b1.resize(x1.dim() - 2);
   b2.resize(x2.dim() - 2);

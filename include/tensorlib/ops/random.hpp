@@ -20,6 +20,7 @@
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/core/tensor_options.hpp"
 #include "tensorlib/ops/copy.hpp"
+#include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/factories.hpp"
 
 namespace tensorlib {
@@ -128,14 +129,17 @@ Tensor<T> randn(const Shape& sizes, TensorOptions options = {}) {
   return randn<T>(sizes, default_generator(), options);
 }
 
-/// Normal with the given mean and standard deviation.
+/// Normal with the given mean and standard deviation: drawn and scaled on the
+/// host, then copied to `options.device` (as detail::random_tensor does).
 template <Element T = float>
 Tensor<T> normal(double mean, double std, const Shape& sizes, Generator& gen = default_generator(),
                  TensorOptions options = {}) {
   detail::check<ValueError>(std >= 0, "normal: expects std >= 0.0, but found std ", std);
-  auto t = randn<T>(sizes, gen, options);
+  auto t = randn<T>(sizes, gen, {.device = Device(kCPU)});
   T* p = t.data_ptr();
   for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<T>(p[i] * std + mean);
+  if (!options.device.is_cpu()) t = t.to(options.device);
+  if (options.requires_grad) t.requires_grad_();
   return t;
 }
 
@@ -197,6 +201,7 @@ Tensor<T> randperm(int64_t n, TensorOptions options = {}) {
 template <Element T>
 Tensor<T> bernoulli(const Tensor<T>& p, Generator& gen = default_generator()) {
   static_assert(is_floating<T>, "tl::bernoulli: probabilities must be floating point");
+  detail::check_cpu(p, "bernoulli");
   const auto probs = p.contiguous();
   const T* pp = probs.data_ptr();
   for (int64_t i = 0; i < probs.numel(); ++i)

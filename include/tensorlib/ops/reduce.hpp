@@ -28,6 +28,7 @@
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/expr/operators.hpp"
+#include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/reducers.hpp"
@@ -306,6 +307,7 @@ inline AlongDim along_dim(const Shape& shape, int64_t dim) {
 /// occurrence on ties, the first NaN if there is one (PyTorch).
 template <bool Max, Element T>
 ValuesIndices<T> extremum_along(const Tensor<T>& x, int64_t dim, bool keepdim, const char* op) {
+  check_cpu(x, op);
   const int64_t d = wrap_dim(dim, x.dim(), op);
   const Shape shape = x.dim() == 0 ? Shape{1} : x.shape();
   detail::check<IndexError>(shape[d] != 0, op, "(): Expected reduction dim ", d, " to have non-zero size.");

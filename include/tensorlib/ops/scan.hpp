@@ -11,6 +11,7 @@
 
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/values_indices.hpp"
@@ -21,6 +22,7 @@ namespace detail {
 /// out[o, j, k] = out[o, j - 1, k] (op) x[o, j, k], accumulated in Acc.
 template <class Acc, Element Out, Element T, class Op>
 Tensor<Out> scan_along(const Tensor<T>& x, int64_t dim, const char* op_name, Acc identity, Op op) {
+  check_cpu(x, op_name);
   const int64_t d = wrap_dim(dim, x.dim(), op_name);
   auto out = empty<Out>(x.shape(), {.device = x.device()});
   if (x.numel() == 0) return out;
@@ -46,6 +48,7 @@ Tensor<Out> scan_along(const Tensor<T>& x, int64_t dim, const char* op_name, Acc
 /// NaNs move the index forward (PyTorch's cummax/cummin).
 template <bool Max, Element T>
 ValuesIndices<T> cum_extremum(const Tensor<T>& x, int64_t dim, const char* op) {
+  check_cpu(x, op);
   const int64_t d = wrap_dim(dim, x.dim(), op);
   auto values = empty<T>(x.shape(), {.device = x.device()});
   auto indices = empty<int64_t>(x.shape(), {.device = x.device()});
