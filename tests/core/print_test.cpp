@@ -66,7 +66,7 @@ TEST_CASE("tensors print exactly like PyTorch's repr") {
   CHECK(cases >= 30);
 }
 
-TEST_CASE("expressions print their values; AnyTensor prints its tensor") {
+TEST_CASE("expressions print their values, AnyTensor prints its tensor") {
   std::ostringstream os;
   const auto x = tl::tensor({1.f, 2.f});
   os << x * 2;

@@ -30,7 +30,7 @@ TEST_CASE("CUDA runtime: without a GPU, CUDA tensors and events are clear errors
   CHECK_NOTHROW(tl::cuda::empty_cache());
 }
 
-TEST_CASE("CUDA allocator: freed blocks are reused without cudaMalloc; stats and empty_cache") {
+TEST_CASE("CUDA allocator: freed blocks are reused without cudaMalloc, stats and empty_cache") {
   if (no_gpu()) return;
   tl::cuda::synchronize();
   tl::cuda::empty_cache();
@@ -107,4 +107,20 @@ TEST_CASE("CUDA from a host-compiled file: copies and cuBLAS work, fused express
   const auto x = a.cuda();
   CHECK_THROWS_WITH_AS(tl::Tensor<float>(x * 2.0f + 1.0f), doctest::Contains("compiled with nvcc"), tl::DeviceError);
   CHECK_THROWS_WITH_AS(tl::sum(x), doctest::Contains("compiled with nvcc"), tl::DeviceError);
+}
+
+TEST_CASE("CUDA tensors reach no host loop: ops without a GPU path say so (host memory labelled cuda:0)") {
+  // The tensors are never read: every op must stop at its device check.
+  float host[6] = {};
+  const auto x = tl::from_blob(host, {2, 3}, {3, 1}, {}, tl::Device(tl::kCUDA, 0));
+  CHECK_THROWS_WITH_AS(tl::Tensor<float>(x + 1.0f), doctest::Contains("compiled with nvcc"), tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::sum(x, {1}), doctest::Contains("compiled with nvcc"), tl::DeviceError);
+  CHECK_THROWS_AS(tl::max(x, 1), tl::DeviceError);
+  CHECK_THROWS_AS(tl::argmax(x, 1), tl::DeviceError);
+  CHECK_THROWS_AS(tl::cumsum(x, 1), tl::DeviceError);
+  CHECK_THROWS_AS(tl::softmax(x, 1), tl::DeviceError);
+  CHECK_THROWS_AS(tl::sort(x, 1), tl::DeviceError);
+  CHECK_THROWS_AS(tl::linalg::vector_norm(x), tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::Tensor<float>(x + tl::zeros<float>({2, 3})), doctest::Contains("cpu"), tl::DeviceError);
+  if (!tl::cuda::is_available()) CHECK_THROWS_AS(x.cpu(), tl::DeviceError);
 }

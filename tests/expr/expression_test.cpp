@@ -87,7 +87,7 @@ TEST_CASE("evaluation happens on assignment, eval() and when a non-pointwise op 
   CHECK(t.sizes() == tl::Shape{3, 2});
 }
 
-TEST_CASE("assigning to a variable rebinds; assigning to a view writes through") {
+TEST_CASE("assigning to a variable rebinds, assigning to a view writes through") {
   auto x = tl::zeros<float>({2, 2});
   auto alias = x;  // the same tensor
   x = x + 1;       // rebinds x to a new tensor
@@ -136,7 +136,7 @@ TEST_CASE("writing into an expanded tensor is rejected like PyTorch") {
   CHECK_THROWS_AS(e.copy_(tl::ones<float>({4, 3})), tl::ValueError);
 }
 
-TEST_CASE("scalars that do not fit the element type are rejected; small negatives wrap on unsigned") {
+TEST_CASE("scalars that do not fit the element type are rejected, small negatives wrap on unsigned") {
   const auto u = tl::tensor<uint8_t>({5, 200});
   CHECK_THROWS_WITH_AS(u + 300, "value 300 cannot be converted to type uint8 without overflow", tl::ValueError);
   const tl::Tensor<uint8_t> down = u - 1;  // PyTorch allows -255..255 for uint8

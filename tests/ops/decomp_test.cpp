@@ -256,7 +256,7 @@ TEST_CASE("decompositions match PyTorch on every fixture case") {
   CHECK(runs > 400);
 }
 
-TEST_CASE("results are structs usable with structured bindings; top-level aliases") {
+TEST_CASE("results are structs usable with structured bindings, top-level aliases") {
   const auto A = tl::tensor<double>({{4.0, 1.0}, {1.0, 3.0}});
   const auto [sign, logabsdet] = tl::linalg::slogdet(A);
   CHECK(sign.item() == 1.0);
@@ -451,7 +451,7 @@ TEST_CASE("decomposition errors name the op, what was expected and what was got"
   CHECK_THROWS_AS(tl::linalg::inv(singular), tl::Error);
 }
 
-TEST_CASE("singular matrices: det is 0, slogdet is (0, -inf); NaN inputs") {
+TEST_CASE("singular matrices: det is 0, slogdet is (0, -inf), NaN inputs") {
   const auto singular = tl::tensor<double>({{1.0, 2.0}, {2.0, 4.0}});
   CHECK(tl::linalg::det(singular).item() == 0.0);
   const auto [sign, logabsdet] = tl::linalg::slogdet(singular);

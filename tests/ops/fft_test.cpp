@@ -334,7 +334,7 @@ TEST_CASE("laws: inversion, Parseval, ortho is unitary, irfft(rfft(x), n) == x")
   check_spectrum(tl::view_as_real(tl::fft::ifft(tl::fft::fft(zf))), zf.pairs(), "float ifft(fft(x))", 1e-6);
 }
 
-TEST_CASE("fftn is the 1-D transform applied along each dimension; rfftn/irfftn invert") {
+TEST_CASE("fftn is the 1-D transform applied along each dimension, rfftn/irfftn invert") {
   const auto z = tl::view_as_complex(random_pairs<double>({4, 6, 5}, 11));
   const auto step = tl::fft::fft(tl::fft::fft(tl::fft::fft(z, std::nullopt, 0), std::nullopt, 1), std::nullopt, 2);
   check_spectrum(tl::view_as_real(tl::fft::fftn(z)), tl::view_as_real(step), "fftn == fft per dim", 1e-14);

@@ -242,7 +242,7 @@ TEST_CASE("nonzero, argwhere and where(cond) match PyTorch") {
   check_same(tl::nonzero(x > 1.f), tl::tensor({{0, 1}, {1, 0}}), "nonzero of an expression");
 }
 
-TEST_CASE("laws: index_select is gather with an expanded index; masked_select counts mask.sum()") {
+TEST_CASE("laws: index_select is gather with an expanded index, masked_select counts mask.sum()") {
   const auto x = tl::arange<float>(0, 30).reshape({5, 6}).t();  // (6, 5), not contiguous
   const auto idx = tl::tensor({4, 0, 0, 2});
   check_same(x.index_select(1, idx), x.gather(1, idx.unsqueeze(0).expand({6, 4})), "index_select == gather dim 1");

@@ -27,7 +27,7 @@ double variance(const std::vector<T>& v) {
 
 }  // namespace
 
-TEST_CASE("the same seed gives the same numbers; the stream advances between calls") {
+TEST_CASE("the same seed gives the same numbers, the stream advances between calls") {
   tl::manual_seed(42);
   const auto a = tl::rand({1000}).to_vector();
   const auto b = tl::rand({1000}).to_vector();

@@ -11,7 +11,7 @@ TEST_CASE("a same-shape contiguous nest coalesces into one row") {
   CHECK(plan.strides[1] == tl::Shape{1});
 }
 
-TEST_CASE("a broadcast row keeps two dimensions; size-1 dims are dropped") {
+TEST_CASE("a broadcast row keeps two dimensions, size-1 dims are dropped") {
   const auto plan = tl::cpu::make_loop_plan({4, 1, 8}, {tl::Shape{8, 8, 1}, tl::Shape{0, 0, 1}});
   CHECK(plan.sizes == tl::Shape{4, 8});
   CHECK(plan.strides[1] == tl::Shape{0, 1});
