@@ -113,8 +113,10 @@ TEST_CASE("CUDA tensors reach no host loop: ops without a GPU path say so (host 
   // The tensors are never read: every op must stop at its device check.
   float host[6] = {};
   const auto x = tl::from_blob(host, {2, 3}, {3, 1}, {}, tl::Device(tl::kCUDA, 0));
-  CHECK_THROWS_WITH_AS(tl::Tensor<float>(x + 1.0f), doctest::Contains("compiled with nvcc"), tl::DeviceError);
-  CHECK_THROWS_WITH_AS(tl::sum(x, {1}), doctest::Contains("compiled with nvcc"), tl::DeviceError);
+  // Without a GPU these stop at the output's allocation; with one, at the
+  // missing kernel (checked with messages in the test above).
+  CHECK_THROWS_AS(tl::Tensor<float>(x + 1.0f), tl::DeviceError);
+  CHECK_THROWS_AS(tl::sum(x, {1}), tl::DeviceError);
   CHECK_THROWS_AS(tl::max(x, 1), tl::DeviceError);
   CHECK_THROWS_AS(tl::argmax(x, 1), tl::DeviceError);
   CHECK_THROWS_AS(tl::cumsum(x, 1), tl::DeviceError);
