@@ -36,6 +36,18 @@ inline void check(cudaError_t status, const char* what, std::source_location whe
                                             cudaGetErrorName(status), " (", cudaGetErrorString(status), ")"));
 }
 
+/// The answer of a query call: false for "not ready", true for done, a
+/// `CudaError` for anything else.
+inline bool finished(cudaError_t status, const char* what,
+                     std::source_location where = std::source_location::current()) {
+  if (status == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  check(status, what, where);
+  return true;
+}
+
 inline constexpr int kMaxDevices = 16;
 
 }  // namespace detail
@@ -144,15 +156,7 @@ class Stream {
   /// Waits until all work queued on this stream has finished.
   void synchronize() const { detail::check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
   /// True when all work queued on this stream has finished.
-  bool query() const {
-    const cudaError_t status = cudaStreamQuery(stream_);
-    if (status == cudaErrorNotReady) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    detail::check(status, "cudaStreamQuery");
-    return true;
-  }
+  bool query() const { return detail::finished(cudaStreamQuery(stream_), "cudaStreamQuery"); }
 
   friend bool operator==(const Stream& a, const Stream& b) noexcept {
     return a.stream_ == b.stream_ && a.device_ == b.device_;
@@ -228,15 +232,7 @@ class Event {
   /// Waits on the host until the recorded work has finished.
   void synchronize() const { detail::check(cudaEventSynchronize(event_), "cudaEventSynchronize"); }
   /// True when the recorded work has finished.
-  bool query() const {
-    const cudaError_t status = cudaEventQuery(event_);
-    if (status == cudaErrorNotReady) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    detail::check(status, "cudaEventQuery");
-    return true;
-  }
+  bool query() const { return detail::finished(cudaEventQuery(event_), "cudaEventQuery"); }
   /// Makes future work on `stream` wait for this event (no host wait).
   void wait(const Stream& stream) const {
     detail::check(cudaStreamWaitEvent(stream.handle(), event_, 0), "cudaStreamWaitEvent");
