@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "tensorlib/backend/cpu/fill.hpp"
+#include "tensorlib/backend/cpu/for_each.hpp"
 #include "tensorlib/backend/cpu/gemm.hpp"
 #include "tensorlib/backend/cpu/pointwise.hpp"
 #include "tensorlib/backend/cpu/softmax.hpp"
@@ -25,6 +26,7 @@
 #include "tensorlib/backend/cuda/gemm.hpp"
 #endif
 #if defined(__CUDACC__)
+#include "tensorlib/backend/cuda/for_each.hpp"
 #include "tensorlib/backend/cuda/pointwise.hpp"
 #include "tensorlib/backend/cuda/reduce.hpp"
 #endif
@@ -62,6 +64,23 @@ void dispatch_pointwise(const Tensor<T>& out, const E& expr) {
 #endif
       if (auto* kernel = cuda::detail::pointwise_kernel<T, E>) return kernel(out, expr);
       no_cuda_backend("pointwise");
+  }
+}
+
+/// Runs the multi-output loop f over elements [0, n) of contiguous buffers
+/// of T on `device` (Note [multi-output loops]).
+template <Element T, class F, class... P>
+void dispatch_for_each(Device device, const F& f, int64_t n, P... ptrs) {
+  switch (device.type) {
+    case DeviceType::CPU:
+      cpu::for_each_element<T>(f, n, ptrs...);
+      return;
+    case DeviceType::CUDA:
+#if defined(__CUDACC__)
+      (void)cuda::detail::for_each_registered<T, F, P...>;
+#endif
+      if (auto* kernel = cuda::detail::for_each_kernel<T, F, P...>) return kernel(f, n, device.index, ptrs...);
+      no_cuda_backend("for_each");
   }
 }
 

@@ -30,4 +30,10 @@ inline void (*pointwise_kernel)(const Tensor<T>& out, const E& expr) = nullptr;
 template <class R, Element Out, class E, class Finish>
 inline void (*reduce_kernel)(const Tensor<Out>& out, const E& expr, uint32_t mask, Finish finish) = nullptr;
 
+/// Runs the multi-output loop of functor F over buffers of pointer types P
+/// (see backend/cuda/for_each.hpp); null until an nvcc translation unit
+/// registers it.
+template <Element T, class F, class... P>
+inline void (*for_each_kernel)(const F& f, int64_t n, int device, P... ptrs) = nullptr;
+
 }  // namespace tensorlib::cuda::detail

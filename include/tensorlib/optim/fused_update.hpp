@@ -1,0 +1,81 @@
+#pragma once
+/// \file
+/// `fused_update(f, tensors...)`: runs an update rule's element functor over
+/// a parameter, its gradient and its state buffers as ONE fused loop (CPU) or
+/// kernel (CUDA), Note [multi-output loops]. Tensors passed as non-const
+/// lvalues are written, const ones only read.
+
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/ops/copy.hpp"
+#include "tensorlib/ops/dispatch.hpp"
+
+namespace tensorlib::optim {
+
+namespace detail {
+
+template <Element T>
+T* buffer_of(Tensor<T>& t) {
+  return t.data_ptr();
+}
+template <Element T>
+const T* buffer_of(const Tensor<T>& t) {
+  return t.data_ptr();
+}
+
+template <Element T>
+void bump_written(Tensor<T>& t) {
+  t.storage().bump_version();
+}
+template <Element T>
+void bump_written(const Tensor<T>&) {}
+
+// Writes a contiguous working copy back into a non-contiguous tensor.
+template <Element T>
+void copy_back(Tensor<T>& t, const Tensor<T>& work) {
+  if (work.impl() != t.impl()) t.copy_(work);
+}
+template <Element T>
+void copy_back(const Tensor<T>&, const Tensor<T>&) {}
+
+template <class F, class Tuple, class Orig, std::size_t... I>
+void run_contiguous(const F& f, Tuple& work, Orig& orig, std::index_sequence<I...>) {
+  using T = typename std::remove_cvref_t<std::tuple_element_t<0, Orig>>::value_type;
+  // Written tensors stay non-const lvalues, read ones become const.
+  using Written = std::tuple<std::conditional_t<std::is_const_v<std::remove_reference_t<std::tuple_element_t<I, Orig>>>,
+                                                const Tensor<T>&, Tensor<T>&>...>;
+  Written w{std::get<I>(work)...};
+  const auto& first = std::get<0>(work);
+  tensorlib::detail::dispatch_for_each<T>(first.device(), f, first.numel(), buffer_of(std::get<I>(w))...);
+  (copy_back(std::get<I>(orig), std::get<I>(work)), ...);
+  (bump_written(std::get<I>(orig)), ...);
+}
+
+}  // namespace detail
+
+/// Calls f(elements...) for every element of the tensors, all of one shape,
+/// element type and device, as one fused pass: a non-const tensor's element
+/// is passed by reference and written back, a const tensor's by value.
+/// Non-contiguous operands go through contiguous copies (written ones are
+/// copied back). Written tensors get their version counters bumped.
+template <class F, class First, class... Rest>
+void fused_update(const F& f, First&& first, Rest&&... rest) {
+  const auto& head = first;
+  auto check = [&](const auto& t) {
+    tensorlib::detail::check<ShapeError>(t.sizes() == head.sizes(), "optimizer step: a state or gradient of shape ",
+                                         t.sizes(), " for a parameter of shape ", head.sizes());
+    tensorlib::detail::check<DeviceError>(t.device() == head.device(), "optimizer step: tensors on ", head.device(),
+                                          " and ", t.device(), " in one update");
+  };
+  (check(rest), ...);
+  auto orig = std::forward_as_tuple(first, rest...);
+  auto work = std::tuple{head.contiguous(), rest.contiguous()...};
+  detail::run_contiguous(f, work, orig, std::index_sequence_for<First, Rest...>{});
+}
+
+}  // namespace tensorlib::optim
