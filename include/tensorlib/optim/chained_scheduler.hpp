@@ -23,7 +23,8 @@ class ChainedScheduler final : public LRSchedulerBase {
  public:
   /// Binds to the first scheduler's optimizer.
   explicit ChainedScheduler(std::vector<std::reference_wrapper<LRSchedulerBase>> schedulers)
-      : ChainedScheduler(first_optimizer(schedulers), std::move(schedulers)) {}
+      // Copied, not moved: the order in which the two arguments are evaluated is unspecified.
+      : ChainedScheduler(first_optimizer(schedulers), schedulers) {}
 
   /// Binds to `optimizer`, which every scheduler must use.
   ChainedScheduler(OptimizerBase& optimizer, std::vector<std::reference_wrapper<LRSchedulerBase>> schedulers)

@@ -34,18 +34,18 @@ enum class ScaleMode {
 /// CyclicLR's options (PyTorch's defaults); `base_lr` and `max_lr` are required.
 struct CyclicLROptions {
   /// The lower lr boundary, which is also the lr at the start of a cycle.
-  PerGroup base_lr;
+  PerGroup base_lr{};
   /// The upper lr boundary.
-  PerGroup max_lr;
+  PerGroup max_lr{};
   /// Steps in the increasing half of a cycle.
   std::int64_t step_size_up = 2000;
   /// Steps in the decreasing half; `step_size_up` when empty.
-  std::optional<std::int64_t> step_size_down;
+  std::optional<std::int64_t> step_size_down{};
   CyclicMode mode = CyclicMode::triangular;
   /// The base of `exp_range`'s scaling.
   double gamma = 1.0;
   /// A custom amplitude scaling in [0, 1]; replaces `mode` when set.
-  std::function<double(double)> scale_fn;
+  std::function<double(double)> scale_fn{};
   /// What `scale_fn` takes (only used with a custom `scale_fn`).
   ScaleMode scale_mode = ScaleMode::cycle;
   /// Cycle momentum (beta1 for the Adam family) between the two bounds below.
@@ -162,7 +162,7 @@ class CyclicLR final : public LRScheduler {
   double step_ratio_;
   CyclicMode mode_;
   double gamma_;
-  std::function<double(double)> scale_fn_;
+  std::function<double(double)> scale_fn_{};
   ScaleMode scale_mode_;
   bool cycle_momentum_;
   std::vector<double> base_momentums_;

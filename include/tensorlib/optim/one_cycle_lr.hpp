@@ -29,11 +29,11 @@ enum class AnnealStrategy {
 /// either `total_steps` or both `epochs` and `steps_per_epoch`.
 struct OneCycleLROptions {
   /// The peak lr of each group.
-  PerGroup max_lr;
+  PerGroup max_lr{};
   /// Steps in the cycle; takes precedence over epochs * steps_per_epoch.
-  std::optional<std::int64_t> total_steps;
-  std::optional<std::int64_t> epochs;
-  std::optional<std::int64_t> steps_per_epoch;
+  std::optional<std::int64_t> total_steps{};
+  std::optional<std::int64_t> epochs{};
+  std::optional<std::int64_t> steps_per_epoch{};
   /// The fraction of the cycle spent raising the lr.
   double pct_start = 0.3;
   AnnealStrategy anneal_strategy = AnnealStrategy::cos;
