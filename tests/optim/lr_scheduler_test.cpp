@@ -371,3 +371,289 @@ TEST_CASE("Two schedulers stacked on one optimizer compose as in PyTorch") {
                  second.step();
                }));
 }
+
+namespace {
+
+// Owns a scheduler set-up; `top` is the one stepped and saved.
+struct Bundle {
+  std::vector<std::unique_ptr<S::LRSchedulerBase>> owned;
+  S::LRSchedulerBase* top = nullptr;
+
+  template <class T, class... Args>
+  T& add(Args&&... args) {
+    auto p = std::make_unique<T>(std::forward<Args>(args)...);
+    T& ref = *p;
+    owned.push_back(std::move(p));
+    top = &ref;
+    return ref;
+  }
+};
+
+// Copies lrs, initial_lrs and momenta (what PyTorch's optimizer state_dict
+// carries for the schedulers).
+void load_optimizer(TestOptimizer& to, const TestOptimizer& from) {
+  for (std::size_t g = 0; g < from.group_count(); ++g) {
+    to.set_lr(g, from.lr(g));
+    to.set_initial_lr(g, *from.initial_lr(g));
+    if (from.momentum(g)) to.set_momentum(g, *from.momentum(g));
+  }
+}
+
+// 50 steps, state_dict, a fresh scheduler on a fresh optimizer loading both
+// states, 50 more steps: the same lrs as 100 uninterrupted steps.
+void check_round_trip(const std::function<Bundle(TestOptimizer&)>& make) {
+  TestOptimizer straight_opt;
+  Bundle straight = make(straight_opt);
+  const Trace expected = run(*straight.top, straight_opt);
+
+  TestOptimizer first_opt;
+  Bundle first = make(first_opt);
+  for (int i = 0; i < 50; ++i) first.top->step();
+  const S::LRSchedulerState state = first.top->state_dict();
+
+  TestOptimizer second_opt;
+  Bundle second = make(second_opt);
+  load_optimizer(second_opt, first_opt);
+  second.top->load_state_dict(state);
+  CHECK(second.top->get_last_lr() == expected.lr[50]);
+  for (int i = 51; i <= kSteps; ++i) {
+    second.top->step();
+    for (std::size_t g = 0; g < 2; ++g) {
+      CHECK(second_opt.lr(g) == doctest::Approx(expected.lr[static_cast<std::size_t>(i)][g]).epsilon(1e-14));
+      CHECK(second_opt.momenta()[g] ==
+            doctest::Approx(expected.momentum[static_cast<std::size_t>(i)][g]).epsilon(1e-14));
+    }
+  }
+  CHECK(second.top->last_epoch() == straight.top->last_epoch());
+}
+
+}  // namespace
+
+TEST_CASE("state_dict round trip resumes every scheduler where it stopped") {
+  SUBCASE("StepLR") {
+    check_round_trip([](TestOptimizer& o) {
+      Bundle b;
+      b.add<S::StepLR>(o, 7, 0.5);
+      return b;
+    });
+  }
+  SUBCASE("CosineAnnealingLR") {
+    check_round_trip([](TestOptimizer& o) {
+      Bundle b;
+      b.add<S::CosineAnnealingLR>(o, 30, 0.001);
+      return b;
+    });
+  }
+  SUBCASE("MultiplicativeLR") {
+    check_round_trip([](TestOptimizer& o) {
+      Bundle b;
+      b.add<S::MultiplicativeLR>(o, [](std::int64_t) { return 0.97; });
+      return b;
+    });
+  }
+  SUBCASE("CosineAnnealingWarmRestarts") {
+    check_round_trip([](TestOptimizer& o) {
+      Bundle b;
+      b.add<S::CosineAnnealingWarmRestarts>(o, 5, 2);
+      return b;
+    });
+  }
+  SUBCASE("OneCycleLR") {
+    check_round_trip([](TestOptimizer& o) {
+      Bundle b;
+      b.add<S::OneCycleLR>(o, S::OneCycleLR::Options{.max_lr = {0.5, 0.2}, .total_steps = 100, .three_phase = true});
+      return b;
+    });
+  }
+  SUBCASE("CyclicLR") {
+    check_round_trip([](TestOptimizer& o) {
+      Bundle b;
+      b.add<S::CyclicLR>(o, S::CyclicLR::Options{.base_lr = 0.01, .max_lr = 0.1, .step_size_up = 8});
+      return b;
+    });
+  }
+  SUBCASE("SequentialLR") {
+    check_round_trip([](TestOptimizer& o) {
+      Bundle b;
+      auto& warm = b.add<S::LinearLR>(o, S::LinearLR::Options{.start_factor = 0.1, .total_iters = 10});
+      auto& decay = b.add<S::ExponentialLR>(o, 0.95);
+      b.add<S::SequentialLR>(o, std::vector<std::reference_wrapper<S::LRScheduler>>{warm, decay},
+                             std::vector<std::int64_t>{30});
+      return b;
+    });
+  }
+  SUBCASE("ChainedScheduler") {
+    check_round_trip([](TestOptimizer& o) {
+      Bundle b;
+      auto& warm = b.add<S::ConstantLR>(o, S::ConstantLR::Options{.factor = 0.1, .total_iters = 60});
+      auto& decay = b.add<S::ExponentialLR>(o, 0.98);
+      b.add<S::ChainedScheduler>(std::vector<std::reference_wrapper<S::LRSchedulerBase>>{warm, decay});
+      return b;
+    });
+  }
+}
+
+TEST_CASE("ReduceLROnPlateau state_dict round trip") {
+  const std::string name = "plateau_max_abs_cooldown";
+  const auto metric = fixture(name).get<double>("metric").to_vector();
+  const S::ReduceLROnPlateau::Options options{.mode = S::PlateauMode::max,
+                                              .factor = 0.3,
+                                              .patience = 2,
+                                              .threshold = 0.01,
+                                              .threshold_mode = S::ThresholdMode::abs,
+                                              .cooldown = 4,
+                                              .min_lr = {0.001, 0.002}};
+  TestOptimizer first_opt;
+  S::ReduceLROnPlateau first(first_opt, options);
+  Rows lrs{first_opt.lrs()};
+  for (std::size_t i = 0; i < 50; ++i) {
+    first.step(metric[i]);
+    lrs.push_back(first_opt.lrs());
+  }
+  TestOptimizer second_opt;
+  S::ReduceLROnPlateau second(second_opt, options);
+  load_optimizer(second_opt, first_opt);
+  second.load_state_dict(first.state_dict());
+  for (std::size_t i = 50; i < metric.size(); ++i) {
+    second.step(metric[i]);
+    lrs.push_back(second_opt.lrs());
+  }
+  expect_rows(name, "lr", lrs);
+}
+
+namespace {
+
+// Runs `f`, which must throw E with `what()` containing `part`.
+template <class E, class F>
+void expect_error(F&& f, const std::string& part) {
+  try {
+    f();
+    FAIL("no exception, expected one containing: " << part);
+  } catch (const E& e) {
+    CHECK_MESSAGE(std::string(e.what()).find(part) != std::string::npos, e.what());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("schedulers refuse bad options with PyTorch's messages") {
+  TestOptimizer opt;
+  using tl::ValueError;
+  expect_error<ValueError>([&] { S::MultiStepLR s(opt, {30, 10}); }, "milestones must be increasing");
+  expect_error<ValueError>([&] { S::StepLR s(opt, 0); }, "expected positive integer step_size, but got 0");
+  expect_error<ValueError>([&] { S::CosineAnnealingLR s(opt, 0); }, "positive integer T_max");
+  expect_error<ValueError>([&] { S::LinearLR s(opt, {.start_factor = 0.0}); },
+                           "Starting multiplicative factor expected to be greater than 0 and less or equal to 1");
+  expect_error<ValueError>([&] { S::LinearLR s(opt, {.start_factor = 1.5}); }, "Starting multiplicative factor");
+  expect_error<ValueError>([&] { S::LinearLR s(opt, {.end_factor = -0.1}); },
+                           "Ending multiplicative factor expected to be between 0 and 1");
+  expect_error<ValueError>([&] { S::ConstantLR s(opt, {.factor = 1.5}); },
+                           "Constant multiplicative factor expected to be between 0 and 1");
+  expect_error<ValueError>([&] { S::PolynomialLR s(opt, {.total_iters = 0}); }, "positive integer total_iters");
+  expect_error<ValueError>([&] { S::CosineAnnealingWarmRestarts s(opt, 0); },
+                           "Expected positive integer T_0, but got 0");
+  expect_error<ValueError>([&] { S::CosineAnnealingWarmRestarts s(opt, 10, 0); },
+                           "Expected integer T_mult >= 1, but got 0");
+  expect_error<ValueError>(
+      [&] {
+        S::CosineAnnealingWarmRestarts s(opt, 10);
+        s.step(-1.0);
+      },
+      "Expected non-negative epoch, but got -1");
+  expect_error<ValueError>([&] { S::ReduceLROnPlateau s(opt, {.factor = 1.0}); }, "Factor should be < 1.0");
+  expect_error<ValueError>(
+      [&] {
+        S::ReduceLROnPlateau s(opt, {.min_lr = {0.1, 0.2, 0.3}});
+      },
+      "min_lr has 3 values, param_groups has 2");
+  expect_error<ValueError>(
+      [&] {
+        S::LambdaLR s(opt, std::vector<S::LRLambda>{[](std::int64_t) { return 1.0; }, [](std::int64_t) { return 1.0; },
+                                                    [](std::int64_t) { return 1.0; }});
+      },
+      "Expected 2 lr_lambdas, but got 3");
+}
+
+TEST_CASE("OneCycleLR refuses a missing or bad step count and steps past it") {
+  TestOptimizer opt;
+  using tl::ValueError;
+  expect_error<ValueError>([&] { S::OneCycleLR s(opt, {.max_lr = 0.1}); },
+                           "You must define either total_steps OR (epochs AND steps_per_epoch)");
+  expect_error<ValueError>([&] { S::OneCycleLR s(opt, {.max_lr = 0.1, .epochs = 5}); },
+                           "You must define either total_steps OR (epochs AND steps_per_epoch)");
+  expect_error<ValueError>([&] { S::OneCycleLR s(opt, {.max_lr = 0.1, .total_steps = 0}); },
+                           "Expected positive integer total_steps, but got 0");
+  expect_error<ValueError>([&] { S::OneCycleLR s(opt, {.max_lr = 0.1, .epochs = -1, .steps_per_epoch = 5}); },
+                           "Expected positive integer epochs, but got -1");
+  expect_error<ValueError>([&] { S::OneCycleLR s(opt, {.max_lr = 0.1, .epochs = 2, .steps_per_epoch = 0}); },
+                           "Expected positive integer steps_per_epoch, but got 0");
+  expect_error<ValueError>([&] { S::OneCycleLR s(opt, {.max_lr = 0.1, .total_steps = 10, .pct_start = 1.5}); },
+                           "Expected float between 0 and 1 pct_start, but got 1.5");
+  expect_error<ValueError>([&] { S::OneCycleLR s(opt, {.total_steps = 10}); }, "max_lr is required");
+  expect_error<ValueError>(
+      [&] {
+        S::OneCycleLR s(opt, {.max_lr = {0.1, 0.2, 0.3}, .total_steps = 10});
+      },
+      "max_lr must have the same length as optimizer.param_groups");
+
+  S::OneCycleLR s(opt, {.max_lr = 0.1, .total_steps = 10});
+  for (int i = 0; i < 10; ++i) s.step();  // the last allowed step index is total_steps
+  // Current PyTorch's count (1.13 said "Tried to step 12 times").
+  expect_error<ValueError>([&] { s.step(); }, "Tried to step 11 times. The specified number of total steps is 10");
+}
+
+TEST_CASE("cycle_momentum needs an optimizer with momentum or beta1") {
+  TestOptimizer opt({0.1, 0.05}, false);
+  const std::string msg = "optimizer must support momentum or beta1 with `cycle_momentum` option enabled";
+  expect_error<tl::ValueError>([&] { S::OneCycleLR s(opt, {.max_lr = 0.1, .total_steps = 10}); }, msg);
+  expect_error<tl::ValueError>([&] { S::CyclicLR s(opt, {.base_lr = 0.01, .max_lr = 0.1}); }, msg);
+  // Without cycling momentum they work.
+  S::OneCycleLR one(opt, {.max_lr = 0.1, .total_steps = 10, .cycle_momentum = false});
+  S::CyclicLR cyclic(opt, {.base_lr = 0.01, .max_lr = 0.1, .cycle_momentum = false});
+  CHECK(opt.lr(0) == 0.01);
+}
+
+TEST_CASE("resuming with last_epoch needs initial_lr in every group") {
+  TestOptimizer opt;
+  expect_error<tl::ValueError>([&] { S::StepLR s(opt, 5, 0.1, 9); },
+                               "param 'initial_lr' is not specified in param_groups[0] when resuming an optimizer");
+  opt.set_initial_lr(0, 0.1);
+  opt.set_initial_lr(1, 0.05);
+  // PyTorch's resumed ExponentialLR keeps the lr on its first step, then
+  // multiplies it: the chainable update from the optimizer's lr.
+  S::ExponentialLR s(opt, 0.5, 9);
+  CHECK(s.chained());
+  CHECK(opt.lr(0) == 0.1);
+  CHECK(s.last_epoch() == 10);
+  s.step();
+  CHECK(opt.lr(0) == 0.05);
+}
+
+TEST_CASE("SequentialLR and ChainedScheduler refuse mismatched schedulers") {
+  TestOptimizer opt, other;
+  S::ConstantLR a(opt);
+  S::ExponentialLR b(opt, 0.9);
+  S::ExponentialLR elsewhere(other, 0.9);
+  using tl::ValueError;
+  expect_error<ValueError>(
+      [&] {
+        S::SequentialLR s(opt, {a, b}, {5, 10});
+      },
+      "expects number of schedulers provided to be one more than the number of milestone points, "
+      "but got number of schedulers 2 and the number of milestones to be equal to 2");
+  expect_error<ValueError>(
+      [&] {
+        S::SequentialLR s(opt, {a, elsewhere}, {5});
+      },
+      "SequentialLR expects all schedulers to belong to the same optimizer");
+  expect_error<ValueError>([&] { S::SequentialLR s(opt, {}, {}); }, "expects at least one scheduler");
+  expect_error<ValueError>(
+      [&] {
+        S::ChainedScheduler s({a, elsewhere});
+      },
+      "ChainedScheduler expects all schedulers to belong to the same optimizer");
+  expect_error<ValueError>([&] { S::ChainedScheduler s(other, {a}); },
+                           "ChainedScheduler expects all schedulers to belong to the same optimizer");
+  expect_error<ValueError>([&] { S::ChainedScheduler s(std::vector<std::reference_wrapper<S::LRSchedulerBase>>{}); },
+                           "expects at least one scheduler");
+}
