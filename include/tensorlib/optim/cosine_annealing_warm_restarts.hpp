@@ -95,6 +95,9 @@ class CosineAnnealingWarmRestarts final : public LRScheduler {
     state.values["T_i"] = static_cast<double>(T_i_);
   }
   void load_values(const LRSchedulerState& state) override {
+    for (const char* key : {"T_cur", "T_i"})
+      detail::check<ValueError>(state.values.count(key) != 0,
+                                "CosineAnnealingWarmRestarts.load_state_dict: the state has no ", key);
     T_cur_ = state.values.at("T_cur");
     T_i_ = static_cast<std::int64_t>(state.values.at("T_i"));
   }
