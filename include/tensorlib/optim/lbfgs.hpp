@@ -4,13 +4,16 @@
 /// PyTorch's `torch.optim.LBFGS` (itself after minFunc). Each `step(closure)`
 /// runs up to `max_iter` iterations, re-evaluating the model through the
 /// closure. The gradient, direction and history are flat vectors holding every
-/// parameter's elements in order. // (N) = total number of parameter elements.
+/// parameter's elements in order.
+/// Shapes: N = the number of elements of all parameters together.
 ///
 /// Note [LBFGS scalars]
 /// PyTorch keeps the scalars of the algorithm (gtd, ys, ro, H_diag, the step
 /// t) partly as 0-d tensors of the parameters' dtype and partly as Python
 /// floats; we keep them all as doubles. For double parameters that is the same
-/// arithmetic, so trajectories match PyTorch's to rounding of the reductions.
+/// arithmetic, so trajectories match PyTorch's to the rounding of reductions
+/// (and of one quotient in the line search, which PyTorch computes as a
+/// product with a reciprocal when the step is a 0-d tensor).
 /// For float parameters PyTorch rounds some of these scalars to float32 and we
 /// do not, so float trajectories may drift apart, most visibly where the line
 /// search compares nearly equal losses. Comparisons against the tolerances on
@@ -40,54 +43,11 @@
 #include "tensorlib/ops/linalg.hpp"
 #include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/views.hpp"
+#include "tensorlib/optim/lbfgs_state.hpp"
 #include "tensorlib/optim/optimizer_base.hpp"
 #include "tensorlib/optim/strong_wolfe.hpp"
 
 namespace tensorlib::optim {
-
-/// PyTorch's LBFGS arguments. An empty `max_eval` means `max_iter * 5 / 4`
-/// (filled in by the constructor); `line_search_fn` is "strong_wolfe" or empty.
-struct LBFGSOptions {
-  double lr = 1;
-  int64_t max_iter = 20;
-  std::optional<int64_t> max_eval{};
-  double tolerance_grad = 1e-7;
-  double tolerance_change = 1e-9;
-  int64_t history_size = 100;
-  std::optional<std::string> line_search_fn{};
-};
-
-/// What LBFGS carries from one step to the next (PyTorch's `state` of the
-/// first parameter). Tensors are (N) and undefined until the first iteration.
-template <std::floating_point T = float>
-struct LBFGSState {
-  int64_t func_evals = 0;           ///< closure calls over all steps
-  int64_t n_iter = 0;               ///< iterations over all steps
-  Tensor<T> d;                      ///< the last search direction
-  double t = 0;                     ///< the last step length
-  std::vector<Tensor<T>> old_dirs;  ///< gradient differences y, oldest first
-  std::vector<Tensor<T>> old_stps;  ///< steps s = t d, oldest first
-  std::vector<double> ro;           ///< 1 / (y . s) of each pair
-  double H_diag = 1;                ///< scale of the initial inverse Hessian
-  Tensor<T> prev_flat_grad;         ///< the gradient the last direction started from
-  double prev_loss = 0;
-};
-
-/// PyTorch's `param_groups[0]` of a state dict: the options and the indices
-/// of the group's parameters.
-struct LBFGSParamGroup {
-  LBFGSOptions options;
-  std::optional<double> initial_lr;
-  std::vector<int64_t> params;
-};
-
-/// Everything needed to resume: PyTorch's `{'state': ..., 'param_groups':
-/// [...]}`. `state` is empty before the first step.
-template <std::floating_point T = float>
-struct LBFGSStateDict {
-  std::optional<LBFGSState<T>> state;
-  std::vector<LBFGSParamGroup> param_groups;
-};
 
 /// A closure for `step`: re-evaluates the model, calls backward and returns
 /// the 0-d loss.
@@ -120,7 +80,9 @@ class LBFGS : public OptimizerBase {
     check_options(options_, "LBFGS");
   }
 
-  /// Resumes at `state`: see `state_dict()`.
+  /// One step: up to `max_iter` iterations (and about `max_eval` closure
+  /// calls), stopping early on the tolerances. Returns the loss the first
+  /// closure call returned, before any update (PyTorch's `orig_loss`).
   Tensor<T> step(LossClosure<T> auto&& closure);
 
   /// Always a `ValueError`: LBFGS re-evaluates the model several times per
@@ -397,6 +359,8 @@ Tensor<T> LBFGS<T>::step(LossClosure<T> auto&& closure) {
         set_params(x_init);
         return point;
       };
+      // PyTorch leaves the search's own tolerance_change at its default
+      // (1e-9) whatever the option says; so do we.
       auto found = detail::strong_wolfe<T>(directional_evaluate, st.t, st.d, loss, flat_grad, gtd);
       loss = found.loss;
       flat_grad = std::move(found.flat_grad);
