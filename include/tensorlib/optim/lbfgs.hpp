@@ -185,6 +185,8 @@ class LBFGS : public OptimizerBase {
   }
 
   void check_flat(const Tensor<T>& x, const char* name) const {
+    detail::check<DeviceError>(x.is_cpu(), "LBFGS: load_state_dict: state '", name, "' is on ", x.device(),
+                               ", expected the CPU");
     detail::check<ValueError>(x.dim() == 1 && x.numel() == numel_, "LBFGS: load_state_dict: state '", name,
                               "' has shape ", x.sizes(), ", expected [", numel_,
                               "] (the parameters' elements); the parameters don't match");
