@@ -151,6 +151,8 @@ template <Element T>
 Adagrad(std::vector<Tensor<T>>, AdagradOptions) -> Adagrad<T>;
 template <Element T>
 Adagrad(std::vector<ParamGroup<AdagradRule, T>>, AdagradOptions) -> Adagrad<T>;
+template <Element T>
+Adagrad(std::vector<ParamGroup<AdagradRule, T>>) -> Adagrad<T>;
 
 /// PyTorch's `torch.optim.Adadelta`.
 template <Element T = float>
@@ -164,5 +166,7 @@ template <Element T>
 Adadelta(std::vector<Tensor<T>>, AdadeltaOptions) -> Adadelta<T>;
 template <Element T>
 Adadelta(std::vector<ParamGroup<AdadeltaRule, T>>, AdadeltaOptions) -> Adadelta<T>;
+template <Element T>
+Adadelta(std::vector<ParamGroup<AdadeltaRule, T>>) -> Adadelta<T>;
 
 }  // namespace tensorlib::optim

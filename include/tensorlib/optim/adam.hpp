@@ -155,6 +155,8 @@ template <Element T>
 Adam(std::vector<Tensor<T>>, AdamOptions) -> Adam<T>;
 template <Element T>
 Adam(std::vector<ParamGroup<AdamRule, T>>, AdamOptions) -> Adam<T>;
+template <Element T>
+Adam(std::vector<ParamGroup<AdamRule, T>>) -> Adam<T>;
 
 /// PyTorch's `torch.optim.AdamW` (decoupled weight decay).
 template <Element T = float>
@@ -168,5 +170,7 @@ template <Element T>
 AdamW(std::vector<Tensor<T>>, AdamWOptions) -> AdamW<T>;
 template <Element T>
 AdamW(std::vector<ParamGroup<AdamWRule, T>>, AdamWOptions) -> AdamW<T>;
+template <Element T>
+AdamW(std::vector<ParamGroup<AdamWRule, T>>) -> AdamW<T>;
 
 }  // namespace tensorlib::optim

@@ -97,5 +97,7 @@ template <Element T>
 Adamax(std::vector<Tensor<T>>, AdamaxOptions) -> Adamax<T>;
 template <Element T>
 Adamax(std::vector<ParamGroup<AdamaxRule, T>>, AdamaxOptions) -> Adamax<T>;
+template <Element T>
+Adamax(std::vector<ParamGroup<AdamaxRule, T>>) -> Adamax<T>;
 
 }  // namespace tensorlib::optim

@@ -29,13 +29,14 @@ class ChainedScheduler final : public LRSchedulerBase {
   /// Binds to `optimizer`, which every scheduler must use.
   ChainedScheduler(OptimizerBase& optimizer, std::vector<std::reference_wrapper<LRSchedulerBase>> schedulers)
       : LRSchedulerBase(optimizer), schedulers_(std::move(schedulers)) {
-    detail::check<ValueError>(!schedulers_.empty(),
-                              "ChainedScheduler expects at least one scheduler to be chained, but got no scheduler.");
+    tensorlib::detail::check<ValueError>(
+        !schedulers_.empty(), "ChainedScheduler expects at least one scheduler to be chained, but got no scheduler.");
     for (std::size_t i = 0; i < schedulers_.size(); ++i)
-      detail::check<ValueError>(&schedulers_[i].get().optimizer() == &optimizer,
-                                "ChainedScheduler expects all schedulers to belong to the same optimizer, but got "
-                                "scheduler at index ",
-                                i, " bound to a different optimizer");
+      tensorlib::detail::check<ValueError>(
+          &schedulers_[i].get().optimizer() == &optimizer,
+          "ChainedScheduler expects all schedulers to belong to the same optimizer, but got "
+          "scheduler at index ",
+          i, " bound to a different optimizer");
     last_epoch_ = 0;
     last_lrs_ = current_lrs();
   }
@@ -57,9 +58,9 @@ class ChainedScheduler final : public LRSchedulerBase {
   }
 
   void load_state_dict(const LRSchedulerState& state) override {
-    detail::check<ValueError>(state.schedulers.size() == schedulers_.size(),
-                              "ChainedScheduler.load_state_dict: expected the states of ", schedulers_.size(),
-                              " schedulers, got ", state.schedulers.size());
+    tensorlib::detail::check<ValueError>(state.schedulers.size() == schedulers_.size(),
+                                         "ChainedScheduler.load_state_dict: expected the states of ",
+                                         schedulers_.size(), " schedulers, got ", state.schedulers.size());
     last_epoch_ = state.last_epoch;
     last_lrs_ = state.last_lrs;
     for (std::size_t i = 0; i < schedulers_.size(); ++i) schedulers_[i].get().load_state_dict(state.schedulers[i]);
@@ -67,8 +68,8 @@ class ChainedScheduler final : public LRSchedulerBase {
 
  private:
   static OptimizerBase& first_optimizer(const std::vector<std::reference_wrapper<LRSchedulerBase>>& schedulers) {
-    detail::check<ValueError>(!schedulers.empty(),
-                              "ChainedScheduler expects at least one scheduler to be chained, but got no scheduler.");
+    tensorlib::detail::check<ValueError>(
+        !schedulers.empty(), "ChainedScheduler expects at least one scheduler to be chained, but got no scheduler.");
     return schedulers.front().get().optimizer();
   }
 

@@ -31,9 +31,10 @@ class CosineAnnealingWarmRestarts final : public LRScheduler {
         eta_min_(eta_min),
         T_i_(T_0),
         T_cur_(static_cast<double>(last_epoch)) {
-    detail::check<ValueError>(T_0 > 0, "CosineAnnealingWarmRestarts: Expected positive integer T_0, but got ", T_0);
-    detail::check<ValueError>(T_mult >= 1, "CosineAnnealingWarmRestarts: Expected integer T_mult >= 1, but got ",
-                              T_mult);
+    tensorlib::detail::check<ValueError>(T_0 > 0,
+                                         "CosineAnnealingWarmRestarts: Expected positive integer T_0, but got ", T_0);
+    tensorlib::detail::check<ValueError>(T_mult >= 1,
+                                         "CosineAnnealingWarmRestarts: Expected integer T_mult >= 1, but got ", T_mult);
     initial_step();
   }
 
@@ -41,7 +42,8 @@ class CosineAnnealingWarmRestarts final : public LRScheduler {
 
   /// Jumps to `epoch` (fractional epochs allowed) and sets the lrs there.
   void step(double epoch) {
-    detail::check<ValueError>(epoch >= 0, "CosineAnnealingWarmRestarts: Expected non-negative epoch, but got ", epoch);
+    tensorlib::detail::check<ValueError>(epoch >= 0,
+                                         "CosineAnnealingWarmRestarts: Expected non-negative epoch, but got ", epoch);
     const double t0 = static_cast<double>(T_0_);
     if (epoch >= t0) {
       if (T_mult_ == 1) {
@@ -96,8 +98,8 @@ class CosineAnnealingWarmRestarts final : public LRScheduler {
   }
   void load_values(const LRSchedulerState& state) override {
     for (const char* key : {"T_cur", "T_i"})
-      detail::check<ValueError>(state.values.count(key) != 0,
-                                "CosineAnnealingWarmRestarts.load_state_dict: the state has no ", key);
+      tensorlib::detail::check<ValueError>(state.values.count(key) != 0,
+                                           "CosineAnnealingWarmRestarts.load_state_dict: the state has no ", key);
     T_cur_ = state.values.at("T_cur");
     T_i_ = static_cast<std::int64_t>(state.values.at("T_i"));
   }

@@ -116,15 +116,16 @@ class CyclicLR final : public LRScheduler {
     const auto base_lrs = o.base_lr.resolve("CyclicLR", "base_lr", groups);
     o.max_lr.resolve("CyclicLR", "max_lr", groups);
     // PyTorch fails later with ZeroDivisionError for these.
-    detail::check<ValueError>(o.step_size_up > 0, "CyclicLR: expected positive integer step_size_up, but got ",
-                              o.step_size_up);
-    detail::check<ValueError>(o.step_size_down.value_or(0) >= 0,
-                              "CyclicLR: expected non-negative integer step_size_down, but got ",
-                              o.step_size_down.value_or(0));
+    tensorlib::detail::check<ValueError>(o.step_size_up > 0,
+                                         "CyclicLR: expected positive integer step_size_up, but got ", o.step_size_up);
+    tensorlib::detail::check<ValueError>(o.step_size_down.value_or(0) >= 0,
+                                         "CyclicLR: expected non-negative integer step_size_down, but got ",
+                                         o.step_size_down.value_or(0));
     if (o.cycle_momentum) {
-      detail::check<ValueError>(groups == 0 || optimizer.momentum(0).has_value(),
-                                "CyclicLR: optimizer must support momentum or beta1 with `cycle_momentum` option "
-                                "enabled");
+      tensorlib::detail::check<ValueError>(
+          groups == 0 || optimizer.momentum(0).has_value(),
+          "CyclicLR: optimizer must support momentum or beta1 with `cycle_momentum` option "
+          "enabled");
       o.base_momentum.resolve("CyclicLR", "base_momentum", groups);
       const auto max_momentums = o.max_momentum.resolve("CyclicLR", "max_momentum", groups);
       if (o.last_epoch == -1)

@@ -25,7 +25,8 @@ class StepLR final : public LRScheduler {
   StepLR(OptimizerBase& optimizer, std::int64_t step_size, double gamma = 0.1, std::int64_t last_epoch = -1)
       : LRScheduler(optimizer, last_epoch, "StepLR"), step_size_(step_size), gamma_(gamma) {
     // PyTorch fails later with ZeroDivisionError; here `%` by zero is undefined.
-    detail::check<ValueError>(step_size > 0, "StepLR: expected positive integer step_size, but got ", step_size);
+    tensorlib::detail::check<ValueError>(step_size > 0, "StepLR: expected positive integer step_size, but got ",
+                                         step_size);
     initial_step();
   }
 
@@ -60,9 +61,9 @@ class MultiStepLR final : public LRScheduler {
     // PyTorch documents "Must be increasing" without checking; a decreasing
     // list is almost certainly a typo, so it is refused here.
     for (std::size_t i = 1; i < milestones_.size(); ++i)
-      detail::check<ValueError>(milestones_[i - 1] <= milestones_[i],
-                                "MultiStepLR: milestones must be increasing, but got ", milestones_[i - 1], " before ",
-                                milestones_[i]);
+      tensorlib::detail::check<ValueError>(milestones_[i - 1] <= milestones_[i],
+                                           "MultiStepLR: milestones must be increasing, but got ", milestones_[i - 1],
+                                           " before ", milestones_[i]);
     initial_step();
   }
 
@@ -121,8 +122,8 @@ class PolynomialLR final : public LRScheduler {
   explicit PolynomialLR(OptimizerBase& optimizer, Options options = {})
       : LRScheduler(optimizer, options.last_epoch, "PolynomialLR"), options_(options) {
     // PyTorch fails later with ZeroDivisionError.
-    detail::check<ValueError>(options.total_iters > 0, "PolynomialLR: expected positive integer total_iters, but got ",
-                              options.total_iters);
+    tensorlib::detail::check<ValueError>(
+        options.total_iters > 0, "PolynomialLR: expected positive integer total_iters, but got ", options.total_iters);
     initial_step();
   }
 
@@ -151,7 +152,8 @@ class CosineAnnealingLR final : public LRScheduler {
   CosineAnnealingLR(OptimizerBase& optimizer, std::int64_t T_max, double eta_min = 0.0, std::int64_t last_epoch = -1)
       : LRScheduler(optimizer, last_epoch, "CosineAnnealingLR"), T_max_(T_max), eta_min_(eta_min) {
     // PyTorch fails later with ZeroDivisionError; `%` by zero is undefined here.
-    detail::check<ValueError>(T_max > 0, "CosineAnnealingLR: expected positive integer T_max, but got ", T_max);
+    tensorlib::detail::check<ValueError>(T_max > 0, "CosineAnnealingLR: expected positive integer T_max, but got ",
+                                         T_max);
     initial_step();
   }
 

@@ -66,7 +66,7 @@ void run_contiguous(const F& f, Tuple& work, Orig& orig, std::index_sequence<I..
 template <class F, class First, class... Rest>
 void fused_update(const F& f, First&& first, Rest&&... rest) {
   const auto& head = first;
-  auto check = [&](const auto& t) {
+  [[maybe_unused]] auto check = [&](const auto& t) {
     tensorlib::detail::check<ShapeError>(t.sizes() == head.sizes(), "optimizer step: a state or gradient of shape ",
                                          t.sizes(), " for a parameter of shape ", head.sizes());
     tensorlib::detail::check<DeviceError>(t.device() == head.device(), "optimizer step: tensors on ", head.device(),

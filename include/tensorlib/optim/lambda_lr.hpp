@@ -46,7 +46,7 @@ class LambdaLR final : public LRScheduler {
   /// One function per group (or a single one for all).
   LambdaLR(OptimizerBase& optimizer, std::vector<LRLambda> lr_lambdas, std::int64_t last_epoch = -1)
       : LRScheduler(optimizer, last_epoch, "LambdaLR"),
-        lambdas_(detail::per_group_lambdas("LambdaLR", std::move(lr_lambdas), optimizer.group_count())) {
+        lambdas_(tensorlib::detail::per_group_lambdas("LambdaLR", std::move(lr_lambdas), optimizer.group_count())) {
     initial_step();
   }
 
@@ -73,7 +73,8 @@ class MultiplicativeLR final : public LRScheduler {
   /// One function per group (or a single one for all).
   MultiplicativeLR(OptimizerBase& optimizer, std::vector<LRLambda> lr_lambdas, std::int64_t last_epoch = -1)
       : LRScheduler(optimizer, last_epoch, "MultiplicativeLR"),
-        lambdas_(detail::per_group_lambdas("MultiplicativeLR", std::move(lr_lambdas), optimizer.group_count())) {
+        lambdas_(
+            tensorlib::detail::per_group_lambdas("MultiplicativeLR", std::move(lr_lambdas), optimizer.group_count())) {
     initial_step();
   }
 

@@ -64,16 +64,17 @@ class LBFGS : public OptimizerBase {
   /// Optimizes `params`: distinct leaf tensors on the CPU.
   explicit LBFGS(std::vector<Tensor<T>> params, LBFGSOptions options = {})
       : params_(std::move(params)), options_(std::move(options)) {
-    detail::check<ValueError>(!params_.empty(), "LBFGS: optimizer got an empty parameter list");
+    tensorlib::detail::check<ValueError>(!params_.empty(), "LBFGS: optimizer got an empty parameter list");
     for (std::size_t i = 0; i < params_.size(); ++i) {
       const Tensor<T>& p = params_[i];
-      detail::check<ValueError>(p.defined(), "LBFGS: parameter ", i, " is an undefined tensor");
-      detail::check<ValueError>(p.is_leaf(), "LBFGS: can't optimize a non-leaf Tensor (parameter ", i, ")");
-      detail::check<DeviceError>(p.is_cpu(), "LBFGS: parameters must be on the CPU, parameter ", i, " is on ",
-                                 p.device());
+      tensorlib::detail::check<ValueError>(p.defined(), "LBFGS: parameter ", i, " is an undefined tensor");
+      tensorlib::detail::check<ValueError>(p.is_leaf(), "LBFGS: can't optimize a non-leaf Tensor (parameter ", i, ")");
+      tensorlib::detail::check<DeviceError>(p.is_cpu(), "LBFGS: parameters must be on the CPU, parameter ", i,
+                                            " is on ", p.device());
       for (std::size_t j = 0; j < i; ++j)
-        detail::check<ValueError>(!p.is_same(params_[j]), "LBFGS: parameter ", i, " is the same tensor as parameter ",
-                                  j, "; each parameter may appear only once");
+        tensorlib::detail::check<ValueError>(!p.is_same(params_[j]), "LBFGS: parameter ", i,
+                                             " is the same tensor as parameter ", j,
+                                             "; each parameter may appear only once");
       numel_ += p.numel();
     }
     if (!options_.max_eval) options_.max_eval = options_.max_iter * 5 / 4;
@@ -117,14 +118,16 @@ class LBFGS : public OptimizerBase {
   /// Restores what `state_dict()` returned, after checking that it fits these
   /// parameters; a `ValueError` otherwise (this optimizer is then unchanged).
   void load_state_dict(const StateDict& dict) {
-    detail::check<ValueError>(dict.param_groups.size() == 1,
-                              "LBFGS: loaded state dict has a different number of parameter groups: expected 1, got ",
-                              dict.param_groups.size());
+    tensorlib::detail::check<ValueError>(
+        dict.param_groups.size() == 1,
+        "LBFGS: loaded state dict has a different number of parameter groups: expected 1, got ",
+        dict.param_groups.size());
     const LBFGSParamGroup& group = dict.param_groups.front();
-    detail::check<ValueError>(group.params.size() == params_.size(),
-                              "LBFGS: loaded state dict contains a parameter group that doesn't match the size of "
-                              "optimizer's group: ",
-                              group.params.size(), " parameters, expected ", params_.size());
+    tensorlib::detail::check<ValueError>(
+        group.params.size() == params_.size(),
+        "LBFGS: loaded state dict contains a parameter group that doesn't match the size of "
+        "optimizer's group: ",
+        group.params.size(), " parameters, expected ", params_.size());
     LBFGSOptions options = group.options;
     if (!options.max_eval) options.max_eval = options.max_iter * 5 / 4;
     check_options(options, "LBFGS: load_state_dict");
@@ -173,35 +176,38 @@ class LBFGS : public OptimizerBase {
 
  private:
   static void check_options(const LBFGSOptions& o, const char* op) {
-    detail::check<ValueError>(!o.line_search_fn || *o.line_search_fn == "strong_wolfe", op,
-                              ": only 'strong_wolfe' is supported as line_search_fn, got '",
-                              o.line_search_fn.value_or(""), "'");
+    tensorlib::detail::check<ValueError>(!o.line_search_fn || *o.line_search_fn == "strong_wolfe", op,
+                                         ": only 'strong_wolfe' is supported as line_search_fn, got '",
+                                         o.line_search_fn.value_or(""), "'");
     // PyTorch fails on its first history update with a history of 0.
-    detail::check<ValueError>(o.history_size > 0, op, ": history_size must be positive, got ", o.history_size);
+    tensorlib::detail::check<ValueError>(o.history_size > 0, op, ": history_size must be positive, got ",
+                                         o.history_size);
   }
 
   void check_group(std::size_t group) const {
-    detail::check<IndexError>(group == 0, "LBFGS: parameter group ", group, " out of range (LBFGS has one group)");
+    tensorlib::detail::check<IndexError>(group == 0, "LBFGS: parameter group ", group,
+                                         " out of range (LBFGS has one group)");
   }
 
   void check_flat(const Tensor<T>& x, const char* name) const {
-    detail::check<DeviceError>(x.is_cpu(), "LBFGS: load_state_dict: state '", name, "' is on ", x.device(),
-                               ", expected the CPU");
-    detail::check<ValueError>(x.dim() == 1 && x.numel() == numel_, "LBFGS: load_state_dict: state '", name,
-                              "' has shape ", x.sizes(), ", expected [", numel_,
-                              "] (the parameters' elements); the parameters don't match");
+    tensorlib::detail::check<DeviceError>(x.is_cpu(), "LBFGS: load_state_dict: state '", name, "' is on ", x.device(),
+                                          ", expected the CPU");
+    tensorlib::detail::check<ValueError>(x.dim() == 1 && x.numel() == numel_, "LBFGS: load_state_dict: state '", name,
+                                         "' has shape ", x.sizes(), ", expected [", numel_,
+                                         "] (the parameters' elements); the parameters don't match");
   }
 
   void check_state(const State& s, const LBFGSOptions& o) const {
-    detail::check<ValueError>(s.old_dirs.size() == s.ro.size() && s.old_stps.size() == s.ro.size(),
-                              "LBFGS: load_state_dict: old_dirs, old_stps and ro differ in length: ", s.old_dirs.size(),
-                              ", ", s.old_stps.size(), ", ", s.ro.size());
-    detail::check<ValueError>(static_cast<int64_t>(s.ro.size()) <= o.history_size,
-                              "LBFGS: load_state_dict: ", s.ro.size(), " history pairs exceed history_size ",
-                              o.history_size);
+    tensorlib::detail::check<ValueError>(s.old_dirs.size() == s.ro.size() && s.old_stps.size() == s.ro.size(),
+                                         "LBFGS: load_state_dict: old_dirs, old_stps and ro differ in length: ",
+                                         s.old_dirs.size(), ", ", s.old_stps.size(), ", ", s.ro.size());
+    tensorlib::detail::check<ValueError>(static_cast<int64_t>(s.ro.size()) <= o.history_size,
+                                         "LBFGS: load_state_dict: ", s.ro.size(), " history pairs exceed history_size ",
+                                         o.history_size);
     // An iteration always leaves a direction and a previous gradient.
-    detail::check<ValueError>(s.n_iter == 0 || (s.d.defined() && s.prev_flat_grad.defined()),
-                              "LBFGS: load_state_dict: n_iter is ", s.n_iter, " but d or prev_flat_grad is missing");
+    tensorlib::detail::check<ValueError>(s.n_iter == 0 || (s.d.defined() && s.prev_flat_grad.defined()),
+                                         "LBFGS: load_state_dict: n_iter is ", s.n_iter,
+                                         " but d or prev_flat_grad is missing");
     if (s.d.defined()) check_flat(s.d, "d");
     if (s.prev_flat_grad.defined()) check_flat(s.prev_flat_grad, "prev_flat_grad");
     for (const Tensor<T>& y : s.old_dirs) check_flat(y, "old_dirs");
@@ -229,9 +235,9 @@ class LBFGS : public OptimizerBase {
   static Tensor<T> evaluate(F& closure) {
     AutoGradMode enable_grad(true);
     Tensor<T> loss = closure();
-    detail::check<ValueError>(loss.defined() && loss.numel() == 1,
-                              "LBFGS: the closure must return the loss as a one-element tensor, got shape ",
-                              loss.defined() ? loss.sizes() : Shape{});
+    tensorlib::detail::check<ValueError>(loss.defined() && loss.numel() == 1,
+                                         "LBFGS: the closure must return the loss as a one-element tensor, got shape ",
+                                         loss.defined() ? loss.sizes() : Shape{});
     return loss;
   }
 
@@ -347,7 +353,8 @@ Tensor<T> LBFGS<T>::step(LossClosure<T> auto&& closure) {
     st.prev_loss = loss;
 
     // The first step ever is scaled to length at most lr in l1 norm.
-    st.t = st.n_iter == 1 ? detail::py_min(1., 1. / static_cast<double>(flat_grad.abs().sum().item())) * o.lr : o.lr;
+    st.t = st.n_iter == 1 ? tensorlib::detail::py_min(1., 1. / static_cast<double>(flat_grad.abs().sum().item())) * o.lr
+                          : o.lr;
     const double gtd = dot(flat_grad, st.d);
     if (gtd > -o.tolerance_change) break;  // not a descent direction (any more)
 
@@ -357,13 +364,13 @@ Tensor<T> LBFGS<T>::step(LossClosure<T> auto&& closure) {
       auto directional_evaluate = [&](double t) {
         add_grad(t, st.d);
         const double f = static_cast<double>(evaluate(closure).item());
-        detail::LineSearchPoint<T> point{f, gather_flat_grad()};
+        tensorlib::detail::LineSearchPoint<T> point{f, gather_flat_grad()};
         set_params(x_init);
         return point;
       };
       // PyTorch leaves the search's own tolerance_change at its default
       // (1e-9) whatever the option says; so do we.
-      auto found = detail::strong_wolfe<T>(directional_evaluate, st.t, st.d, loss, flat_grad, gtd);
+      auto found = tensorlib::detail::strong_wolfe<T>(directional_evaluate, st.t, st.d, loss, flat_grad, gtd);
       loss = found.loss;
       flat_grad = std::move(found.flat_grad);
       st.t = found.t;

@@ -65,10 +65,10 @@ class LRScheduler : public LRSchedulerBase {
 
   void load_state_dict(const LRSchedulerState& state) override {
     const std::size_t groups = optimizer_->group_count();
-    detail::check<ValueError>(state.base_lrs.size() == groups && state.last_lrs.size() == groups,
-                              "LRScheduler.load_state_dict: expected a state for ", groups,
-                              " param groups, got base_lrs for ", state.base_lrs.size(), " and last_lrs for ",
-                              state.last_lrs.size());
+    tensorlib::detail::check<ValueError>(state.base_lrs.size() == groups && state.last_lrs.size() == groups,
+                                         "LRScheduler.load_state_dict: expected a state for ", groups,
+                                         " param groups, got base_lrs for ", state.base_lrs.size(),
+                                         " and last_lrs for ", state.last_lrs.size());
     last_epoch_ = state.last_epoch;
     step_count_ = state.step_count;
     base_lrs_ = state.base_lrs;
@@ -90,8 +90,9 @@ class LRScheduler : public LRSchedulerBase {
         if (!optimizer.initial_lr(g)) optimizer.set_initial_lr(g, optimizer.lr(g));
       } else {
         // PyTorch raises KeyError here.
-        detail::check<ValueError>(optimizer.initial_lr(g).has_value(), op, ": param 'initial_lr' is not specified in ",
-                                  "param_groups[", g, "] when resuming an optimizer");
+        tensorlib::detail::check<ValueError>(optimizer.initial_lr(g).has_value(), op,
+                                             ": param 'initial_lr' is not specified in ", "param_groups[", g,
+                                             "] when resuming an optimizer");
       }
       base_lrs_[g] = *optimizer.initial_lr(g);
     }

@@ -61,11 +61,11 @@ class PerGroup {
   /// The value of each of `groups` groups; a `ValueError` naming `op` and
   /// `name` when missing or when the count is neither 1 nor `groups`.
   std::vector<double> resolve(const char* op, const char* name, std::size_t groups) const {
-    detail::check<ValueError>(!values_.empty(), op, ": ", name, " is required");
+    tensorlib::detail::check<ValueError>(!values_.empty(), op, ": ", name, " is required");
     if (values_.size() == 1) return std::vector<double>(groups, values_[0]);
-    detail::check<ValueError>(values_.size() == groups, op, ": ", name,
-                              " must have the same length as optimizer.param_groups. ", name, " has ", values_.size(),
-                              " values, param_groups has ", groups, ".");
+    tensorlib::detail::check<ValueError>(values_.size() == groups, op, ": ", name,
+                                         " must have the same length as optimizer.param_groups. ", name, " has ",
+                                         values_.size(), " values, param_groups has ", groups, ".");
     return values_;
   }
 

@@ -124,5 +124,7 @@ template <Element T>
 NAdam(std::vector<Tensor<T>>, NAdamOptions) -> NAdam<T>;
 template <Element T>
 NAdam(std::vector<ParamGroup<NAdamRule, T>>, NAdamOptions) -> NAdam<T>;
+template <Element T>
+NAdam(std::vector<ParamGroup<NAdamRule, T>>) -> NAdam<T>;
 
 }  // namespace tensorlib::optim

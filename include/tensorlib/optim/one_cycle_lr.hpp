@@ -95,8 +95,8 @@ class OneCycleLR final : public LRScheduler {
   }
   void on_epoch(std::int64_t epoch) override {
     // Current PyTorch reports the step index; 1.13 reported it plus one.
-    detail::check<ValueError>(epoch <= total_steps_, "OneCycleLR: Tried to step ", epoch,
-                              " times. The specified number of total steps is ", total_steps_);
+    tensorlib::detail::check<ValueError>(epoch <= total_steps_, "OneCycleLR: Tried to step ", epoch,
+                                         " times. The specified number of total steps is ", total_steps_);
     if (!cycle_momentum_) return;
     const auto [phase, pct] = locate(epoch);
     for (std::size_t g = 0; g < max_momentums_.size(); ++g)
@@ -126,22 +126,24 @@ class OneCycleLR final : public LRScheduler {
   static OptimizerBase& prepare(OptimizerBase& optimizer, const Options& o) {
     const char* op = "OneCycleLR";
     if (o.total_steps) {
-      detail::check<ValueError>(*o.total_steps > 0, op, ": Expected positive integer total_steps, but got ",
-                                *o.total_steps);
+      tensorlib::detail::check<ValueError>(*o.total_steps > 0, op, ": Expected positive integer total_steps, but got ",
+                                           *o.total_steps);
     } else if (o.epochs && o.steps_per_epoch) {
-      detail::check<ValueError>(*o.epochs > 0, op, ": Expected positive integer epochs, but got ", *o.epochs);
-      detail::check<ValueError>(*o.steps_per_epoch > 0, op, ": Expected positive integer steps_per_epoch, but got ",
-                                *o.steps_per_epoch);
+      tensorlib::detail::check<ValueError>(*o.epochs > 0, op, ": Expected positive integer epochs, but got ",
+                                           *o.epochs);
+      tensorlib::detail::check<ValueError>(*o.steps_per_epoch > 0, op,
+                                           ": Expected positive integer steps_per_epoch, but got ", *o.steps_per_epoch);
     } else {
       throw ValueError(std::string(op) + ": You must define either total_steps OR (epochs AND steps_per_epoch)");
     }
-    detail::check<ValueError>(o.pct_start >= 0 && o.pct_start <= 1, op,
-                              ": Expected float between 0 and 1 pct_start, but got ", o.pct_start);
+    tensorlib::detail::check<ValueError>(o.pct_start >= 0 && o.pct_start <= 1, op,
+                                         ": Expected float between 0 and 1 pct_start, but got ", o.pct_start);
     const std::size_t groups = optimizer.group_count();
     const auto max_lrs = o.max_lr.resolve(op, "max_lr", groups);
     if (o.cycle_momentum) {
-      detail::check<ValueError>(groups == 0 || optimizer.momentum(0).has_value(), op,
-                                ": optimizer must support momentum or beta1 with `cycle_momentum` option enabled");
+      tensorlib::detail::check<ValueError>(
+          groups == 0 || optimizer.momentum(0).has_value(), op,
+          ": optimizer must support momentum or beta1 with `cycle_momentum` option enabled");
       o.base_momentum.resolve(op, "base_momentum", groups);
       const auto max_momentums = o.max_momentum.resolve(op, "max_momentum", groups);
       if (o.last_epoch == -1)

@@ -232,14 +232,12 @@ class Optimizer : public OptimizerBase {
                                            by_index.size(), " parameters");
       const Tensor<T>& p = *by_index[static_cast<std::size_t>(index)];
       State copy = detail::clone_state(s, p.device());
-      std::apply(
-          [&](const auto&... t) {
-            (tensorlib::detail::check<ValueError>(!t.defined() || t.sizes() == p.sizes(),
-                                                  "load_state_dict: a state tensor of parameter ", index, " has shape ",
-                                                  t.sizes(), ", the parameter has ", p.sizes()),
-             ...);
-          },
-          copy.tensors());
+      auto check_shape = [&](const Tensor<T>& t) {
+        if (t.defined() && t.sizes() != p.sizes())
+          tensorlib::detail::check<ValueError>(false, "load_state_dict: a state tensor of parameter ", index,
+                                               " has shape ", t.sizes(), ", the parameter has ", p.sizes());
+      };
+      std::apply([&](const auto&... t) { (check_shape(t), ...); }, copy.tensors());
       state.emplace(p.impl().get(), std::move(copy));
     }
     for (std::size_t i = 0; i < groups_.size(); ++i) {

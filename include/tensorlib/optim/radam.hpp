@@ -127,5 +127,7 @@ template <Element T>
 RAdam(std::vector<Tensor<T>>, RAdamOptions) -> RAdam<T>;
 template <Element T>
 RAdam(std::vector<ParamGroup<RAdamRule, T>>, RAdamOptions) -> RAdam<T>;
+template <Element T>
+RAdam(std::vector<ParamGroup<RAdamRule, T>>) -> RAdam<T>;
 
 }  // namespace tensorlib::optim

@@ -54,8 +54,8 @@ class ReduceLROnPlateau {
 
   explicit ReduceLROnPlateau(OptimizerBase& optimizer, Options options = {})
       : optimizer_(&optimizer), options_(options) {
-    detail::check<ValueError>(options.factor < 1.0, "ReduceLROnPlateau: Factor should be < 1.0, but got ",
-                              options.factor);
+    tensorlib::detail::check<ValueError>(options.factor < 1.0, "ReduceLROnPlateau: Factor should be < 1.0, but got ",
+                                         options.factor);
     min_lrs_ = options.min_lr.resolve("ReduceLROnPlateau", "min_lr", optimizer.group_count());
     last_lrs_ = current_lrs();
     best_ = worst();
@@ -111,8 +111,8 @@ class ReduceLROnPlateau {
   /// Restores what `state_dict()` saved.
   void load_state_dict(const LRSchedulerState& state) {
     for (const char* key : {"best", "num_bad_epochs", "cooldown_counter"})
-      detail::check<ValueError>(state.values.count(key) != 0, "ReduceLROnPlateau.load_state_dict: the state has no ",
-                                key);
+      tensorlib::detail::check<ValueError>(state.values.count(key) != 0,
+                                           "ReduceLROnPlateau.load_state_dict: the state has no ", key);
     last_epoch_ = state.last_epoch;
     last_lrs_ = state.last_lrs;
     best_ = state.values.at("best");

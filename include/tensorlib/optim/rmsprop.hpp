@@ -139,5 +139,7 @@ template <Element T>
 RMSprop(std::vector<Tensor<T>>, RMSpropOptions) -> RMSprop<T>;
 template <Element T>
 RMSprop(std::vector<ParamGroup<RMSpropRule, T>>, RMSpropOptions) -> RMSprop<T>;
+template <Element T>
+RMSprop(std::vector<ParamGroup<RMSpropRule, T>>) -> RMSprop<T>;
 
 }  // namespace tensorlib::optim

@@ -161,6 +161,8 @@ template <Element T>
 Rprop(std::vector<Tensor<T>>, RpropOptions) -> Rprop<T>;
 template <Element T>
 Rprop(std::vector<ParamGroup<RpropRule, T>>, RpropOptions) -> Rprop<T>;
+template <Element T>
+Rprop(std::vector<ParamGroup<RpropRule, T>>) -> Rprop<T>;
 
 /// PyTorch's `torch.optim.ASGD`.
 template <Element T = float>
@@ -174,5 +176,7 @@ template <Element T>
 ASGD(std::vector<Tensor<T>>, ASGDOptions) -> ASGD<T>;
 template <Element T>
 ASGD(std::vector<ParamGroup<ASGDRule, T>>, ASGDOptions) -> ASGD<T>;
+template <Element T>
+ASGD(std::vector<ParamGroup<ASGDRule, T>>) -> ASGD<T>;
 
 }  // namespace tensorlib::optim

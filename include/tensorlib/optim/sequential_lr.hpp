@@ -29,22 +29,24 @@ class SequentialLR final : public LRSchedulerBase {
   SequentialLR(OptimizerBase& optimizer, std::vector<std::reference_wrapper<LRScheduler>> schedulers,
                std::vector<std::int64_t> milestones, std::int64_t last_epoch = -1)
       : LRSchedulerBase(optimizer), schedulers_(std::move(schedulers)), milestones_(std::move(milestones)) {
-    detail::check<ValueError>(!schedulers_.empty(),
-                              "SequentialLR expects at least one scheduler, but got no scheduler.");
+    tensorlib::detail::check<ValueError>(!schedulers_.empty(),
+                                         "SequentialLR expects at least one scheduler, but got no scheduler.");
     for (std::size_t i = 0; i < schedulers_.size(); ++i)
-      detail::check<ValueError>(&schedulers_[i].get().optimizer() == &optimizer,
-                                "SequentialLR expects all schedulers to belong to the same optimizer, but got "
-                                "scheduler at index ",
-                                i, " bound to a different optimizer");
-    detail::check<ValueError>(milestones_.size() + 1 == schedulers_.size(),
-                              "Sequential Schedulers expects number of schedulers provided to be one more than the "
-                              "number of milestone points, but got number of schedulers ",
-                              schedulers_.size(), " and the number of milestones to be equal to ", milestones_.size());
+      tensorlib::detail::check<ValueError>(
+          &schedulers_[i].get().optimizer() == &optimizer,
+          "SequentialLR expects all schedulers to belong to the same optimizer, but got "
+          "scheduler at index ",
+          i, " bound to a different optimizer");
+    tensorlib::detail::check<ValueError>(
+        milestones_.size() + 1 == schedulers_.size(),
+        "Sequential Schedulers expects number of schedulers provided to be one more than the "
+        "number of milestone points, but got number of schedulers ",
+        schedulers_.size(), " and the number of milestones to be equal to ", milestones_.size());
     last_epoch_ = last_epoch + 1;
     for (std::size_t g = 0; g < optimizer.group_count(); ++g) {
       const auto initial = optimizer.initial_lr(g);
-      detail::check<ValueError>(initial.has_value(),
-                                "SequentialLR: param 'initial_lr' is not specified in param_groups[", g, "]");
+      tensorlib::detail::check<ValueError>(
+          initial.has_value(), "SequentialLR: param 'initial_lr' is not specified in param_groups[", g, "]");
       optimizer.set_lr(g, *initial);
     }
     for (auto& s : schedulers_) s.get().rewind();
@@ -78,9 +80,9 @@ class SequentialLR final : public LRSchedulerBase {
   }
 
   void load_state_dict(const LRSchedulerState& state) override {
-    detail::check<ValueError>(state.schedulers.size() == schedulers_.size(),
-                              "SequentialLR.load_state_dict: expected the states of ", schedulers_.size(),
-                              " schedulers, got ", state.schedulers.size());
+    tensorlib::detail::check<ValueError>(state.schedulers.size() == schedulers_.size(),
+                                         "SequentialLR.load_state_dict: expected the states of ", schedulers_.size(),
+                                         " schedulers, got ", state.schedulers.size());
     last_epoch_ = state.last_epoch;
     last_lrs_ = state.last_lrs;
     for (std::size_t i = 0; i < schedulers_.size(); ++i) schedulers_[i].get().load_state_dict(state.schedulers[i]);

@@ -106,5 +106,7 @@ template <Element T>
 SGD(std::vector<Tensor<T>>, SGDOptions) -> SGD<T>;
 template <Element T>
 SGD(std::vector<ParamGroup<SGDRule, T>>, SGDOptions) -> SGD<T>;
+template <Element T>
+SGD(std::vector<ParamGroup<SGDRule, T>>) -> SGD<T>;
 
 }  // namespace tensorlib::optim

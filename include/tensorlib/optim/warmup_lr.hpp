@@ -35,15 +35,16 @@ class LinearLR final : public LRScheduler {
       : LRScheduler(optimizer, options.last_epoch, "LinearLR"), options_(options) {
     // Current PyTorch refuses start_factor == 0 (1.13 took it and divided by
     // zero in the chainable form).
-    detail::check<ValueError>(options.start_factor > 0 && options.start_factor <= 1.0,
-                              "LinearLR: Starting multiplicative factor expected to be greater than 0 and less or ",
-                              "equal to 1, but got ", options.start_factor);
-    detail::check<ValueError>(options.end_factor >= 0 && options.end_factor <= 1.0,
-                              "LinearLR: Ending multiplicative factor expected to be between 0 and 1, but got ",
-                              options.end_factor);
+    tensorlib::detail::check<ValueError>(
+        options.start_factor > 0 && options.start_factor <= 1.0,
+        "LinearLR: Starting multiplicative factor expected to be greater than 0 and less or ", "equal to 1, but got ",
+        options.start_factor);
+    tensorlib::detail::check<ValueError>(
+        options.end_factor >= 0 && options.end_factor <= 1.0,
+        "LinearLR: Ending multiplicative factor expected to be between 0 and 1, but got ", options.end_factor);
     // PyTorch fails later with ZeroDivisionError.
-    detail::check<ValueError>(options.total_iters > 0, "LinearLR: expected positive integer total_iters, but got ",
-                              options.total_iters);
+    tensorlib::detail::check<ValueError>(
+        options.total_iters > 0, "LinearLR: expected positive integer total_iters, but got ", options.total_iters);
     initial_step();
   }
 
@@ -84,9 +85,9 @@ class ConstantLR final : public LRScheduler {
 
   explicit ConstantLR(OptimizerBase& optimizer, Options options = {})
       : LRScheduler(optimizer, options.last_epoch, "ConstantLR"), options_(options) {
-    detail::check<ValueError>(options.factor >= 0 && options.factor <= 1.0,
-                              "ConstantLR: Constant multiplicative factor expected to be between 0 and 1, but got ",
-                              options.factor);
+    tensorlib::detail::check<ValueError>(
+        options.factor >= 0 && options.factor <= 1.0,
+        "ConstantLR: Constant multiplicative factor expected to be between 0 and 1, but got ", options.factor);
     initial_step();
   }
 
