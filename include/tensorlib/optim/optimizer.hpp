@@ -226,7 +226,10 @@ class Optimizer : public OptimizerBase {
       }
     }
     std::unordered_map<const TensorImpl*, State> state;
-    for (const auto& [index, s] : dict.state) {
+    for (const auto& entry : dict.state) {
+      // Not a structured binding: clang 14 cannot capture one in a lambda.
+      const int64_t index = entry.first;
+      const State& s = entry.second;
       tensorlib::detail::check<ValueError>(index >= 0 && index < static_cast<int64_t>(by_index.size()),
                                            "load_state_dict: state for parameter ", index, " but the optimizer has ",
                                            by_index.size(), " parameters");
