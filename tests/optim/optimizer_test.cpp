@@ -105,6 +105,7 @@ TEST_CASE("each parameter's update is one fused loop and steady steps allocate n
     const auto d = tl::stats::snapshot() - b;
     CHECK(d.fused_loops == p.params.size());
     CHECK(d.allocations == 0);
+    CHECK(d.copies == 0);
   };
   o::SGD sgd(p.params, {.lr = 1e-2, .momentum = 0.9, .nesterov = true});
   one_pass_each(sgd);
@@ -292,4 +293,28 @@ TEST_CASE("clip_grad_norm_ and clip_grad_value_") {
   o::clip_grad_value_(params, 1.0);
   CHECK(a.grad().to_vector() == std::vector<float>{-1, 0.5});
   CHECK(b.grad().to_vector() == std::vector<float>{1, 0});
+}
+
+TEST_CASE("an update refuses partly overlapping tensors and accepts the same one twice") {
+  auto base = tl::ones({5});
+  auto w = base.slice(0, 0, 4).requires_grad_();
+  w.set_grad(base.slice(0, 1, 5));  // shifted by one element: a race in one loop
+  o::SGD opt(std::vector{w}, {.lr = 0.5});
+  CHECK(message_of([&] { opt.step(); }) == "optimizer step: two of the update's tensors partly overlap in memory");
+  auto v = tl::full<float>({3}, 2.f).requires_grad_();
+  v.set_grad(v);  // the gradient is the parameter itself: read before written
+  o::SGD same(std::vector{v}, {.lr = 0.5});
+  same.step();
+  CHECK(v.to_vector() == std::vector<float>{1.f, 1.f, 1.f});
+}
+
+TEST_CASE("clip_grad_norm_ with the -inf and 0 norms") {
+  auto a = tl::zeros({2}).requires_grad_(), b = tl::zeros({2}).requires_grad_();
+  const std::vector params{a, b};
+  a.set_grad(tl::tensor({3.f, -4.f}));
+  b.set_grad(tl::tensor({0.f, 0.f}));
+  // Per-gradient -inf norms (smallest magnitude) are 3 and 0; their -inf norm is 0.
+  CHECK(o::clip_grad_norm_(params, 100.0, -INFINITY).item() == 0.f);
+  // 0-norms count non-zeros: 2 and 0, so the total counts one non-zero norm.
+  CHECK(o::clip_grad_norm_(params, 100.0, 0.0).item() == 1.f);
 }

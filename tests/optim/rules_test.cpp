@@ -36,6 +36,7 @@ double worst_relative(const tl::Tensor<float>& actual, const tl::Tensor<float>& 
   const auto a = actual.to_vector(), e = expected.to_vector();
   double diff = 0, scale = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!std::isfinite(a[i])) return INFINITY;  // std::max would drop a NaN
     diff = std::max(diff, std::fabs(double(a[i]) - double(e[i])));
     scale = std::max(scale, std::fabs(double(e[i])));
   }

@@ -19,7 +19,7 @@ namespace {
 template <template <class> class Opt, class Options>
 void check_rule(const Options& options) {
   tl::Generator gen(3);
-  auto cpu_w = tl::randn({37, 5}, gen).requires_grad_();  // odd sizes: kernel tails
+  auto cpu_w = tl::randn({37, 5}, gen).requires_grad_();  // odd sizes
   auto cpu_b = tl::randn({5}, gen).requires_grad_();
   auto gpu_w = cpu_w.detach().cuda().requires_grad_();
   auto gpu_b = cpu_b.detach().cuda().requires_grad_();

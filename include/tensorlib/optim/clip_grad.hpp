@@ -4,6 +4,7 @@
 /// `torch.nn.utils.clip_grad_norm_` / `clip_grad_value_`). They live in
 /// optim until nn exists; nn will re-export them as `tl::nn::utils`.
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -55,13 +56,19 @@ Tensor<T> clip_grad_norm_(const std::vector<Tensor<T>>& params, double max_norm,
   for (const auto& p : params)
     if (Tensor<T> g = p.grad(); g.defined()) grads.push_back(g);
   if (grads.empty()) return zeros<T>({});
+  // The norm_type-norm of the per-gradient norms, as PyTorch takes it.
+  std::vector<double> norms;
+  for (const auto& g : grads) norms.push_back(linalg::vector_norm(g, norm_type).item());
   double total = 0;
-  const bool inf_norm = std::isinf(norm_type) && norm_type > 0;
-  for (const auto& g : grads) {
-    const double n = linalg::vector_norm(g, norm_type).item();
-    total = inf_norm ? std::max(total, n) : total + std::pow(n, norm_type);
+  if (std::isinf(norm_type)) {
+    total =
+        norm_type > 0 ? *std::max_element(norms.begin(), norms.end()) : *std::min_element(norms.begin(), norms.end());
+  } else if (norm_type == 0) {
+    for (double n : norms) total += n != 0;
+  } else {
+    for (double n : norms) total += std::pow(n, norm_type);
+    total = std::pow(total, 1 / norm_type);
   }
-  if (!inf_norm) total = std::pow(total, 1 / norm_type);
   const T total_t = static_cast<T>(total);
   tensorlib::detail::check<ValueError>(
       !error_if_nonfinite || std::isfinite(total_t), "The total norm of order ", norm_type,

@@ -5,7 +5,9 @@
 /// kernel (CUDA), Note [multi-output loops]. Tensors passed as non-const
 /// lvalues are written, const ones only read.
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -43,6 +45,17 @@ void copy_back(Tensor<T>& t, const Tensor<T>& work) {
 template <Element T>
 void copy_back(const Tensor<T>&, const Tensor<T>&) {}
 
+// Every pair of buffers must be the same memory or disjoint: the loop reads
+// element i of each before writing it, which is safe for a buffer passed
+// twice but races for partly overlapping ones (a view shifted by k).
+inline void check_overlap(std::initializer_list<std::pair<const std::byte*, std::size_t>> ranges) {
+  for (auto a = ranges.begin(); a != ranges.end(); ++a)
+    for (auto b = a + 1; b != ranges.end(); ++b)
+      tensorlib::detail::check<ValueError>(
+          a->first == b->first || a->first + a->second <= b->first || b->first + b->second <= a->first,
+          "optimizer step: two of the update's tensors partly overlap in memory");
+}
+
 template <class F, class Tuple, class Orig, std::size_t... I>
 void run_contiguous(const F& f, Tuple& work, Orig& orig, std::index_sequence<I...>) {
   using T = typename std::remove_cvref_t<std::tuple_element_t<0, Orig>>::value_type;
@@ -51,6 +64,8 @@ void run_contiguous(const F& f, Tuple& work, Orig& orig, std::index_sequence<I..
                                                 const Tensor<T>&, Tensor<T>&>...>;
   Written w{std::get<I>(work)...};
   const auto& first = std::get<0>(work);
+  check_overlap({{reinterpret_cast<const std::byte*>(std::get<I>(work).data_ptr()),
+                  static_cast<std::size_t>(first.numel()) * sizeof(T)}...});
   tensorlib::detail::dispatch_for_each<T>(first.device(), f, first.numel(), buffer_of(std::get<I>(w))...);
   (copy_back(std::get<I>(orig), std::get<I>(work)), ...);
   (bump_written(std::get<I>(orig)), ...);
@@ -65,6 +80,8 @@ void run_contiguous(const F& f, Tuple& work, Orig& orig, std::index_sequence<I..
 /// copied back). Written tensors get their version counters bumped.
 template <class F, class First, class... Rest>
 void fused_update(const F& f, First&& first, Rest&&... rest) {
+  static_assert(std::is_lvalue_reference_v<First> && (std::is_lvalue_reference_v<Rest> && ...),
+                "fused_update: pass named tensors (a non-const one is written, a const one read), not temporaries");
   const auto& head = first;
   [[maybe_unused]] auto check = [&](const auto& t) {
     tensorlib::detail::check<ShapeError>(t.sizes() == head.sizes(), "optimizer step: a state or gradient of shape ",

@@ -69,8 +69,8 @@ struct NAdamRule {
   template <Element T>
   struct State {
     int64_t step = 0;
-    /// The product of the momentum schedule so far, kept in T as PyTorch
-    /// keeps it in its default scalar type.
+    /// The product of the momentum schedule so far, rounded to T each step
+    /// (PyTorch rounds it to its default dtype, float32 unless changed).
     T mu_product = T(1);
     Tensor<T> exp_avg, exp_avg_sq;
     auto tensors() { return std::tie(exp_avg, exp_avg_sq); }

@@ -106,6 +106,10 @@ class Optimizer : public OptimizerBase {
   using Group = ParamGroup<R, T>;
   using StateDict = OptimizerStateDict<R, T>;
 
+  // A copy would share the state tensors but not the step counts.
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
   /// One group of `params` with `defaults`.
   explicit Optimizer(std::vector<Tensor<T>> params, const Options& defaults = {}) : defaults_(defaults) {
     R::check(defaults_);

@@ -123,8 +123,8 @@ struct ASGDRule {
   template <Element T>
   struct State {
     int64_t step = 0;
-    /// The step size and averaging rate, kept in T as PyTorch keeps them in
-    /// its default scalar type.
+    /// The step size and averaging rate, rounded to T (PyTorch rounds them
+    /// to its default dtype, float32 unless changed).
     T eta = T(0), mu = T(1);
     Tensor<T> ax;
     auto tensors() { return std::tie(ax); }

@@ -89,7 +89,7 @@ struct SGDRule {
     detail::SGDStep<T> f{T(-o.lr),   T(o.momentum), T(1 - o.dampening),          T(o.weight_decay),
                          o.nesterov, o.maximize,    !s.momentum_buffer.defined()};
     if (o.momentum == 0) return fused_update(f, p, g);
-    if (f.first) s.momentum_buffer = empty<T>(p.sizes(), {.device = p.device()});
+    if (f.first) s.momentum_buffer = zeros<T>(p.sizes(), {.device = p.device()});
     fused_update(f, p, g, s.momentum_buffer);
   }
 };

@@ -13,7 +13,8 @@
 /// read (f gets a value). Every element's values are loaded before f runs and
 /// stored after, so f may read a buffer after writing it and element i never
 /// sees element j: the loop is correct for any f that treats each element on
-/// its own, which is all a pointwise update does.
+/// its own, which is all a pointwise update does, provided each pair of
+/// buffers is the same memory or disjoint (optim::fused_update checks this).
 
 #include <array>
 #include <cstdint>

@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// The CUDA form of the multi-output loop (backend/cpu/for_each.hpp, Note
-/// [multi-output loops]): one kernel per functor type that loads every
+/// [multi-output loops]): one kernel per element type, functor and buffer
+/// kinds, that loads every
 /// buffer's element, calls the functor and stores the written ones, in a
 /// grid-stride loop. Only translation units compiled by nvcc include this
 /// header; they register the launcher for the others (Note [kernels across
