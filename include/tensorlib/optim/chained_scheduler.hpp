@@ -49,21 +49,9 @@ class ChainedScheduler final : public LRSchedulerBase {
   }
 
   /// last_epoch, last_lrs and every wrapped scheduler's state in `schedulers`.
-  LRSchedulerState state_dict() const override {
-    LRSchedulerState state;
-    state.last_epoch = last_epoch_;
-    state.last_lrs = last_lrs_;
-    for (const auto& s : schedulers_) state.schedulers.push_back(s.get().state_dict());
-    return state;
-  }
-
+  LRSchedulerState state_dict() const override { return composite_state_dict(schedulers_); }
   void load_state_dict(const LRSchedulerState& state) override {
-    tensorlib::detail::check<ValueError>(state.schedulers.size() == schedulers_.size(),
-                                         "ChainedScheduler.load_state_dict: expected the states of ",
-                                         schedulers_.size(), " schedulers, got ", state.schedulers.size());
-    last_epoch_ = state.last_epoch;
-    last_lrs_ = state.last_lrs;
-    for (std::size_t i = 0; i < schedulers_.size(); ++i) schedulers_[i].get().load_state_dict(state.schedulers[i]);
+    load_composite_state_dict(state, schedulers_, "ChainedScheduler");
   }
 
  private:

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -107,6 +108,28 @@ class LRSchedulerBase {
     std::vector<double> lrs(optimizer_->group_count());
     for (std::size_t g = 0; g < lrs.size(); ++g) lrs[g] = optimizer_->lr(g);
     return lrs;
+  }
+
+  /// The state of a scheduler that wraps others (SequentialLR,
+  /// ChainedScheduler): last_epoch, last_lrs and each wrapped state.
+  template <class S>
+  LRSchedulerState composite_state_dict(const std::vector<std::reference_wrapper<S>>& schedulers) const {
+    LRSchedulerState state;
+    state.last_epoch = last_epoch_;
+    state.last_lrs = last_lrs_;
+    for (const auto& s : schedulers) state.schedulers.push_back(s.get().state_dict());
+    return state;
+  }
+  /// Restores what composite_state_dict saved; `name` is the caller's class.
+  template <class S>
+  void load_composite_state_dict(const LRSchedulerState& state,
+                                 const std::vector<std::reference_wrapper<S>>& schedulers, const char* name) {
+    tensorlib::detail::check<ValueError>(state.schedulers.size() == schedulers.size(), name,
+                                         ".load_state_dict: expected the states of ", schedulers.size(),
+                                         " schedulers, got ", state.schedulers.size());
+    last_epoch_ = state.last_epoch;
+    last_lrs_ = state.last_lrs;
+    for (std::size_t i = 0; i < schedulers.size(); ++i) schedulers[i].get().load_state_dict(state.schedulers[i]);
   }
 
   OptimizerBase* optimizer_;
