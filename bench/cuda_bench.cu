@@ -7,6 +7,8 @@
 //   BroadcastChain the chain with d a broadcast row of a [N/1024, 1024] shape
 //   SumAxis0/1     sum of [8192, 8192] along each axis
 //   Sgemm/Dgemm    tl::mm at 4096 beside a direct cublasSgemm/Dgemm call
+//   AdamStep/50,1  tl::optim::Adam (weight_decay 1e-2) over 10M parameters in
+//                  50 tensors or one: one kernel per parameter, 28 bytes per element
 // PyTorch 2.11's figures for the same operations come from
 // bench/cuda_torch.py run on the same machine (bench/RESULTS.md).
 // Run: ./cuda_bench --benchmark_counters_tabular=true
@@ -15,6 +17,7 @@
 #include <cublas_v2.h>
 
 #include <cstdint>
+#include <vector>
 
 #include <tensorlib/tensorlib.hpp>
 
@@ -141,6 +144,20 @@ void GemmCublas(benchmark::State& state) {
       benchmark::Counter(2.0 * n * n * double(n) * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void AdamStep(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  const int64_t tensors = state.range(0), per_tensor = 10'000'000 / tensors;
+  tl::Generator g(4);
+  std::vector<tl::Tensor<float>> params;
+  for (int64_t i = 0; i < tensors; ++i) {
+    auto p = tl::randn({per_tensor}, g, {.device = tl::kCUDA}).requires_grad_();
+    p.set_grad(tl::randn({per_tensor}, g, {.device = tl::kCUDA}));
+    params.push_back(p);
+  }
+  tl::optim::Adam opt(params, {.lr = 1e-3, .weight_decay = 1e-2});
+  time_gpu(state, 28.0 * tensors * per_tensor, [&] { opt.step(); });
+}
+
 BENCHMARK(CopyD2D)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(FusedChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(HandChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
@@ -150,6 +167,7 @@ BENCHMARK(Gemm<float>)->Name("Sgemm")->UseManualTime()->Unit(benchmark::kMicrose
 BENCHMARK(GemmCublas<float>)->Name("SgemmCublas")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(Gemm<double>)->Name("Dgemm")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(GemmCublas<double>)->Name("DgemmCublas")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(AdamStep)->Arg(50)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 
 }  // namespace
 

@@ -53,6 +53,14 @@ def main():
         m = torch.randn(4096, 4096, device=dev, dtype=dtype, generator=g)
         k = torch.randn(4096, 4096, device=dev, dtype=dtype, generator=g)
         report(name, timed(lambda: m @ k, runs=20), flops=2.0 * 4096**3)
+    for count in (50, 1):
+        params = [torch.randn(10_000_000 // count, device=dev, generator=g, requires_grad=True)
+                  for _ in range(count)]
+        for p in params:
+            p.grad = torch.randn_like(p)
+        for impl in ("foreach", "fused"):
+            opt = torch.optim.Adam(params, lr=1e-3, weight_decay=1e-2, **{impl: True})
+            report(f"AdamStep/{count}/{impl}", timed(opt.step), 28.0 * 10_000_000)
     if hasattr(torch, "compile"):
         try:
             f = torch.compile(lambda p, q, r, s, t: p * q + r * torch.sigmoid(s) - 0.5 * torch.exp(t))

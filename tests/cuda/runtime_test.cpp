@@ -36,8 +36,9 @@ TEST_CASE("CUDA allocator: freed blocks are reused without cudaMalloc, stats and
   tl::cuda::empty_cache();
   const int64_t base = tl::cuda::memory_allocated();
   {
-    auto a = tl::empty<float>({1 << 20}, {.device = tl::kCUDA});  // 4 MiB: large pool
-    CHECK(tl::cuda::memory_allocated() == base + (4 << 20));
+    auto a = tl::empty<float>({1 << 20}, {.device = tl::kCUDA});     // 4 MiB: large pool
+    auto b = tl::empty<float>({1000}, {.device = tl::kCUDA});        // a small-pool segment
+    CHECK(tl::cuda::memory_allocated() == base + (4 << 20) + 4096);  // 4000 bytes rounded to 512
     CHECK(tl::cuda::memory_reserved() >= tl::cuda::memory_allocated());
   }
   CHECK(tl::cuda::memory_allocated() == base);

@@ -394,7 +394,8 @@ struct Bundle {
 void load_optimizer(TestOptimizer& to, const TestOptimizer& from) {
   for (std::size_t g = 0; g < from.group_count(); ++g) {
     to.set_lr(g, from.lr(g));
-    to.set_initial_lr(g, *from.initial_lr(g));
+    // ReduceLROnPlateau, like PyTorch's, sets no initial_lr.
+    if (from.initial_lr(g)) to.set_initial_lr(g, *from.initial_lr(g));
     if (from.momentum(g)) to.set_momentum(g, *from.momentum(g));
   }
 }

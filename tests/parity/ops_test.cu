@@ -56,7 +56,8 @@ TEST_CASE("CUDA: broadcast, strided, misaligned and scalar operands") {
   const auto s = tl::scalar_tensor(2.5f);
   const tl::Tensor<float> y = (m * row + col) / s;
   const tl::Tensor<float> gy = (m.cuda() * row.cuda() + col.cuda()) / s.cuda();
-  check_parity(gy, y, 0, 0, "broadcast");
+  // nvcc contracts m*row+col into one fma; this host code rounds twice.
+  check_parity(gy, y, 2e-6, 1e-6, "broadcast");
   // A transposed operand and an output that is a strided view.
   const auto t = tl::randn({300, 512}, g);
   const tl::Tensor<float> yt = m + t.t();

@@ -34,7 +34,8 @@ void check_rule(const Options& options) {
     const auto before = tl::stats::snapshot();
     on_cpu.step();
     on_gpu.step();
-    CHECK((tl::stats::snapshot() - before).fused_kernels == 2);
+    // The first step also fills each parameter's state buffers with zeros.
+    if (step > 0) CHECK((tl::stats::snapshot() - before).fused_kernels == 2);
   }
   CHECK(tl::allclose(gpu_w.detach().cpu(), cpu_w.detach(), 1e-5, 1e-6));
   CHECK(tl::allclose(gpu_b.detach().cpu(), cpu_b.detach(), 1e-5, 1e-6));

@@ -50,6 +50,8 @@ void Tensor<T>::set_grad(const Tensor& grad) const {
                               " for a tensor of shape ", sizes());
     detail::check<DeviceError>(grad.device() == device(), "set_grad: assigned grad is on ", grad.device(),
                                ", the tensor on ", device());
+    // As PyTorch; it would also make the tensor own itself (a leak).
+    detail::check<ValueError>(grad.impl() != impl_, "set_grad: can't assign Variable as its own grad");
   }
   if (!grad.defined() && !impl_->autograd) return;
   impl_->autograd_meta().grad = grad.impl();

@@ -103,6 +103,7 @@ struct KernelLeaf {
   const T* ptr = nullptr;
   I strides[kMaxKernelDims] = {};
   I base = 0;
+  I red_stride = 0;  // the stride of a one-dimensional reduced range (set by reduce.hpp's seek)
   T regs[kVec] = {};
 
   /// kVec consecutive elements from `first` (stride 1) or one broadcast value (stride 0).

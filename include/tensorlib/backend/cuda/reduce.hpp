@@ -11,7 +11,8 @@
 /// Output order is unchanged (kept dimensions stay in order) and an inner
 /// run stays innermost. Each group is coalesced separately. With no inner
 /// dimensions (reducing the innermost run) a block of threads reduces one
-/// output, consecutive threads reading consecutive elements; otherwise each
+/// output, consecutive threads reading consecutive elements, merged by warp
+/// shuffles; otherwise each
 /// thread reduces one output, consecutive threads holding consecutive inner
 /// positions (coalesced reads). When there are too few outputs to fill the
 /// GPU, the reduced range is split across blocks: a first kernel writes one
@@ -102,6 +103,7 @@ __device__ void seek(K& k, const ReduceArgs& a, int64_t o, int64_t i) {
     for (int d = 0; d < a.outer.ndim; ++d) b += oc[d] * l.strides[d];
     for (int d = 0; d < a.inner.ndim; ++d) b += ic[d] * l.strides[a.inner_first + d];
     l.base = b;
+    l.red_stride = l.strides[a.red_first];
   });
 }
 
@@ -109,7 +111,7 @@ __device__ void seek(K& k, const ReduceArgs& a, int64_t o, int64_t i) {
 template <class K>
 __device__ void load_red(K& k, const ReduceArgs& a, int64_t r, int j) {
   if (a.red.ndim == 1) {
-    for_each_leaf(k, [&](auto& l) { l.regs[j] = l.ptr[l.base + r * l.strides[a.red_first]]; });
+    for_each_leaf(k, [&](auto& l) { l.regs[j] = l.ptr[l.base + r * l.red_stride]; });
   } else {
     int64_t rc[kMaxKernelDims];
     a.red.coords(r, rc);
@@ -140,27 +142,49 @@ __device__ typename R::acc_type fold(K& k, const ReduceArgs& a, int64_t r0, int6
   return acc;
 }
 
-/// One block per (output, split): threads stride through the reduced range.
+// `v` of lane + delta (any trivially copyable accumulator, word by word).
+template <class A>
+__device__ A shuffle_down(const A& v, int delta) {
+  constexpr int kWords = (sizeof(A) + 3) / 4;
+  unsigned words[kWords] = {};
+  __builtin_memcpy(words, &v, sizeof(A));
+#pragma unroll
+  for (int w = 0; w < kWords; ++w) words[w] = __shfl_down_sync(0xffffffffu, words[w], delta);
+  A r = v;
+  __builtin_memcpy(&r, words, sizeof(A));
+  return r;
+}
+
+// Merges a warp's accumulators into lane 0's, lower lanes on the left.
+template <class R, class A>
+__device__ A warp_merge(A acc) {
+#pragma unroll
+  for (int delta = 16; delta > 0; delta /= 2) acc = R::merge(acc, shuffle_down(acc, delta));
+  return acc;
+}
+
+/// One block per (output, split): threads stride through the reduced range,
+/// then merge by warp shuffles (fixed order, deterministic).
 template <class R, class Out, class K, class Finish>
 __global__ void __launch_bounds__(kThreads)
     reduce_rows_kernel(K expr, ReduceArgs a, Out* out, typename R::acc_type* partial, Finish finish) {
   using A = typename R::acc_type;
-  __shared__ A shared[kThreads];
+  constexpr int kWarps = kThreads / 32;
+  __shared__ A warps[kWarps];
   const int64_t o = blockIdx.x, split = blockIdx.y;
   seek(expr, a, o, 0);
   const int64_t r0 = split * a.split_len, r1 = std::min(a.n_red, r0 + a.split_len);
-  A acc = fold<R>(expr, a, r0 + threadIdx.x, r1, kThreads);
-  shared[threadIdx.x] = acc;
+  A acc = warp_merge<R>(fold<R>(expr, a, r0 + threadIdx.x, r1, kThreads));
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  if (lane == 0) warps[warp] = acc;
   __syncthreads();
-  for (int s = kThreads / 2; s > 0; s /= 2) {
-    if (threadIdx.x < s) shared[threadIdx.x] = R::merge(shared[threadIdx.x], shared[threadIdx.x + s]);
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) {
+  if (warp != 0) return;
+  acc = warp_merge<R>(lane < kWarps ? warps[lane] : R::identity());
+  if (lane == 0) {
     if (partial != nullptr)
-      partial[split * a.n_outer + o] = shared[0];
+      partial[split * a.n_outer + o] = acc;
     else
-      out[o] = static_cast<Out>(finish(shared[0]));
+      out[o] = static_cast<Out>(finish(acc));
   }
 }
 
