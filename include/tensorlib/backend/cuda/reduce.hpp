@@ -12,9 +12,8 @@
 /// run stays innermost. Each group is coalesced separately. With no inner
 /// dimensions (reducing the innermost run) a block of threads reduces one
 /// output, consecutive threads reading consecutive elements, merged by warp
-/// shuffles; otherwise each
-/// thread reduces one output, consecutive threads holding consecutive inner
-/// positions (coalesced reads). When there are too few outputs to fill the
+/// shuffles; otherwise each thread reduces one output, consecutive threads
+/// holding consecutive inner positions (coalesced reads). When there are too few outputs to fill the
 /// GPU, the reduced range is split across blocks: a first kernel writes one
 /// partial accumulator per split, a second merges them in split order.
 
