@@ -1,7 +1,10 @@
 #pragma once
 /// \file
 /// The recording forms of the matrix products (declared in ops/linalg.hpp):
-/// mm, mv, dot and matmul. Formulas are PyTorch's (derivatives.yaml) and
+/// mm, mv, dot, bmm and matmul. The others record through these: vdot is
+/// dot; outer, addmm, addmv, addbmm, baddbmm, kron and cross are recorded
+/// expressions of them when an input requires grad; tensordot and einsum
+/// are views and these products. Formulas are PyTorch's (derivatives.yaml) and
 /// use the public ops, so they are themselves recorded under create_graph.
 ///
 /// matmul: a 1-D operand is promoted to a matrix (a row for the left, a
@@ -51,6 +54,17 @@ Tensor<T> dot(const Tensor<T>& a, const Tensor<T>& b) {
   };
   return record<T>(
       "DotBackward", [&] { return tensorlib::dot(a, b); }, formula, save<T>(a, b), a, b);
+}
+
+template <Element T>
+Tensor<T> bmm(const Tensor<T>& a, const Tensor<T>& b) {
+  auto formula = [](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 2>& s,
+                    const std::vector<bool>& needs) {
+    return std::vector<Tensor<T>>{needs[0] ? tensorlib::bmm(g[0], s[1].transpose(1, 2)) : Tensor<T>(),
+                                  needs[1] ? tensorlib::bmm(s[0].transpose(1, 2), g[0]) : Tensor<T>()};
+  };
+  return record<T>(
+      "BmmBackward", [&] { return tensorlib::bmm(a, b); }, formula, save<T>(a, b), a, b);
 }
 
 template <Element T>

@@ -82,6 +82,27 @@ Tensor<T> record(const char* name, Raw&& raw, F f, std::array<SavedTensor<T>, S>
   return out;
 }
 
+/// `record` for a formula that also needs the op's output: the node saves
+/// `saved` and then the output, as its last saved tensor (s[S]). The output
+/// is saved once it has its history, so a backward with create_graph sees
+/// it as this node's output again.
+template <Element T, class Raw, class F, std::size_t S, class... Inputs>
+Tensor<T> record_with_output(const char* name, Raw&& raw, F f, std::array<SavedTensor<T>, S> saved,
+                             const Inputs&... inputs) {
+  Tensor<T> out;
+  {
+    NoGradGuard guard;
+    out = raw();
+  }
+  std::array<SavedTensor<T>, S + 1> all;
+  for (std::size_t i = 0; i != S; ++i) all[i] = std::move(saved[i]);
+  auto node = std::make_shared<OpBackward<T, S + 1, F>>(name, std::move(f), std::move(all));
+  node->mutable_next_edges() = collect_next_edges(inputs...);
+  set_history(out, node);
+  node->set_saved(S, SavedTensor<T>(out, true));
+  return out;
+}
+
 /// Saves tensors for `record` (inputs of the node, not its output).
 template <Element T, class... Ts>
 std::array<SavedTensor<T>, sizeof...(Ts)> save(const Ts&... tensors) {

@@ -53,14 +53,16 @@ class SavedTensor {
   }
 
   /// The saved tensor; `node` names the saving node in errors.
-  Tensor<T> unpack(const Node& node) const {
+  Tensor<T> unpack(const Node& node) const { return unpack(node.name()); }
+  /// The saved tensor; `node_name` names the saving node in errors.
+  Tensor<T> unpack(const std::string& node_name) const {
     if (!defined_) return {};
     if (released_) detail::throw_freed_graph();
     if (data_._version() != version_) {
       throw AutogradError(::tensorlib::detail::concat(
           "one of the variables needed for gradient computation has been modified by an inplace operation: [",
           DTypeTraits<T>::name, " ", data_.sizes(), "], which is ",
-          is_output_ ? "output " + std::to_string(output_nr_) + " of " : std::string("an input of "), node.name(),
+          is_output_ ? "output " + std::to_string(output_nr_) + " of " : std::string("an input of "), node_name,
           ", is at version ", data_._version(), "; expected version ", version_,
           " instead. Hint: the backward of that op needs the value the tensor had before the write; clone() it "
           "before modifying it in place."));

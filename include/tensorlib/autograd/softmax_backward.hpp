@@ -24,11 +24,6 @@ namespace detail {
 
 template <bool Log, Element T>
 Tensor<T> record_softmax(const Tensor<T>& x, int64_t dim) {
-  Tensor<T> y;
-  {
-    NoGradGuard guard;
-    y = Log ? tensorlib::log_softmax(x, dim) : tensorlib::softmax(x, dim);
-  }
   auto formula = [dim](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 1>& s, const std::vector<bool>&) {
     const Tensor<T>& out = s[0];
     if constexpr (Log)
@@ -36,15 +31,10 @@ Tensor<T> record_softmax(const Tensor<T>& x, int64_t dim) {
     else
       return std::vector<Tensor<T>>{Tensor<T>(out * (g[0] - tensorlib::sum(g[0] * out, dim, true)))};
   };
-  using F = decltype(formula);
-  // The output is saved before it has a history: SavedTensor(y, true) keeps
-  // it detached with a weak link, which set_history then completes.
-  auto node = std::make_shared<OpBackward<T, 1, F>>(Log ? "LogSoftmaxBackward" : "SoftmaxBackward", formula,
-                                                    std::array<SavedTensor<T>, 1>{});
-  node->mutable_next_edges() = collect_next_edges(x);
-  set_history(y, node);
-  node->set_saved(0, SavedTensor<T>(y, true));
-  return y;
+  return record_with_output<T>(
+      Log ? "LogSoftmaxBackward" : "SoftmaxBackward",
+      [&] { return Log ? tensorlib::log_softmax(x, dim) : tensorlib::softmax(x, dim); }, formula,
+      std::array<SavedTensor<T>, 0>{}, x);
 }
 
 }  // namespace detail

@@ -45,6 +45,14 @@
 #include "tensorlib/ops/views.hpp"
 
 namespace tensorlib {
+namespace autograd {
+
+// The recording form of index_put (autograd/index_backward.hpp).
+template <Element T>
+Tensor<T> index_put(const Tensor<T>& input, const std::vector<std::optional<Tensor<int64_t>>>& indices,
+                    const Tensor<T>& values, bool accumulate);
+
+}  // namespace autograd
 namespace detail {
 
 /// An index list resolved against a tensor (Note [advanced indexing]).
@@ -200,6 +208,19 @@ void advanced_index_put(const AdvancedIndex<T>& a, const Tensor<T>& values_, boo
 template <Element T, class Indices>
 Tensor<T> index_any(const Tensor<T>& self, const Indices& indices) {
   if (!has_index_tensor(indices)) return basic_index(self, indices);
+  if (records_grad(self)) {
+    // Backward: the gradient added into zeros at the indexed positions.
+    std::vector<TensorIndex> list(indices.begin(), indices.end());
+    return autograd::record_view(
+        self, "IndexBackward", [&](const Tensor<T>& s) { return index_any(s, list); },
+        [list, sizes = self.sizes()](const Tensor<T>& g) {
+          Tensor<T> z = zeros<T>(sizes, {.device = g.device()});
+          AdvancedIndex<T> za = resolve_index(z, list);
+          plan_index(za, "index");
+          advanced_index_put(za, g, true, "index");
+          return z;
+        });
+  }
   AdvancedIndex<T> a = resolve_index(self, indices);
   plan_index(a, "index");
   return advanced_index(a);
@@ -286,6 +307,7 @@ Tensor<T> index_put_(const Tensor<T>& self, const std::vector<std::optional<Tens
 template <Element T>
 Tensor<T> index_put(const Tensor<T>& input, const std::vector<std::optional<Tensor<int64_t>>>& indices,
                     const Tensor<T>& values, bool accumulate = false) {
+  if (detail::records_grad(input, values)) return autograd::index_put(input, indices, values, accumulate);
   return index_put_(input.clone(), indices, values, accumulate);
 }
 

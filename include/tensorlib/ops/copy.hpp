@@ -17,6 +17,9 @@ namespace tensorlib {
 template <Element T>
 Tensor<T> Tensor<T>::contiguous() const {
   if (is_contiguous()) return *this;
+  if (detail::records_grad(*this))
+    return autograd::record_view(
+        *this, "CloneBackward", [](const Tensor& s) { return s.contiguous(); }, [](const Tensor& g) { return g; });
   stats::detail::count_copy();
   auto out = empty<T>(sizes(), {.device = device()});
   detail::dispatch_pointwise(out, *this);
@@ -25,6 +28,9 @@ Tensor<T> Tensor<T>::contiguous() const {
 
 template <Element T>
 Tensor<T> Tensor<T>::clone() const {
+  if (detail::records_grad(*this))
+    return autograd::record_view(
+        *this, "CloneBackward", [](const Tensor& s) { return s.clone(); }, [](const Tensor& g) { return g; });
   stats::detail::count_copy();
   auto out = empty_like(*this);
   detail::dispatch_pointwise(out, *this);
@@ -71,6 +77,11 @@ Tensor<U> Tensor<T>::to() const {
   if constexpr (std::is_same_v<T, U>) {
     return *this;
   } else {
+    if constexpr (is_floating<U>) {
+      // Between floating types the cast is a one-leaf fused expression,
+      // which records (its tangent converts with the value).
+      if (detail::records_grad(*this)) return Tensor<U>(as_node<U>(*this));
+    }
     stats::detail::count_copy();
     return detail::evaluate(as_node<U>(*this));
   }

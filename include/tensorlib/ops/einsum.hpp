@@ -123,7 +123,7 @@ Tensor<T> sum_trailing(const Tensor<T>& t, int64_t summed) {
   int64_t inner = 1;
   for (int64_t d = t.dim() - summed; d < t.dim(); ++d) inner *= t.size(d);
   const Tensor<T> rows = t.reshape({kept.numel(), inner});
-  return mv_impl(rows, ones<T>({inner}, {.device = t.device()}), "einsum").view(kept);
+  return tensorlib::mv(rows, ones<T>({inner}, {.device = t.device()})).view(kept);
 }
 
 // An operand in the plan: a tensor with one dimension per distinct label.
@@ -198,7 +198,7 @@ EinsumOperand<T> contract_pair(const EinsumOperand<T>& x, const EinsumOperand<T>
     labels.push_back(l);
     out_shape.push_back(ye.size(position(y.labels, l)));
   }
-  return {bmm_impl(a, b, "einsum").view(out_shape), labels};
+  return {tensorlib::bmm(a, b).view(out_shape), labels};
 }
 
 template <Element T>

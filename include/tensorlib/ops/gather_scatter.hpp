@@ -34,6 +34,19 @@
 #include "tensorlib/ops/index_common.hpp"
 
 namespace tensorlib {
+namespace autograd {
+
+// The recording forms (autograd/index_backward.hpp).
+template <Element T>
+Tensor<T> gather(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index);
+template <Element T>
+Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src);
+template <Element T>
+Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, T value);
+template <Element T>
+Tensor<T> scatter_add(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src);
+
+}  // namespace autograd
 namespace detail {
 
 /// How `scatter_reduce` combines a source element into the destination.
@@ -199,6 +212,7 @@ void scatter_reduce_into(const Tensor<T>& self, int64_t dim_, const Tensor<int64
 /// (dim 1); the result has index's shape. Indices must be in [0, size(dim)).
 template <Element T>
 Tensor<T> gather(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index) {
+  if (detail::records_grad(input)) return autograd::gather(input, dim, index);
   const int64_t d = wrap_dim(dim, input.dim(), "gather");
   detail::check_devices("gather", input.device(), index);
   detail::check_gather_shape(input, d, index, "gather");
@@ -250,6 +264,11 @@ Tensor<T> scatter_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& in
 template <Element T>
 Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src,
                   std::string_view reduce = {}) {
+  if (detail::records_grad(input, src)) {
+    detail::check<NotImplementedError>(reduce.empty(), "scatter: the derivative of scatter with reduce='", reduce,
+                                       "' is not implemented");
+    return autograd::scatter(input, dim, index, src);
+  }
   Tensor<T> out = input.clone();
   return scatter_(out, dim, index, src, reduce);
 }
@@ -258,6 +277,11 @@ Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& in
 template <Element T>
 Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, T value,
                   std::string_view reduce = {}) {
+  if (detail::records_grad(input)) {
+    detail::check<NotImplementedError>(reduce.empty(), "scatter: the derivative of scatter with reduce='", reduce,
+                                       "' is not implemented");
+    return autograd::scatter(input, dim, index, value);
+  }
   Tensor<T> out = input.clone();
   return scatter_(out, dim, index, value, reduce);
 }
@@ -274,6 +298,7 @@ Tensor<T> scatter_add_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>
 /// `torch.scatter_add(input, dim, index, src)`.
 template <Element T>
 Tensor<T> scatter_add(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src) {
+  if (detail::records_grad(input, src)) return autograd::scatter_add(input, dim, index, src);
   Tensor<T> out = input.clone();
   return scatter_add_(out, dim, index, src);
 }
@@ -295,6 +320,8 @@ Tensor<T> scatter_reduce_(const Tensor<T>& self, int64_t dim, const Tensor<int64
 template <Element T>
 Tensor<T> scatter_reduce(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src,
                          std::string_view reduce, bool include_self = true) {
+  detail::check<NotImplementedError>(!detail::records_grad(input, src),
+                                     "scatter_reduce: the derivative of scatter_reduce is not implemented yet");
   Tensor<T> out = input.clone();
   return scatter_reduce_(out, dim, index, src, reduce, include_self);
 }

@@ -31,6 +31,7 @@
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/along_dim.hpp"
+#include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/values_indices.hpp"
 
@@ -195,7 +196,13 @@ ValuesIndices<T> mode_rows(const Tensor<T>& x, int64_t dim, bool keepdim) {
 template <Expression E>
 ValuesIndices<value_type_t<E>> kthvalue(const E& input, int64_t k, int64_t dim = -1, bool keepdim = false) {
   static_assert(!std::is_same_v<value_type_t<E>, bool>, "tl::kthvalue: bool tensors are not supported (as in PyTorch)");
-  const Tensor<value_type_t<E>> x = input;
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_selection("KthvalueBackward", x, dim, keepdim,
+                                        [&](const Tensor<T>& t) { return kthvalue(t, k, dim, keepdim); });
+  }
   return detail::kthvalue_rows(x, k, dim, keepdim);
 }
 
@@ -205,7 +212,12 @@ ValuesIndices<value_type_t<E>> kthvalue(const E& input, int64_t k, int64_t dim =
 template <Expression E>
 Tensor<value_type_t<E>> median(const E& input) {
   static_assert(!std::is_same_v<value_type_t<E>, bool>, "tl::median: bool tensors are not supported (as in PyTorch)");
-  const Tensor<value_type_t<E>> x = input;
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_evenly("MedianBackward", x, {}, true, [](const Tensor<T>& t) { return median(t); });
+  }
   return detail::median_all(x, false, "median");
 }
 
@@ -215,7 +227,13 @@ Tensor<value_type_t<E>> median(const E& input) {
 template <Expression E>
 ValuesIndices<value_type_t<E>> median(const E& input, int64_t dim, bool keepdim = false) {
   static_assert(!std::is_same_v<value_type_t<E>, bool>, "tl::median: bool tensors are not supported (as in PyTorch)");
-  const Tensor<value_type_t<E>> x = input;
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_selection("MedianBackward", x, dim, keepdim,
+                                        [&](const Tensor<T>& t) { return median(t, dim, keepdim); });
+  }
   return detail::median_rows(x, dim, keepdim, false, "median");
 }
 
@@ -225,7 +243,12 @@ template <Expression E>
 Tensor<value_type_t<E>> nanmedian(const E& input) {
   static_assert(!std::is_same_v<value_type_t<E>, bool>,
                 "tl::nanmedian: bool tensors are not supported (as in PyTorch)");
-  const Tensor<value_type_t<E>> x = input;
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_evenly("NanmedianBackward", x, {}, true, [](const Tensor<T>& t) { return nanmedian(t); });
+  }
   return detail::median_all(x, true, "nanmedian");
 }
 
@@ -235,7 +258,13 @@ template <Expression E>
 ValuesIndices<value_type_t<E>> nanmedian(const E& input, int64_t dim, bool keepdim = false) {
   static_assert(!std::is_same_v<value_type_t<E>, bool>,
                 "tl::nanmedian: bool tensors are not supported (as in PyTorch)");
-  const Tensor<value_type_t<E>> x = input;
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_selection("NanmedianBackward", x, dim, keepdim,
+                                        [&](const Tensor<T>& t) { return nanmedian(t, dim, keepdim); });
+  }
   return detail::median_rows(x, dim, keepdim, true, "nanmedian");
 }
 
@@ -244,7 +273,13 @@ ValuesIndices<value_type_t<E>> nanmedian(const E& input, int64_t dim, bool keepd
 /// index where it occurs (PyTorch's choice, see the file comment).
 template <Expression E>
 ValuesIndices<value_type_t<E>> mode(const E& input, int64_t dim = -1, bool keepdim = false) {
-  const Tensor<value_type_t<E>> x = input;
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_selection("ModeBackward", x, dim, keepdim,
+                                        [&](const Tensor<T>& t) { return mode(t, dim, keepdim); });
+  }
   return detail::mode_rows(x, dim, keepdim);
 }
 

@@ -16,6 +16,7 @@
 #include "tensorlib/expr/operators.hpp"
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/join.hpp"
 #include "tensorlib/ops/linalg.hpp"
 #include "tensorlib/ops/views.hpp"
 
@@ -71,7 +72,7 @@ Tensor<T> tensordot_impl(const Tensor<T>& a, const Tensor<T>& b, const std::vect
   for (int64_t d : perm_a) ordered_a.push_back(d);
   const Tensor<T> ma = ea.permute(ordered_a).reshape({n, k});
   const Tensor<T> mb = eb.permute(perm_b).reshape({k, p});
-  return mm_impl(ma, mb, op).view(out_shape);
+  return tensorlib::mm(ma, mb).view(out_shape);  // records when an input requires grad
 }
 
 }  // namespace detail
@@ -130,7 +131,16 @@ Tensor<T> cross_impl(const Tensor<T>& a, const Tensor<T>& b, int64_t dim, const 
   check<ShapeError>(a.dim() > 0 && a.size(d) == 3 && b.size(d) == 3, op, ": inputs dimension ", dim,
                     " must have length 3. Got ", a.dim() > 0 ? a.size(d) : 1, " and ", b.dim() > 0 ? b.size(d) : 1);
   check_same_device(op, a, b);
-  auto out = empty<T>(broadcast_shapes(a.sizes(), b.sizes(), op), {.device = a.device()});
+  const Shape shape = broadcast_shapes(a.sizes(), b.sizes(), op);
+  if (records_grad(a, b)) {  // the three components as recorded expressions, stacked
+    std::vector<Tensor<T>> parts;
+    for (int64_t i = 0; i < 3; ++i) {
+      const int64_t j = (i + 1) % 3, k = (i + 2) % 3;
+      parts.push_back(Tensor<T>(a.select(d, j) * b.select(d, k) - a.select(d, k) * b.select(d, j)));
+    }
+    return tensorlib::stack(parts, d);
+  }
+  auto out = empty<T>(shape, {.device = a.device()});
   for (int64_t i = 0; i < 3; ++i) {
     const int64_t j = (i + 1) % 3, k = (i + 2) % 3;
     out.select(d, i) = a.select(d, j) * b.select(d, k) - a.select(d, k) * b.select(d, j);

@@ -124,7 +124,19 @@ void roll_windows(const Tensor<T>& dst, const Tensor<T>& src, const std::vector<
 /// repeats add dimensions (torch.Tensor.repeat).
 template <Expression E>
 Tensor<value_type_t<E>> repeat(const E& input, const Shape& repeats) {
-  const Tensor<value_type_t<E>> x = input;
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
+  if (detail::records_grad(x))
+    // Backward: each repeated dimension, split into (repeats, size), summed over the repeats.
+    return autograd::record_view(
+        x, "RepeatBackward", [&](const Tensor<T>& s) { return repeat(s, repeats); },
+        [repeats, in = x.sizes()](const Tensor<T>& g) {
+          Tensor<T> r = g;
+          const int64_t lead = repeats.size() - in.size();
+          for (int64_t i = 0; i < repeats.size(); ++i)
+            if (repeats[i] != 1) r = r.unflatten(i, {repeats[i], i < lead ? 1 : in[i - lead]}).sum(i);
+          return r.reshape(in);
+        });
   return detail::repeat_into_new(x, repeats, "repeat");
 }
 
@@ -134,6 +146,7 @@ Tensor<value_type_t<E>> tile(const E& input, const Shape& dims) {
   const Tensor<value_type_t<E>> x = input;
   Shape repeats = Shape::filled(std::max<int64_t>(x.dim() - dims.size(), 0), 1);
   for (int64_t r : dims) repeats.push_back(r);
+  if (detail::records_grad(x)) return repeat(x, repeats);
   return detail::repeat_into_new(x, repeats, "tile");
 }
 
@@ -228,6 +241,10 @@ template <Expression E>
 Tensor<value_type_t<E>> flip(const E& input, const Shape& dims) {
   using T = value_type_t<E>;
   const Tensor<T> x = input;
+  if (detail::records_grad(x))
+    return autograd::record_view(
+        x, "FlipBackward", [&](const Tensor<T>& s) { return flip(s, dims); },
+        [dims](const Tensor<T>& g) { return flip(g, dims); });
   const auto mask = detail::dim_mask(dims, x.dim(), "flip");
   auto out = empty<T>(x.sizes(), {.device = x.device()});
   if (out.numel() == 0) return out;
@@ -272,6 +289,14 @@ Tensor<value_type_t<E>> roll(const E& input, const Shape& shifts, const Shape& d
   }
   detail::check<ValueError>(shifts.size() == dims.size(),
                             "roll: shifts and dimensions must align. shifts: ", shifts.size(), ", dims:", dims.size());
+  if (detail::records_grad(x))
+    return autograd::record_view(
+        x, "RollBackward", [&](const Tensor<T>& s) { return roll(s, shifts, dims); },
+        [shifts, dims](const Tensor<T>& g) {
+          Shape back = shifts;
+          for (int64_t& s : back) s = -s;
+          return roll(g, back, dims);
+        });
   detail::check<IndexError>(x.dim() > 0, "roll: dimension specified as ", dims[0], " but tensor has no dimensions");
   Shape dims_wrapped = dims;
   for (int64_t& d : dims_wrapped) d = wrap_dim(d, x.dim(), "roll");

@@ -43,6 +43,9 @@ template <Expression E>
 Tensor<value_type_t<E>> sum(const E& x, DimList dims, bool keepdim);
 template <Expression E>
 Tensor<value_type_t<E>> mean(const E& x, DimList dims, bool keepdim);
+// prod's (autograd/scan_backward.hpp).
+template <Element T>
+Tensor<T> prod(const Tensor<T>& x, DimList dims, bool keepdim);
 
 }  // namespace autograd
 namespace detail {
@@ -145,6 +148,9 @@ auto nansum(const E& x, DimList dims = {}, bool keepdim = false) {
 template <Expression E>
 Tensor<detail::sum_result_t<value_type_t<E>>> prod(const E& x, DimList dims = {}, bool keepdim = false) {
   using T = value_type_t<E>;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x)) return autograd::prod(Tensor<T>(x), dims, keepdim);
+  }
   using R = detail::ProdReducer<T>;
   return detail::reduce<R, detail::sum_result_t<T>>(x, dims, keepdim, "prod",
                                                     detail::Convert<detail::sum_result_t<T>>{});
@@ -179,6 +185,11 @@ Tensor<value_type_t<E>> nanmean(const E& x, DimList dims = {}, bool keepdim = fa
 template <Expression E>
 Tensor<value_type_t<E>> amax(const E& x, DimList dims = {}, bool keepdim = false) {
   using T = value_type_t<E>;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_evenly("AmaxBackward", Tensor<T>(x), dims, false,
+                                     [&](const Tensor<T>& t) { return amax(t, dims, keepdim); });
+  }
   using R = detail::ExtremumReducer<T, true>;
   detail::check_nonempty_reduction(x.shape(), detail::reduce_mask(dims, x.dim(), "amax"), "amax", true);
   return detail::reduce<R, T>(x, dims, keepdim, "amax", detail::Convert<T>{});
@@ -188,6 +199,11 @@ Tensor<value_type_t<E>> amax(const E& x, DimList dims = {}, bool keepdim = false
 template <Expression E>
 Tensor<value_type_t<E>> amin(const E& x, DimList dims = {}, bool keepdim = false) {
   using T = value_type_t<E>;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_evenly("AminBackward", Tensor<T>(x), dims, false,
+                                     [&](const Tensor<T>& t) { return amin(t, dims, keepdim); });
+  }
   using R = detail::ExtremumReducer<T, false>;
   detail::check_nonempty_reduction(x.shape(), detail::reduce_mask(dims, x.dim(), "amin"), "amin", true);
   return detail::reduce<R, T>(x, dims, keepdim, "amin", detail::Convert<T>{});
@@ -345,6 +361,12 @@ ValuesIndices<T> extremum_along(const Tensor<T>& x, int64_t dim, bool keepdim, c
 /// Largest element (0-d; NaN if any is NaN). Errors on an empty input.
 template <Expression E>
 Tensor<value_type_t<E>> max(const E& x) {
+  using T = value_type_t<E>;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_evenly("MaxBackward", Tensor<T>(x), {}, true,
+                                     [](const Tensor<T>& t) { return max(t); });
+  }
   detail::check_nonempty_reduction(x.shape(), 0, "max", false);
   return amax(x);
 }
@@ -353,12 +375,24 @@ Tensor<value_type_t<E>> max(const E& x) {
 /// first NaN if any), as `auto [values, indices] = tl::max(x, 1);`.
 template <Expression E>
 ValuesIndices<value_type_t<E>> max(const E& x, int64_t dim, bool keepdim = false) {
-  return detail::extremum_along<true>(Tensor<value_type_t<E>>(x), dim, keepdim, "max");
+  using T = value_type_t<E>;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_selection("MaxBackward", Tensor<T>(x), dim, keepdim,
+                                        [&](const Tensor<T>& t) { return max(t, dim, keepdim); });
+  }
+  return detail::extremum_along<true>(Tensor<T>(x), dim, keepdim, "max");
 }
 
 /// Smallest element (0-d; NaN if any is NaN). Errors on an empty input.
 template <Expression E>
 Tensor<value_type_t<E>> min(const E& x) {
+  using T = value_type_t<E>;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_evenly("MinBackward", Tensor<T>(x), {}, true,
+                                     [](const Tensor<T>& t) { return min(t); });
+  }
   detail::check_nonempty_reduction(x.shape(), 0, "min", false);
   return amin(x);
 }
@@ -366,7 +400,13 @@ Tensor<value_type_t<E>> min(const E& x) {
 /// Smallest values along `dim` and their indices.
 template <Expression E>
 ValuesIndices<value_type_t<E>> min(const E& x, int64_t dim, bool keepdim = false) {
-  return detail::extremum_along<false>(Tensor<value_type_t<E>>(x), dim, keepdim, "min");
+  using T = value_type_t<E>;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_selection("MinBackward", Tensor<T>(x), dim, keepdim,
+                                        [&](const Tensor<T>& t) { return min(t, dim, keepdim); });
+  }
+  return detail::extremum_along<false>(Tensor<T>(x), dim, keepdim, "min");
 }
 
 /// Index of the largest element of the flattened input, or along `dim`.

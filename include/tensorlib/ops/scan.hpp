@@ -12,11 +12,21 @@
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/dispatch.hpp"
+#include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/values_indices.hpp"
 
 namespace tensorlib {
+namespace autograd {
+
+// The recording forms of cumsum and cumprod (autograd/scan_backward.hpp).
+template <Element T>
+Tensor<T> cumsum(const Tensor<T>& x, int64_t dim);
+template <Element T>
+Tensor<T> cumprod(const Tensor<T>& x, int64_t dim);
+
+}  // namespace autograd
 namespace detail {
 
 /// out[o, j, k] = out[o, j - 1, k] (op) x[o, j, k], accumulated in Acc.
@@ -88,6 +98,9 @@ ValuesIndices<T> cum_extremum(const Tensor<T>& x, int64_t dim, const char* op) {
 template <Expression E>
 Tensor<detail::sum_result_t<value_type_t<E>>> cumsum(const E& x, int64_t dim) {
   using T = value_type_t<E>;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x)) return autograd::cumsum(Tensor<T>(x), dim);
+  }
   using Acc = typename detail::SumReducer<T>::acc_type;
   return detail::scan_along<Acc, detail::sum_result_t<T>>(Tensor<T>(x), dim, "cumsum", Acc(0),
                                                           [](Acc a, Acc v) { return a + v; });
@@ -97,6 +110,9 @@ Tensor<detail::sum_result_t<value_type_t<E>>> cumsum(const E& x, int64_t dim) {
 template <Expression E>
 Tensor<detail::sum_result_t<value_type_t<E>>> cumprod(const E& x, int64_t dim) {
   using T = value_type_t<E>;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x)) return autograd::cumprod(Tensor<T>(x), dim);
+  }
   using Acc = typename detail::ProdReducer<T>::acc_type;
   return detail::scan_along<Acc, detail::sum_result_t<T>>(Tensor<T>(x), dim, "cumprod", Acc(1),
                                                           [](Acc a, Acc v) { return a * v; });
@@ -105,13 +121,25 @@ Tensor<detail::sum_result_t<value_type_t<E>>> cumprod(const E& x, int64_t dim) {
 /// Running maximum along `dim` and the index of the element it came from.
 template <Expression E>
 ValuesIndices<value_type_t<E>> cummax(const E& x, int64_t dim) {
-  return detail::cum_extremum<true>(Tensor<value_type_t<E>>(x), dim, "cummax");
+  using T = value_type_t<E>;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_selection("CummaxBackward", Tensor<T>(x), dim, true,
+                                        [&](const Tensor<T>& t) { return cummax(t, dim); });
+  }
+  return detail::cum_extremum<true>(Tensor<T>(x), dim, "cummax");
 }
 
 /// Running minimum along `dim` and the index of the element it came from.
 template <Expression E>
 ValuesIndices<value_type_t<E>> cummin(const E& x, int64_t dim) {
-  return detail::cum_extremum<false>(Tensor<value_type_t<E>>(x), dim, "cummin");
+  using T = value_type_t<E>;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_selection("CumminBackward", Tensor<T>(x), dim, true,
+                                        [&](const Tensor<T>& t) { return cummin(t, dim); });
+  }
+  return detail::cum_extremum<false>(Tensor<T>(x), dim, "cummin");
 }
 
 // Method forms (declared in core/pointwise_methods.hpp).

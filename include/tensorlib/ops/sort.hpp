@@ -23,6 +23,7 @@
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/along_dim.hpp"
+#include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/values_indices.hpp"
 
@@ -104,7 +105,13 @@ ValuesIndices<T> topk_rows(const Tensor<T>& x, int64_t k, int64_t dim, bool larg
 /// NaN is larger than +inf; see the file comment for ties.
 template <Expression E>
 ValuesIndices<value_type_t<E>> sort(const E& input, int64_t dim = -1, bool descending = false, bool stable = false) {
-  const Tensor<value_type_t<E>> x = input;
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_selection("SortBackward", x, dim, true,
+                                        [&](const Tensor<T>& t) { return sort(t, dim, descending, stable); });
+  }
   return detail::sort_rows(x, dim, descending, stable, "sort");
 }
 
@@ -119,7 +126,13 @@ Tensor<int64_t> argsort(const E& input, int64_t dim = -1, bool descending = fals
 /// `torch.msort(input)`: the values of `sort(input, 0)`.
 template <Expression E>
 Tensor<value_type_t<E>> msort(const E& input) {
-  const Tensor<value_type_t<E>> x = input;
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_selection("SortBackward", x, 0, true, [](const Tensor<T>& t) { return sort(t, 0); })
+          .values;
+  }
   return detail::sort_rows(x, 0, false, false, "msort").values;
 }
 
@@ -131,7 +144,13 @@ template <Expression E>
 ValuesIndices<value_type_t<E>> topk(const E& input, int64_t k, int64_t dim = -1, bool largest = true,
                                     bool sorted = true) {
   static_assert(!std::is_same_v<value_type_t<E>, bool>, "tl::topk: bool tensors are not supported (as in PyTorch)");
-  const Tensor<value_type_t<E>> x = input;
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_selection("TopkBackward", x, dim, true,
+                                        [&](const Tensor<T>& t) { return topk(t, k, dim, largest, sorted); });
+  }
   return detail::topk_rows(x, k, dim, largest, sorted);
 }
 

@@ -19,7 +19,9 @@
 #include "tensorlib/core/tensor_options.hpp"
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/dispatch.hpp"
+#include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/views.hpp"
 
 namespace tensorlib {
@@ -69,9 +71,18 @@ Tensor<I> triangle_indices(int64_t rows, int64_t cols, int64_t offset, bool lowe
 /// dim (torch.diagonal).
 template <Expression E>
 Tensor<value_type_t<E>> diagonal(const E& input, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) {
-  const Tensor<value_type_t<E>> x = input;
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
   const int64_t d1 = wrap_dim(dim1, x.dim(), "diagonal"), d2 = wrap_dim(dim2, x.dim(), "diagonal");
   detail::check<ValueError>(d1 != d2, "diagonal: diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  if (detail::records_grad(x))  // backward: zeros with the gradient written into the same diagonal
+    return autograd::record_view(
+        x, "DiagonalBackward", [&](const Tensor<T>& s) { return diagonal(s, offset, d1, d2); },
+        [offset, d1, d2, in = x.sizes()](const Tensor<T>& g) {
+          Tensor<T> z = zeros<T>(in, {.device = g.device()});
+          diagonal(z, offset, d1, d2).copy_(g);
+          return z;
+        });
   const int64_t n1 = x.size(d1), n2 = x.size(d2);
   const int64_t length = std::max<int64_t>(offset >= 0 ? std::min(n1, n2 - offset) : std::min(n1 + offset, n2), 0);
   int64_t storage_offset = x.storage_offset();
@@ -96,6 +107,10 @@ Tensor<value_type_t<E>> diag(const E& input, int64_t diagonal = 0) {
   detail::check<ShapeError>(x.dim() == 1 || x.dim() == 2, "diag: matrix or a vector expected, got a tensor with ",
                             x.dim(), " dims");
   if (x.dim() == 2) return tensorlib::diagonal(x, diagonal).clone();
+  if (detail::records_grad(x))
+    return autograd::record_view(
+        x, "DiagBackward", [&](const Tensor<T>& s) { return diag(s, diagonal); },
+        [diagonal](const Tensor<T>& g) { return tensorlib::diagonal(g, diagonal); });
   const int64_t n = x.size(0) + (diagonal < 0 ? -diagonal : diagonal);
   auto out = zeros<T>({n, n}, {.device = x.device()});
   if (x.numel() > 0) detail::dispatch_pointwise(tensorlib::diagonal(out, diagonal), x);
@@ -117,6 +132,10 @@ Tensor<value_type_t<E>> diag_embed(const E& input, int64_t offset = 0, int64_t d
   sizes.erase(sizes.size() - 1);
   sizes.insert(std::min(d1, d2), n);
   sizes.insert(std::max(d1, d2), n);
+  if (detail::records_grad(x))
+    return autograd::record_view(
+        x, "DiagEmbedBackward", [&](const Tensor<T>& s) { return diag_embed(s, offset, d1, d2); },
+        [offset, d1, d2](const Tensor<T>& g) { return tensorlib::diagonal(g, offset, d1, d2); });
   auto out = zeros<T>(sizes, {.device = x.device()});
   if (x.numel() > 0) detail::dispatch_pointwise(tensorlib::diagonal(out, offset, d1, d2), x);
   return out;
@@ -141,6 +160,9 @@ auto trace(const E& input) {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
   const Tensor<T> x = input;
   detail::check<ShapeError>(x.dim() == 2, "trace: expected a matrix, but got tensor with dim ", x.dim());
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x)) return Tensor<R>(sum(tensorlib::diagonal(x)));  // both record
+  }
   auto out = empty<R>({}, {.device = x.device()});
   detail::dispatch_cpu_only(x.device(), "trace", [&] {
     const T* p = x.data_ptr();
@@ -156,7 +178,12 @@ auto trace(const E& input) {
 /// set to zero (torch.tril).
 template <Expression E>
 Tensor<value_type_t<E>> tril(const E& input, int64_t diagonal = 0) {
-  const Tensor<value_type_t<E>> x = input;
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
+  if (detail::records_grad(x))
+    return autograd::record_view(
+        x, "TrilBackward", [&](const Tensor<T>& s) { return tril(s, diagonal); },
+        [diagonal](const Tensor<T>& g) { return tril(g, diagonal); });
   return detail::triangle(x, diagonal, true, "tril");
 }
 
@@ -164,7 +191,12 @@ Tensor<value_type_t<E>> tril(const E& input, int64_t diagonal = 0) {
 /// set to zero (torch.triu).
 template <Expression E>
 Tensor<value_type_t<E>> triu(const E& input, int64_t diagonal = 0) {
-  const Tensor<value_type_t<E>> x = input;
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
+  if (detail::records_grad(x))
+    return autograd::record_view(
+        x, "TriuBackward", [&](const Tensor<T>& s) { return triu(s, diagonal); },
+        [diagonal](const Tensor<T>& g) { return triu(g, diagonal); });
   return detail::triangle(x, diagonal, false, "triu");
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "tensorlib/core/dim_list.hpp"
 #include "tensorlib/core/tensor.hpp"
 
 namespace tensorlib {
@@ -20,5 +21,16 @@ struct ValuesIndices {
   Tensor<T> values;
   Tensor<int64_t> indices;
 };
+
+namespace autograd {
+
+// The recording forms of the selecting ops (autograd/selection_backward.hpp):
+// `raw(x)` computes the op without recording.
+template <Element T, class Raw>
+ValuesIndices<T> record_selection(const char* name, const Tensor<T>& x, int64_t dim, bool keepdim, Raw raw);
+template <Element T, class Raw>
+Tensor<T> record_evenly(const char* name, const Tensor<T>& x, DimList dims, bool nan_aware, Raw raw);
+
+}  // namespace autograd
 
 }  // namespace tensorlib

@@ -6,11 +6,13 @@
 /// exists. Errors follow PyTorch's wording.
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <vector>
 
+#include "tensorlib/backend/cpu/strided_loop.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/slice.hpp"
@@ -22,8 +24,10 @@
 namespace tensorlib {
 namespace autograd {
 
-/// The recording form of a view (autograd/view_backward.hpp): `view(self)`
-/// run without recording, with `backward(grad_out)` -> grad_self as its node.
+/// The recording form of a view (autograd/view_backward.hpp), or of any
+/// one-input op whose backward needs nothing but the incoming gradient
+/// (flip, roll, repeat): `view(self)` run without recording, with
+/// `backward(grad_out)` -> grad_self as its node.
 template <Element T, class ViewFn, class BackwardFn>
 Tensor<T> record_view(const Tensor<T>& self, const char* name, ViewFn view, BackwardFn backward);
 
@@ -368,12 +372,40 @@ Tensor<T> basic_index(const Tensor<T>& self, const Indices& indices) {
   return out;
 }
 
+/// as_strided's backward: the gradient added into a zero buffer that spans
+/// the storage both geometries touch, at the view's positions (accumulating
+/// where the view overlaps itself), then read back at the input's.
+template <Element T>
+Tensor<T> as_strided_backward(const Tensor<T>& g, const Shape& in_sizes, const Shape& in_strides, int64_t in_offset,
+                              const Shape& sizes, const Shape& strides, int64_t offset) {
+  auto last = [](const Shape& sz, const Shape& st, int64_t off) {
+    int64_t end = off;
+    for (int64_t d = 0; d < sz.size(); ++d) end += sz[d] == 0 ? 0 : (sz[d] - 1) * st[d];
+    return end;
+  };
+  const int64_t lo = std::min(in_offset, offset);
+  const int64_t hi = std::max(last(in_sizes, in_strides, in_offset), last(sizes, strides, offset));
+  auto base = zeros<T>({hi - lo + 1}, {.device = g.device()});
+  const Tensor<T> gc = g.contiguous();
+  check<DeviceError>(g.is_cpu(), "as_strided: the backward of as_strided has no CUDA kernel yet");
+  T* b = base.data_ptr() + (offset - lo);
+  const T* src = gc.data_ptr();
+  cpu::for_each_offsets<2>(sizes, {gc.strides(), strides},
+                           [&](const std::array<int64_t, 2>& o) { b[o[1]] += src[o[0]]; });
+  return base.as_strided(in_sizes, in_strides, in_offset - lo).clone();
+}
+
 }  // namespace detail
 
 template <Element T>
 Tensor<T> Tensor<T>::as_strided(const Shape& sizes_, const Shape& strides_, std::optional<int64_t> offset) const {
-  detail::check<NotImplementedError>(!detail::records_grad(*this),
-                                     "as_strided: the derivative of as_strided is not implemented yet");
+  if (detail::records_grad(*this))
+    return autograd::record_view(
+        *this, "AsStridedBackward", [&](const Tensor& s) { return s.as_strided(sizes_, strides_, offset); },
+        [in_sizes = sizes(), in_strides = strides(), in_offset = storage_offset(), sizes_, strides_,
+         off = offset.value_or(storage_offset())](const Tensor& g) {
+          return detail::as_strided_backward(g, in_sizes, in_strides, in_offset, sizes_, strides_, off);
+        });
   const int64_t span = storage_extent(sizes_, strides_, "as_strided");
   const int64_t off = offset.value_or(storage_offset());
   detail::check<ValueError>(off >= 0, "as_strided: storage offset must be non-negative, got ", off);

@@ -1,0 +1,154 @@
+#pragma once
+/// \file
+/// The recording forms of `prod`, `cumsum` and `cumprod` (declared in
+/// ops/reduce.hpp and ops/scan.hpp), with PyTorch's formulas:
+///
+/// * prod:    dx = g * out / x when no element is 0; otherwise g times the
+///            product of the other elements, computed from exclusive
+///            cumulative products from both ends (exact with zeros).
+/// * cumsum:  dx = reverse cumulative sum of g.
+/// * cumprod: dx = reverse_cumsum(g * out) / x when no element is 0;
+///            otherwise per slice, with z the first zero: positions before
+///            z as before, position z gets sum_{k >= z} g_k prod_{j <= k,
+///            j != z} x_j, positions after z get 0 (PyTorch's
+///            cumprod_backward). That slice loop runs on the host and does
+///            not record under create_graph.
+///
+/// The other formulas use the public ops, so they record under create_graph.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "tensorlib/autograd/op_backward.hpp"
+#include "tensorlib/core/dim_list.hpp"
+#include "tensorlib/core/shape.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/expr/operators.hpp"
+#include "tensorlib/ops/dispatch.hpp"
+#include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/join.hpp"
+#include "tensorlib/ops/rearrange.hpp"
+#include "tensorlib/ops/reduce.hpp"
+#include "tensorlib/ops/scan.hpp"
+
+namespace tensorlib::autograd {
+namespace detail {
+
+template <Element T>
+bool has_zero(const Tensor<T>& x) {
+  return tensorlib::any(eq(x, T(0))).item();
+}
+
+/// Reverse cumulative sum along `dim` (cumsum's backward).
+template <Element T>
+Tensor<T> reverse_cumsum(const Tensor<T>& g, int64_t dim) {
+  if (g.dim() == 0) return g;
+  return tensorlib::flip(tensorlib::cumsum(tensorlib::flip(g, {dim}), dim), {dim});
+}
+
+/// For every element, the product of the other elements of its reduction
+/// group (the dims of `mask`): exclusive cumulative products from the left
+/// and from the right, multiplied.
+template <Element T>
+Tensor<T> product_of_others(const Tensor<T>& x, uint32_t mask) {
+  Shape perm, permuted;
+  int64_t groups = 1, n = 1;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (!(mask >> d & 1u)) {
+      perm.push_back(d);
+      permuted.push_back(x.size(d));
+      groups *= x.size(d);
+    }
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (mask >> d & 1u) {
+      perm.push_back(d);
+      permuted.push_back(x.size(d));
+      n *= x.size(d);
+    }
+  if (x.numel() == 0) return zeros<T>(x.sizes(), {.device = x.device()});
+  const Tensor<T> rows = x.permute(perm).reshape({groups, n});
+  const Tensor<T> one = ones<T>({groups, 1}, {.device = x.device()});
+  const Tensor<T> left = tensorlib::cat({one, tensorlib::cumprod(rows.narrow(1, 0, n - 1), 1)}, 1);
+  const Tensor<T> right = tensorlib::flip(tensorlib::cat({one, tensorlib::cumprod(tensorlib::flip(rows, {1}).narrow(1, 0, n - 1), 1)}, 1), {1});
+  Shape inverse = Shape::filled(x.dim(), 0);
+  for (int64_t i = 0; i < x.dim(); ++i) inverse[perm[i]] = i;
+  return Tensor<T>(left * right).reshape(permuted).permute(inverse);
+}
+
+/// cumprod's backward for inputs with zeros (see the file comment).
+template <Element T>
+Tensor<T> cumprod_backward_with_zeros(const Tensor<T>& g_, const Tensor<T>& x_, const Tensor<T>& out_, int64_t d) {
+  const Tensor<T> g = g_.contiguous(), x = x_.contiguous(), out = out_.contiguous();
+  auto dx = empty<T>(x.sizes(), {.device = x.device()});
+  const ::tensorlib::detail::AlongDim a = ::tensorlib::detail::along_dim(x.sizes(), d);
+  ::tensorlib::detail::dispatch_cpu_only(x.device(), "cumprod_backward", [&] {
+    const T *gp = g.data_ptr(), *xp = x.data_ptr(), *op = out.data_ptr();
+    T* r = dx.data_ptr();
+    for (int64_t o = 0; o < a.outer; ++o)
+      for (int64_t k = 0; k < a.inner; ++k) {
+        auto at = [&](int64_t j) { return (o * a.n + j) * a.inner + k; };
+        int64_t z = 0;
+        while (z < a.n && xp[at(z)] != T(0)) ++z;
+        T suffix = 0;  // sum_{k >= j} g_k out_k
+        for (int64_t j = a.n - 1; j >= 0; --j) {
+          suffix += gp[at(j)] * op[at(j)];
+          r[at(j)] = j < z ? suffix / xp[at(j)] : T(0);
+        }
+        if (z == a.n) continue;
+        T running = z == 0 ? T(1) : op[at(z - 1)];  // prod_{j < z} x_j, then times x_{z+1..k}
+        T acc = 0;
+        for (int64_t j = z; j < a.n; ++j) {
+          if (j > z) running *= xp[at(j)];
+          acc += gp[at(j)] * running;
+        }
+        r[at(z)] = acc;
+      }
+  });
+  return dx;
+}
+
+}  // namespace detail
+
+template <Element T>
+Tensor<T> prod(const Tensor<T>& x, DimList dims, bool keepdim) {
+  const uint32_t mask = ::tensorlib::detail::reduce_mask(dims, x.dim(), "prod");
+  const Shape kept = ::tensorlib::detail::reduced_shape(x.sizes(), mask, true);
+  auto formula = [mask, kept](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 2>& s,
+                              const std::vector<bool>&) {
+    const Tensor<T>& input = s[0];
+    const Tensor<T> gk = g[0].reshape(kept);
+    if (!detail::has_zero(input)) return std::vector<Tensor<T>>{Tensor<T>(gk * s[1].reshape(kept) / input)};
+    return std::vector<Tensor<T>>{Tensor<T>(gk * detail::product_of_others(input, mask))};
+  };
+  return record_with_output<T>(
+      "ProdBackward", [&] { return tensorlib::prod(x, dims, keepdim); }, formula, save<T>(x), x);
+}
+
+template <Element T>
+Tensor<T> cumsum(const Tensor<T>& x, int64_t dim) {
+  const int64_t d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), "cumsum");
+  auto formula = [d](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 0>&, const std::vector<bool>&) {
+    return std::vector<Tensor<T>>{detail::reverse_cumsum(g[0], d)};
+  };
+  return record<T>(
+      "CumsumBackward", [&] { return tensorlib::cumsum(x, dim); }, formula, std::array<SavedTensor<T>, 0>{}, x);
+}
+
+template <Element T>
+Tensor<T> cumprod(const Tensor<T>& x, int64_t dim) {
+  const int64_t d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), "cumprod");
+  auto formula = [d](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 2>& s, const std::vector<bool>&) {
+    const Tensor<T>& input = s[0];
+    const Tensor<T>& result = s[1];
+    if (input.dim() == 0) return std::vector<Tensor<T>>{g[0]};
+    if (!detail::has_zero(input))
+      return std::vector<Tensor<T>>{Tensor<T>(detail::reverse_cumsum(Tensor<T>(g[0] * result), d) / input)};
+    return std::vector<Tensor<T>>{detail::cumprod_backward_with_zeros(g[0], input, result, d)};
+  };
+  return record_with_output<T>(
+      "CumprodBackward", [&] { return tensorlib::cumprod(x, dim); }, formula, save<T>(x), x);
+}
+
+}  // namespace tensorlib::autograd

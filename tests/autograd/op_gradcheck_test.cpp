@@ -1,0 +1,278 @@
+// Gradchecks (double, central differences) of every recorded op that is not a
+// pointwise expression: views, reductions, selections, scans, joins,
+// rearrangements, indexing, products, softmax. The pointwise chains are in
+// fused_test.cpp. Also PyTorch's tie rules (checked by value, where finite
+// differences are undefined) and the ops whose derivative is refused.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tensorlib/tensorlib.hpp"
+
+namespace {
+
+using Inputs = std::vector<tl::Tensor<double>>;
+using F = std::function<tl::Tensor<double>(const Inputs&)>;
+
+// Distinct values in (-1, 1): gaps far wider than gradcheck's eps, so no
+// selection changes under the perturbation.
+tl::Tensor<double> leaf(const tl::Shape& shape, tl::Generator& gen) {
+  tl::Tensor<double> t = tl::rand<double>(shape, gen) * 2.0 - 1.0;
+  return t.requires_grad_();
+}
+
+tl::Tensor<double> positive_leaf(const tl::Shape& shape, tl::Generator& gen) {
+  tl::Tensor<double> t = tl::rand<double>(shape, gen) + 0.5;
+  return t.requires_grad_();
+}
+
+bool check(const F& f, const Inputs& in) { return tl::autograd::gradcheck(f, in); }
+
+std::string grad_fn_name(const tl::Tensor<double>& t) { return t.grad_fn() ? t.grad_fn()->name() : "none"; }
+
+}  // namespace
+
+TEST_CASE("gradcheck: views") {
+  tl::Generator gen(11);
+  auto x = leaf({2, 3, 4}, gen);
+  CHECK(check([](const Inputs& in) { return in[0].view({6, 4}).t().reshape({-1}); }, {x}));
+  CHECK(check([](const Inputs& in) { return in[0].permute({2, 0, 1}).narrow(0, 1, 2).select(1, 1); }, {x}));
+  CHECK(check([](const Inputs& in) { return in[0].transpose(0, 2).unsqueeze(1).squeeze(1).flatten(); }, {x}));
+  CHECK(check([](const Inputs& in) { return in[0].select(2, 0).unsqueeze(2).expand({2, 3, 5}); }, {x}));
+  CHECK(check([](const Inputs& in) { return in[0].diagonal(0, 1, 2); }, {x}));
+  CHECK(check([](const Inputs& in) { return in[0].index({tl::Slice(), 1, tl::Slice(1, 4, 2)}); }, {x}));
+  // Copies that keep the graph: contiguous, clone; as_strided, also overlapping.
+  CHECK(check([](const Inputs& in) { return in[0].transpose(0, 2).contiguous(); }, {x}));
+  CHECK(check([](const Inputs& in) { return in[0].clone(); }, {x}));
+  CHECK(check([](const Inputs& in) { return in[0].as_strided({3, 3}, {2, 1}, 1); }, {x}));
+  auto y = leaf({3, 4}, gen);
+  CHECK(check([](const Inputs& in) { return tl::tril(in[0], 1) + tl::triu(in[0], -1); }, {y}));
+  CHECK(check([](const Inputs& in) { return tl::diag(in[0], 1); }, {y}));
+  CHECK(check([](const Inputs& in) { return tl::diag(in[0].select(0, 0), -1); }, {y}));
+  CHECK(check([](const Inputs& in) { return tl::diag_embed(in[0], 1, 0, 2); }, {y}));
+  CHECK(check([](const Inputs& in) { return tl::trace(in[0]); }, {y}));
+}
+
+TEST_CASE("gradcheck: sum, mean and the reductions built on them") {
+  tl::Generator gen(12);
+  auto x = positive_leaf({3, 4}, gen);
+  CHECK(check([](const Inputs& in) { return tl::sum(in[0], {1}, true); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::mean(in[0] * in[0], {0}); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::logsumexp(in[0], {1}); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::norm(in[0], 2, {1}); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::norm(in[0], 3.5); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::var(in[0], {0}); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::std(in[0], {1}, 0, true); }, {x}));
+}
+
+TEST_CASE("gradcheck: prod, including zeros") {
+  tl::Generator gen(13);
+  auto x = positive_leaf({3, 4}, gen);
+  CHECK(check([](const Inputs& in) { return tl::prod(in[0]); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::prod(in[0], {1}); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::prod(in[0], {0}, true); }, {x}));
+  auto z = tl::tensor<double>({{2.0, 0.0, 3.0}, {0.0, 0.0, 5.0}, {1.5, -2.0, 0.5}}, {.requires_grad = true});
+  CHECK(check([](const Inputs& in) { return tl::prod(in[0], {1}); }, {z}));
+  CHECK(check([](const Inputs& in) { return tl::prod(in[0]); }, {z}));
+  auto y = tl::prod(z, {1});
+  CHECK(grad_fn_name(y) == "ProdBackward");
+  y.sum().backward();
+  // One zero: its gradient is the product of the others; two zeros: nothing.
+  CHECK(z.grad().to_vector() == std::vector<double>{0.0, 6.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.75, -3.0});
+}
+
+TEST_CASE("gradcheck: amax/amin, max/min, median, kthvalue with and without dim") {
+  tl::Generator gen(14);
+  auto x = leaf({3, 5}, gen);
+  CHECK(check([](const Inputs& in) { return tl::amax(in[0], {1}); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::amin(in[0], {0}, true); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::max(in[0]); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::min(in[0]); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::max(in[0], 1).values; }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::min(in[0], 0, true).values; }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::median(in[0]); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::median(in[0], 1).values; }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::nanmedian(in[0], 0).values; }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::kthvalue(in[0], 2, 1, true).values; }, {x}));
+  auto s = tl::scalar_tensor<double>(0.5).requires_grad_();
+  CHECK(check([](const Inputs& in) { return tl::max(in[0], 0).values; }, {s}));
+}
+
+TEST_CASE("ties share the gradient evenly for amax and max(); max(dim) and mode pick one index") {
+  auto x = tl::tensor<double>({1.0, 3.0, 3.0, 2.0}, {.requires_grad = true});
+  auto m = tl::amax(x);
+  CHECK(grad_fn_name(m) == "AmaxBackward");
+  m.backward();
+  CHECK(x.grad().to_vector() == std::vector<double>{0.0, 0.5, 0.5, 0.0});
+  x.set_grad({});
+  tl::max(x).backward();
+  CHECK(x.grad().to_vector() == std::vector<double>{0.0, 0.5, 0.5, 0.0});
+  x.set_grad({});
+  auto r = tl::max(x, 0);
+  CHECK(grad_fn_name(r.values) == "MaxBackward");
+  CHECK_FALSE(r.indices.requires_grad());
+  r.values.backward();
+  CHECK(x.grad().to_vector() == std::vector<double>{0.0, 1.0, 0.0, 0.0});  // the first of the ties
+  // max() with NaNs: the NaNs share it (PyTorch's evenly_distribute_backward).
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto n = tl::tensor<double>({1.0, nan, 2.0, nan}, {.requires_grad = true});
+  tl::max(n).backward();
+  CHECK(n.grad().to_vector() == std::vector<double>{0.0, 0.5, 0.0, 0.5});
+  // mode: all of the gradient to the index it reports.
+  auto v = tl::tensor<double>({{4.0, 2.0, 4.0, 1.0}, {3.0, 3.0, 0.0, 3.0}}, {.requires_grad = true});
+  auto mo = tl::mode(v, 1);
+  mo.values.sum().backward();
+  const auto idx = mo.indices.to_vector();
+  for (int64_t r0 = 0; r0 < 2; ++r0)
+    for (int64_t c = 0; c < 4; ++c)
+      CHECK(v.grad().index({r0, c}).item() == (c == idx[static_cast<std::size_t>(r0)] ? 1.0 : 0.0));
+}
+
+TEST_CASE("gradcheck: sort, topk, msort, cummax, cummin") {
+  tl::Generator gen(15);
+  auto x = leaf({3, 5}, gen);
+  CHECK(check([](const Inputs& in) { return tl::sort(in[0], 1).values; }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::sort(in[0], 0, true).values; }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::msort(in[0]); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::topk(in[0], 2, 1).values; }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::topk(in[0], 2, 0, false).values; }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::cummax(in[0], 1).values; }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::cummin(in[0], 0).values; }, {x}));
+}
+
+TEST_CASE("gradcheck: cumsum and cumprod, including zeros") {
+  tl::Generator gen(16);
+  auto x = leaf({3, 4}, gen);
+  CHECK(check([](const Inputs& in) { return tl::cumsum(in[0], 1); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::cumsum(in[0], 0); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::cumprod(in[0], 1); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::cumprod(in[0], 0); }, {x}));
+  auto z = tl::tensor<double>({{2.0, 0.0, 3.0, 0.5}, {0.0, 1.5, 0.0, -2.0}, {1.0, 2.0, -1.0, 0.0}},
+                              {.requires_grad = true});
+  CHECK(check([](const Inputs& in) { return tl::cumprod(in[0], 1); }, {z}));
+  CHECK(check([](const Inputs& in) { return tl::cumprod(in[0], 0); }, {z}));
+}
+
+TEST_CASE("gradcheck: cat, stack, split, chunk, unbind, flip, roll, repeat, tile") {
+  tl::Generator gen(17);
+  auto a = leaf({2, 3}, gen), b = leaf({2, 2}, gen), c = leaf({2, 3}, gen);
+  CHECK(check([](const Inputs& in) { return tl::cat({in[0], in[1], in[2]}, 1); }, {a, b, c}));
+  CHECK(check([](const Inputs& in) { return tl::stack({in[0], in[1]}, 1); }, {a, c}));
+  // A skipped 1-d empty input and an input that needs no grad.
+  auto e = tl::empty<double>({0}).requires_grad_();
+  auto constant = tl::ones<double>({1, 3});
+  CHECK(check([constant](const Inputs& in) { return tl::cat({in[0], in[1], constant}, 0); }, {a, e}));
+  auto cat = tl::cat({a, b}, 1);
+  CHECK(grad_fn_name(cat) == "CatBackward");
+  CHECK(check([](const Inputs& in) { return in[0].split(1, 1)[1] * 2.0 + in[0].chunk(3, 1)[0].sum(); }, {b}));
+  CHECK(check([](const Inputs& in) { return in[0].unbind(1)[2]; }, {a}));
+  CHECK(check([](const Inputs& in) { return tl::flip(in[0], {0, 1}); }, {a}));
+  CHECK(check([](const Inputs& in) { return tl::roll(in[0], {1, -1}, {0, 1}); }, {a}));
+  CHECK(check([](const Inputs& in) { return tl::roll(in[0], 4); }, {a}));
+  CHECK(check([](const Inputs& in) { return tl::repeat(in[0], {2, 1, 3}); }, {a}));
+  CHECK(check([](const Inputs& in) { return tl::tile(in[0], {2}); }, {a}));
+}
+
+TEST_CASE("gradcheck: gather, scatter, index_select/add/copy/fill, take, masked ops, advanced indexing") {
+  tl::Generator gen(18);
+  auto x = leaf({3, 4}, gen), s = leaf({2, 4}, gen);
+  const auto idx = tl::tensor<int64_t>({{2, 0, 1, 2}, {0, 0, 2, 1}});  // repeats: gather's backward accumulates
+  const auto perm = tl::tensor<int64_t>({{2, 0, 1, 1}, {0, 1, 2, 0}});  // distinct per column, for scatter
+  const auto rows = tl::tensor<int64_t>({2, 0});
+  CHECK(check([idx](const Inputs& in) { return tl::gather(in[0], 0, idx); }, {x}));
+  CHECK(check([perm](const Inputs& in) { return tl::scatter(in[0], 0, perm, in[1]); }, {x, s}));
+  CHECK(check([perm](const Inputs& in) { return tl::scatter(in[0], 0, perm, 0.5); }, {x}));
+  CHECK(check([idx](const Inputs& in) { return tl::scatter_add(in[0], 0, idx, in[1]); }, {x, s}));
+  CHECK(check([idx](const Inputs& in) { return tl::index_select(in[0], 1, tl::tensor<int64_t>({3, 3, 0})); }, {x}));
+  CHECK(check([rows](const Inputs& in) { return tl::index_add(in[0], 0, rows, in[1], 2.0); }, {x, s}));
+  CHECK(check([rows](const Inputs& in) { return tl::index_copy(in[0], 0, rows, in[1]); }, {x, s}));
+  CHECK(check([](const Inputs& in) { return tl::index_fill(in[0], 1, tl::tensor<int64_t>({1, 3}), -1.0); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::take(in[0], tl::tensor<int64_t>({{11, 0}, {0, -1}})); }, {x}));
+  const auto mask = tl::tensor<bool>({true, false, false, true});  // broadcast over rows
+  auto v = tl::scalar_tensor<double>(0.25).requires_grad_();
+  CHECK(check([mask](const Inputs& in) { return tl::masked_fill(in[0], mask, in[1]); }, {x, v}));
+  CHECK(check([mask](const Inputs& in) { return tl::masked_fill(in[0], mask, 3.0); }, {x}));
+  CHECK(check([mask](const Inputs& in) { return tl::masked_select(in[0], mask); }, {x}));
+  auto src = leaf({8}, gen);
+  CHECK(check([mask](const Inputs& in) { return tl::masked_scatter(in[0], mask, in[1]); }, {x, src}));
+  CHECK(check([](const Inputs& in) { return in[0].index({tl::tensor<int64_t>({2, 0, 2}), tl::Slice(1, 3)}); }, {x}));
+  CHECK(check([](const Inputs& in) { return in[0].index({tl::Slice(), tl::tensor<int64_t>({{3}, {1}})}); }, {x}));
+  const std::vector<std::optional<tl::Tensor<int64_t>>> put_at = {tl::tensor<int64_t>({0, 2}), std::nullopt};
+  CHECK(check([put_at](const Inputs& in) { return tl::index_put(in[0], put_at, in[1]); }, {x, s}));
+  CHECK(check([put_at](const Inputs& in) { return tl::index_put(in[0], put_at, in[1].sum(0), true); }, {x, s}));
+}
+
+TEST_CASE("gradcheck: matrix products") {
+  tl::Generator gen(19);
+  auto a = leaf({3, 4}, gen), b = leaf({4, 2}, gen), u = leaf({4}, gen), w = leaf({3}, gen);
+  auto ba = leaf({2, 3, 4}, gen), bb = leaf({2, 4, 2}, gen), in32 = leaf({3, 2}, gen), row = leaf({2}, gen);
+  CHECK(check([](const Inputs& in) { return tl::mm(in[0], in[1]); }, {a, b}));
+  CHECK(check([](const Inputs& in) { return tl::mv(in[0], in[1]); }, {a, u}));
+  CHECK(check([](const Inputs& in) { return tl::dot(in[0], in[1]); }, {u, u}));
+  CHECK(check([](const Inputs& in) { return tl::vdot(in[0], in[1] * 2.0); }, {u, u}));
+  CHECK(check([](const Inputs& in) { return tl::bmm(in[0], in[1]); }, {ba, bb}));
+  CHECK(check([](const Inputs& in) { return tl::matmul(in[0], in[1]); }, {ba, b}));
+  CHECK(check([](const Inputs& in) { return tl::matmul(in[0], in[1]); }, {u, bb}));
+  CHECK(check([](const Inputs& in) { return tl::outer(in[0], in[1]); }, {w, u}));
+  CHECK(check([](const Inputs& in) { return tl::addmm(in[0], in[1], in[2], 0.5, 2.0); }, {row, a, b}));
+  CHECK(check([](const Inputs& in) { return tl::addmm(in[0], in[1], in[2], 0.0, 1.0); }, {in32, a, b}));
+  CHECK(check([](const Inputs& in) { return tl::addmv(in[0], in[1], in[2], 2.0, -1.0); }, {w, a, u}));
+  CHECK(check([](const Inputs& in) { return tl::baddbmm(in[0], in[1], in[2], 1.0, 0.5); }, {in32, ba, bb}));
+  CHECK(check([](const Inputs& in) { return tl::addbmm(in[0], in[1], in[2]); }, {in32, ba, bb}));
+  CHECK(check([](const Inputs& in) { return tl::tensordot(in[0], in[1], 1); }, {a, b}));
+  CHECK(check([](const Inputs& in) { return tl::einsum("bij,bjk->bki", {in[0], in[1]}); }, {ba, bb}));
+  CHECK(check([](const Inputs& in) { return tl::einsum("ij,j->i", {in[0], in[1]}); }, {a, u}));
+  CHECK(check([](const Inputs& in) { return tl::einsum("ii->", {in[0]}); }, {leaf({3, 3}, gen)}));
+  CHECK(check([](const Inputs& in) { return tl::kron(in[0], in[1]); }, {w, a}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::cross(in[0], in[1]); }, {leaf({2, 3}, gen), leaf({1, 3}, gen)}));
+  auto p = tl::bmm(ba, bb);
+  CHECK(grad_fn_name(p) == "BmmBackward");
+}
+
+TEST_CASE("gradcheck: softmax and log_softmax") {
+  tl::Generator gen(20);
+  auto x = leaf({3, 4}, gen);
+  CHECK(check([](const Inputs& in) { return tl::softmax(in[0], 1); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::log_softmax(in[0], 0); }, {x}));
+}
+
+TEST_CASE("to<U>() between floating types records; its gradient comes back in the source type") {
+  auto x = tl::tensor<float>({1.5f, -2.0f}, {.requires_grad = true});
+  tl::Tensor<double> y = x.to<double>();
+  REQUIRE(y.requires_grad());
+  tl::Tensor<double>(y * y).sum().backward();
+  CHECK(x.grad().to_vector() == std::vector<float>{3.0f, -4.0f});
+  // Back to float inside a chain: both casts carry the tangent.
+  x.set_grad({});
+  tl::Tensor<float> z = (x.to<double>() * 3.0).eval().to<float>();
+  REQUIRE(z.requires_grad());
+  z.sum().backward();
+  CHECK(x.grad().to_vector() == std::vector<float>{3.0f, 3.0f});
+}
+
+TEST_CASE("ops whose derivative is not implemented refuse to run on inputs that require grad") {
+  auto x = tl::ones<double>({3}).requires_grad_();
+  const auto i = tl::tensor<int64_t>({0, 1});
+  auto s = tl::ones<double>({2});
+  CHECK_THROWS_WITH_AS(tl::scatter_reduce(x, 0, i, s, "prod"), doctest::Contains("scatter_reduce"),
+                       tl::NotImplementedError);
+  CHECK_THROWS_WITH_AS(tl::scatter(x, 0, i, s, "add"), doctest::Contains("reduce='add'"), tl::NotImplementedError);
+  CHECK_THROWS_AS(tl::put(x, i, s), tl::NotImplementedError);
+  // Without grad mode the same calls run.
+  tl::NoGradGuard no_grad;
+  CHECK(tl::scatter_reduce(x, 0, i, s, "prod").to_vector() == std::vector<double>{1.0, 1.0, 1.0});
+}
+
+TEST_CASE("a saved index modified in place is an error at backward") {
+  auto x = tl::tensor<double>({1.0, 2.0, 3.0}, {.requires_grad = true});
+  auto i = tl::tensor<int64_t>({2, 0});
+  auto y = tl::index_select(x, 0, i);
+  i.add_(0);  // an in-place write bumps the version
+  CHECK_THROWS_WITH_AS(y.sum().backward(), doctest::Contains("modified by an inplace operation"),
+                       tl::AutogradError);
+}
