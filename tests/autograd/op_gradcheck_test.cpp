@@ -68,6 +68,21 @@ TEST_CASE("gradcheck: sum, mean and the reductions built on them") {
   CHECK(check([](const Inputs& in) { return tl::norm(in[0], 3.5); }, {x}));
   CHECK(check([](const Inputs& in) { return tl::var(in[0], {0}); }, {x}));
   CHECK(check([](const Inputs& in) { return tl::std(in[0], {1}, 0, true); }, {x}));
+  auto w = leaf({3, 4}, gen);
+  CHECK(check([](const Inputs& in) { return tl::norm(in[0], 1.0, {0}); }, {w}));
+  CHECK(check([](const Inputs& in) { return tl::norm(in[0], std::numeric_limits<double>::infinity(), {1}); }, {w}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::vector_norm(in[0], -3.0); }, {w}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::matrix_norm(in[0]); }, {w}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::matrix_norm(in[0], -1.0); }, {w}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::matrix_norm(in[0], std::numeric_limits<double>::infinity()); },
+              {w}));
+  CHECK(check([](const Inputs& in) { return tl::cdist(in[0], in[1]); }, {w, leaf({2, 4}, gen)}));
+  CHECK(check([](const Inputs& in) { return tl::cdist(in[0], in[1], 1.5); }, {w, leaf({2, 4}, gen)}));
+  CHECK_THROWS_AS(tl::linalg::matrix_norm(w, "nuc"), tl::NotImplementedError);
+  // The 2-norm of a zero vector has gradient 0 (PyTorch masks it), not NaN.
+  auto z = tl::zeros<double>({3}).requires_grad_();
+  tl::norm(z).backward();
+  CHECK(z.grad().to_vector() == std::vector<double>{0.0, 0.0, 0.0});
 }
 
 TEST_CASE("gradcheck: prod, including zeros") {
@@ -152,8 +167,8 @@ TEST_CASE("gradcheck: cumsum and cumprod, including zeros") {
   CHECK(check([](const Inputs& in) { return tl::cumsum(in[0], 0); }, {x}));
   CHECK(check([](const Inputs& in) { return tl::cumprod(in[0], 1); }, {x}));
   CHECK(check([](const Inputs& in) { return tl::cumprod(in[0], 0); }, {x}));
-  auto z = tl::tensor<double>({{2.0, 0.0, 3.0, 0.5}, {0.0, 1.5, 0.0, -2.0}, {1.0, 2.0, -1.0, 0.0}},
-                              {.requires_grad = true});
+  auto z =
+      tl::tensor<double>({{2.0, 0.0, 3.0, 0.5}, {0.0, 1.5, 0.0, -2.0}, {1.0, 2.0, -1.0, 0.0}}, {.requires_grad = true});
   CHECK(check([](const Inputs& in) { return tl::cumprod(in[0], 1); }, {z}));
   CHECK(check([](const Inputs& in) { return tl::cumprod(in[0], 0); }, {z}));
 }
@@ -181,7 +196,7 @@ TEST_CASE("gradcheck: cat, stack, split, chunk, unbind, flip, roll, repeat, tile
 TEST_CASE("gradcheck: gather, scatter, index_select/add/copy/fill, take, masked ops, advanced indexing") {
   tl::Generator gen(18);
   auto x = leaf({3, 4}, gen), s = leaf({2, 4}, gen);
-  const auto idx = tl::tensor<int64_t>({{2, 0, 1, 2}, {0, 0, 2, 1}});  // repeats: gather's backward accumulates
+  const auto idx = tl::tensor<int64_t>({{2, 0, 1, 2}, {0, 0, 2, 1}});   // repeats: gather's backward accumulates
   const auto perm = tl::tensor<int64_t>({{2, 0, 1, 1}, {0, 1, 2, 0}});  // distinct per column, for scatter
   const auto rows = tl::tensor<int64_t>({2, 0});
   CHECK(check([idx](const Inputs& in) { return tl::gather(in[0], 0, idx); }, {x}));
@@ -229,7 +244,8 @@ TEST_CASE("gradcheck: matrix products") {
   CHECK(check([](const Inputs& in) { return tl::einsum("ij,j->i", {in[0], in[1]}); }, {a, u}));
   CHECK(check([](const Inputs& in) { return tl::einsum("ii->", {in[0]}); }, {leaf({3, 3}, gen)}));
   CHECK(check([](const Inputs& in) { return tl::kron(in[0], in[1]); }, {w, a}));
-  CHECK(check([](const Inputs& in) { return tl::linalg::cross(in[0], in[1]); }, {leaf({2, 3}, gen), leaf({1, 3}, gen)}));
+  CHECK(
+      check([](const Inputs& in) { return tl::linalg::cross(in[0], in[1]); }, {leaf({2, 3}, gen), leaf({1, 3}, gen)}));
   auto p = tl::bmm(ba, bb);
   CHECK(grad_fn_name(p) == "BmmBackward");
 }
@@ -273,6 +289,5 @@ TEST_CASE("a saved index modified in place is an error at backward") {
   auto i = tl::tensor<int64_t>({2, 0});
   auto y = tl::index_select(x, 0, i);
   i.add_(0);  // an in-place write bumps the version
-  CHECK_THROWS_WITH_AS(y.sum().backward(), doctest::Contains("modified by an inplace operation"),
-                       tl::AutogradError);
+  CHECK_THROWS_WITH_AS(y.sum().backward(), doctest::Contains("modified by an inplace operation"), tl::AutogradError);
 }

@@ -121,8 +121,8 @@ Tensor<T> index_add(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& 
                     T alpha) {
   const char* name = "IndexAddBackward";
   auto f = [name, d = wrap_dim(dim, input.dim(), "index_add"), idx = SavedTensor<int64_t>(index, false),
-            source_sizes = source.sizes(), alpha](const detail::Grads<T>& g, const auto&,
-                                                  const std::vector<bool>& needs) {
+            source_sizes = source.sizes(),
+            alpha](const detail::Grads<T>& g, const auto&, const std::vector<bool>& needs) {
     Tensor<T> ds;
     if (needs[1]) ds = Tensor<T>(tensorlib::index_select(g[0], d, idx.unpack(name)) * alpha).reshape(source_sizes);
     return detail::Grads<T>{g[0], ds};
@@ -159,9 +159,8 @@ Tensor<T> index_fill(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>&
 template <Element T>
 Tensor<T> take(const Tensor<T>& input, const Tensor<int64_t>& index) {
   const char* name = "TakeBackward";
-  auto f = [name, idx = SavedTensor<int64_t>(index, false), sizes = input.sizes()](const detail::Grads<T>& g,
-                                                                                  const auto&,
-                                                                                  const std::vector<bool>&) {
+  auto f = [name, idx = SavedTensor<int64_t>(index, false), sizes = input.sizes()](
+               const detail::Grads<T>& g, const auto&, const std::vector<bool>&) {
     return detail::Grads<T>{tensorlib::put(detail::zeros_of(sizes, g[0]), idx.unpack(name), g[0], true)};
   };
   return record<T>(
@@ -220,7 +219,7 @@ Tensor<T> index_put(const Tensor<T>& input, const std::vector<std::optional<Tens
   std::vector<SavedTensor<int64_t>> saved;
   for (const auto& i : indices) saved.emplace_back(i ? *i : Tensor<int64_t>(), false);
   auto f = [name, saved, values_sizes = values.sizes(), accumulate](const detail::Grads<T>& g, const auto&,
-                                                                   const std::vector<bool>& needs) {
+                                                                    const std::vector<bool>& needs) {
     std::vector<std::optional<Tensor<int64_t>>> idx;
     for (const auto& s : saved) {
       Tensor<int64_t> t = s.unpack(name);
@@ -228,8 +227,7 @@ Tensor<T> index_put(const Tensor<T>& input, const std::vector<std::optional<Tens
     }
     Tensor<T> dx = g[0], dv;
     if (needs[0] && !accumulate) dx = tensorlib::index_put(g[0], idx, zeros<T>({}, {.device = g[0].device()}));
-    if (needs[1])
-      dv = g[0].index(::tensorlib::detail::index_list(g[0], idx, "index_put")).sum_to_size(values_sizes);
+    if (needs[1]) dv = g[0].index(::tensorlib::detail::index_list(g[0], idx, "index_put")).sum_to_size(values_sizes);
     return detail::Grads<T>{dx, dv};
   };
   return record<T>(

@@ -7,11 +7,18 @@
 /// the reduced dimensions kept (so it broadcasts back over them) and scaled
 /// (1/n for mean). Nothing but the expression's leaves is saved.
 
+#include <array>
+#include <cmath>
 #include <memory>
+#include <vector>
 
 #include "tensorlib/autograd/fused.hpp"
+#include "tensorlib/autograd/op_backward.hpp"
 #include "tensorlib/core/dim_list.hpp"
 #include "tensorlib/core/grad_mode.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/expr/operators.hpp"
+#include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/reduce.hpp"
 
 namespace tensorlib::autograd {
@@ -36,6 +43,34 @@ Tensor<value_type_t<E>> reduce_and_record(const E& x, const DimList& dims, bool 
 }
 
 }  // namespace detail
+
+/// PyTorch's norm_backward: g * x |x|^(p-2) / norm^(p-1), zero where the
+/// norm is 0 (so a zero vector has gradient 0, not NaN); p = 1: g sign(x);
+/// p = inf: sign(x) shared evenly by the elements of largest magnitude
+/// (-inf: smallest); p = 0: zero.
+template <Element T>
+Tensor<T> norm(const Tensor<T>& x, double p, DimList dims, bool keepdim) {
+  auto formula = [p, dims](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 2>& s,
+                           const std::vector<bool>&) {
+    const Tensor<T>& input = s[0];
+    const Shape kept = ::tensorlib::detail::reduced_shape(
+        input.sizes(), ::tensorlib::detail::reduce_mask(dims, input.dim(), "norm"), true);
+    const Tensor<T> gk = g[0].reshape(kept), nk = s[1].reshape(kept);
+    if (p == 0) return std::vector<Tensor<T>>{zeros<T>(input.sizes(), {.device = input.device()})};
+    if (p == 1) return std::vector<Tensor<T>>{Tensor<T>(gk * sign(input))};
+    if (std::isinf(p)) {
+      const Tensor<T> mask = eq(abs(input), nk).template to<T>();
+      const Tensor<T> count = tensorlib::sum(mask, dims, true);
+      return std::vector<Tensor<T>>{Tensor<T>(gk / count * mask * sign(input))};
+    }
+    if (p == 2) return std::vector<Tensor<T>>{Tensor<T>(where(eq(nk, T(0)), T(0), gk * input / nk))};
+    const T q = static_cast<T>(p);
+    return std::vector<Tensor<T>>{
+        Tensor<T>(where(eq(nk, T(0)), T(0), gk * input * pow(abs(input), q - T(2)) / pow(nk, q - T(1))))};
+  };
+  return record_with_output<T>(
+      "NormBackward", [&] { return tensorlib::norm(x, p, dims, keepdim); }, formula, save<T>(x), x);
+}
 
 template <Expression E>
 Tensor<value_type_t<E>> sum(const E& x, DimList dims, bool keepdim) {

@@ -71,7 +71,8 @@ Tensor<T> product_of_others(const Tensor<T>& x, uint32_t mask) {
   const Tensor<T> rows = x.permute(perm).reshape({groups, n});
   const Tensor<T> one = ones<T>({groups, 1}, {.device = x.device()});
   const Tensor<T> left = tensorlib::cat({one, tensorlib::cumprod(rows.narrow(1, 0, n - 1), 1)}, 1);
-  const Tensor<T> right = tensorlib::flip(tensorlib::cat({one, tensorlib::cumprod(tensorlib::flip(rows, {1}).narrow(1, 0, n - 1), 1)}, 1), {1});
+  const Tensor<T> right = tensorlib::flip(
+      tensorlib::cat({one, tensorlib::cumprod(tensorlib::flip(rows, {1}).narrow(1, 0, n - 1), 1)}, 1), {1});
   Shape inverse = Shape::filled(x.dim(), 0);
   for (int64_t i = 0; i < x.dim(); ++i) inverse[perm[i]] = i;
   return Tensor<T>(left * right).reshape(permuted).permute(inverse);

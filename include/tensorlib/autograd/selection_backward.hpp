@@ -101,7 +101,8 @@ Tensor<T> record_evenly(const char* name, const Tensor<T>& x, DimList dims, bool
     const Tensor<T> count = tensorlib::sum(mask, dims, true);
     return std::vector<Tensor<T>>{Tensor<T>(g[0].reshape(kept) / count * mask)};
   };
-  return record_with_output<T>(name, [&] { return raw(x); }, formula, save<T>(x), x);
+  return record_with_output<T>(
+      name, [&] { return raw(x); }, formula, save<T>(x), x);
 }
 
 }  // namespace tensorlib::autograd

@@ -17,9 +17,11 @@ namespace tensorlib {
 template <Element T>
 Tensor<T> Tensor<T>::contiguous() const {
   if (is_contiguous()) return *this;
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "CloneBackward", [](const Tensor& s) { return s.contiguous(); }, [](const Tensor& g) { return g; });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "CloneBackward", [](const Tensor& s) { return s.contiguous(); }, [](const Tensor& g) { return g; });
+  }
   stats::detail::count_copy();
   auto out = empty<T>(sizes(), {.device = device()});
   detail::dispatch_pointwise(out, *this);
@@ -28,9 +30,11 @@ Tensor<T> Tensor<T>::contiguous() const {
 
 template <Element T>
 Tensor<T> Tensor<T>::clone() const {
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "CloneBackward", [](const Tensor& s) { return s.clone(); }, [](const Tensor& g) { return g; });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "CloneBackward", [](const Tensor& s) { return s.clone(); }, [](const Tensor& g) { return g; });
+  }
   stats::detail::count_copy();
   auto out = empty_like(*this);
   detail::dispatch_pointwise(out, *this);
@@ -40,10 +44,12 @@ Tensor<T> Tensor<T>::clone() const {
 template <Element T>
 Tensor<T> Tensor<T>::to(Device device, bool non_blocking) const {
   if (device.type == this->device().type && (device.index < 0 || device.index == this->device().index)) return *this;
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "ToCopyBackward0", [&](const Tensor& s) { return s.to(device, non_blocking); },
-        [from = this->device()](const Tensor& g) { return g.to(from); });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "ToCopyBackward0", [&](const Tensor& s) { return s.to(device, non_blocking); },
+          [from = this->device()](const Tensor& g) { return g.to(from); });
+  }
   const auto bytes = static_cast<std::size_t>(numel()) * sizeof(T);
   if (device.is_cpu() && !is_contiguous()) {
     // Copy the span of storage the view covers, then gather on the host:

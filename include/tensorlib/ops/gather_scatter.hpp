@@ -212,7 +212,9 @@ void scatter_reduce_into(const Tensor<T>& self, int64_t dim_, const Tensor<int64
 /// (dim 1); the result has index's shape. Indices must be in [0, size(dim)).
 template <Element T>
 Tensor<T> gather(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index) {
-  if (detail::records_grad(input)) return autograd::gather(input, dim, index);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input)) return autograd::gather(input, dim, index);
+  }
   const int64_t d = wrap_dim(dim, input.dim(), "gather");
   detail::check_devices("gather", input.device(), index);
   detail::check_gather_shape(input, d, index, "gather");
@@ -298,7 +300,9 @@ Tensor<T> scatter_add_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>
 /// `torch.scatter_add(input, dim, index, src)`.
 template <Element T>
 Tensor<T> scatter_add(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src) {
-  if (detail::records_grad(input, src)) return autograd::scatter_add(input, dim, index, src);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input, src)) return autograd::scatter_add(input, dim, index, src);
+  }
   Tensor<T> out = input.clone();
   return scatter_add_(out, dim, index, src);
 }

@@ -114,7 +114,9 @@ inline int64_t checked_flat_index(int64_t i, int64_t numel, const char* op) {
 /// positions `index` (0-d or 1-d, values in [0, size)) lists along `dim`.
 template <Element T>
 Tensor<T> index_select(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index) {
-  if (detail::records_grad(input)) return autograd::index_select(input, dim, index);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input)) return autograd::index_select(input, dim, index);
+  }
   const int64_t d = wrap_dim(dim, input.dim(), "index_select");
   detail::check_devices("index_select", input.device(), index);
   detail::check_index_vector(index, "index_select");
@@ -174,7 +176,9 @@ Tensor<T> index_add_(const Tensor<T>& self, int64_t dim, const Tensor<int32_t>& 
 template <Element T>
 Tensor<T> index_add(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& source,
                     T alpha = T(1)) {
-  if (detail::records_grad(input, source)) return autograd::index_add(input, dim, index, source, alpha);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input, source)) return autograd::index_add(input, dim, index, source, alpha);
+  }
   return index_add_(input.clone(), dim, index, source, alpha);
 }
 
@@ -189,7 +193,9 @@ Tensor<T> index_copy_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>&
 /// `torch.index_copy(input, dim, index, source)`.
 template <Element T>
 Tensor<T> index_copy(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& source) {
-  if (detail::records_grad(input, source)) return autograd::index_copy(input, dim, index, source);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input, source)) return autograd::index_copy(input, dim, index, source);
+  }
   return index_copy_(input.clone(), dim, index, source);
 }
 
@@ -223,7 +229,9 @@ Tensor<T> index_fill_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>&
 /// `torch.index_fill(input, dim, index, value)`.
 template <Element T>
 Tensor<T> index_fill(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, T value) {
-  if (detail::records_grad(input)) return autograd::index_fill(input, dim, index, value);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input)) return autograd::index_fill(input, dim, index, value);
+  }
   return index_fill_(input.clone(), dim, index, value);
 }
 
@@ -231,7 +239,9 @@ Tensor<T> index_fill(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>&
 /// positions `index` holds (negative ones count from the end); index's shape.
 template <Element T>
 Tensor<T> take(const Tensor<T>& input, const Tensor<int64_t>& index) {
-  if (detail::records_grad(input)) return autograd::take(input, index);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input)) return autograd::take(input, index);
+  }
   detail::check_devices("take", input.device(), index);
   auto out = empty<T>(index.sizes(), {.device = input.device()});
   const Tensor<T> x = input.contiguous();

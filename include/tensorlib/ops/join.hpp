@@ -76,8 +76,10 @@ inline std::vector<int64_t> split_sizes_for(int64_t size, int64_t split_size, co
 template <Element T>
 Tensor<T> cat(const std::vector<Tensor<T>>& tensors, int64_t dim = 0) {
   detail::check<ValueError>(!tensors.empty(), "cat: expected a non-empty list of Tensors");
-  for (const auto& t : tensors)
-    if (detail::records_grad(t)) return autograd::cat(tensors, dim);
+  if constexpr (is_floating<T>) {
+    for (const auto& t : tensors)
+      if (detail::records_grad(t)) return autograd::cat(tensors, dim);
+  }
   for (std::size_t i = 0; i < tensors.size(); ++i)
     detail::check<ShapeError>(tensors[i].dim() > 0, "cat: zero-dimensional tensor (at position ", i,
                               ") cannot be concatenated");

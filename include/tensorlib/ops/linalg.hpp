@@ -311,7 +311,9 @@ auto outer(const A& self, const B& vec2) {
   detail::check<ShapeError>(a.dim() == 1, "outer: Expected 1-D argument self, but got ", a.dim(), "-D");
   detail::check<ShapeError>(b.dim() == 1, "outer: Expected 1-D argument vec2, but got ", b.dim(), "-D");
   detail::check_same_device("outer", a, b);
-  if (detail::records_grad(a, b)) return Tensor<T>(a.unsqueeze(1) * b.unsqueeze(0));  // fused, records
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(a, b)) return Tensor<T>(a.unsqueeze(1) * b.unsqueeze(0));  // fused, records
+  }
   auto out = empty<T>({a.size(0), b.size(0)}, {.device = a.device()});
   detail::gemm_into(out, a.unsqueeze(1), b.unsqueeze(0), T(1), T(0), "outer");
   return out;
@@ -325,9 +327,11 @@ Tensor<T> addmm(const Tensor<T>& input, const Tensor<T>& mat1, const Tensor<T>& 
   static_assert(!std::is_same_v<T, bool>, "addmm: bool tensors are not supported (as in PyTorch)");
   detail::check_mm_shapes(mat1, mat2, "addmm");
   detail::check_same_device("addmm", input, mat1);
-  if (detail::records_grad(input, mat1, mat2))
-    return detail::add_scaled(detail::expand_input(input, {mat1.size(0), mat2.size(1)}, "addmm"), beta,
-                              mm(mat1, mat2), alpha);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input, mat1, mat2))
+      return detail::add_scaled(detail::expand_input(input, {mat1.size(0), mat2.size(1)}, "addmm"), beta,
+                                mm(mat1, mat2), alpha);
+  }
   auto out = detail::initial_output(input, {mat1.size(0), mat2.size(1)}, beta, "addmm");
   detail::gemm_into(out, mat1, mat2, alpha, beta, "addmm");
   return out;
@@ -340,8 +344,10 @@ Tensor<T> addmv(const Tensor<T>& input, const Tensor<T>& mat, const Tensor<T>& v
   static_assert(!std::is_same_v<T, bool>, "addmv: bool tensors are not supported (as in PyTorch)");
   detail::check_mv_shapes(mat, vec, "addmv");
   detail::check_same_device("addmv", input, mat);
-  if (detail::records_grad(input, mat, vec))
-    return detail::add_scaled(detail::expand_input(input, {mat.size(0)}, "addmv"), beta, mv(mat, vec), alpha);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input, mat, vec))
+      return detail::add_scaled(detail::expand_input(input, {mat.size(0)}, "addmv"), beta, mv(mat, vec), alpha);
+  }
   auto out = detail::initial_output(input, {mat.size(0)}, beta, "addmv");
   detail::gemm_into(out.unsqueeze(1), mat, vec.unsqueeze(1), alpha, beta, "addmv");
   return out;
@@ -363,9 +369,11 @@ Tensor<T> addbmm(const Tensor<T>& input, const Tensor<T>& batch1, const Tensor<T
                             batch1.size(1), "x", batch1.size(2), " and ", batch2.size(1), "x", batch2.size(2), ")");
   detail::check_same_device(op, batch1, batch2);
   detail::check_same_device(op, input, batch1);
-  if (detail::records_grad(input, batch1, batch2))
-    return detail::add_scaled(detail::expand_input(input, {batch1.size(1), batch2.size(2)}, op), beta,
-                              bmm(batch1, batch2).sum(0), alpha);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input, batch1, batch2))
+      return detail::add_scaled(detail::expand_input(input, {batch1.size(1), batch2.size(2)}, op), beta,
+                                bmm(batch1, batch2).sum(0), alpha);
+  }
   auto out = detail::initial_output(input, {batch1.size(1), batch2.size(2)}, beta, op);
   if (batch1.size(0) == 0) {
     if (beta == T(0))
@@ -387,10 +395,12 @@ Tensor<T> baddbmm(const Tensor<T>& input, const Tensor<T>& batch1, const Tensor<
   static_assert(!std::is_same_v<T, bool>, "baddbmm: bool tensors are not supported (as in PyTorch)");
   detail::check_bmm_shapes(batch1, batch2, "baddbmm");
   detail::check_same_device("baddbmm", input, batch1);
-  if (detail::records_grad(input, batch1, batch2))
-    return detail::add_scaled(
-        detail::expand_input(input, {batch1.size(0), batch1.size(1), batch2.size(2)}, "baddbmm"), beta,
-        bmm(batch1, batch2), alpha);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input, batch1, batch2))
+      return detail::add_scaled(
+          detail::expand_input(input, {batch1.size(0), batch1.size(1), batch2.size(2)}, "baddbmm"), beta,
+          bmm(batch1, batch2), alpha);
+  }
   auto out = detail::initial_output(input, {batch1.size(0), batch1.size(1), batch2.size(2)}, beta, "baddbmm");
   detail::dispatch_bmm(out, batch1, batch2, alpha, beta, "baddbmm");
   return out;

@@ -85,7 +85,9 @@ Tensor<T> masked_fill(const Tensor<T>& input, const Tensor<bool>& mask, T value)
 /// `masked_fill` with a 0-d value tensor.
 template <Element T>
 Tensor<T> masked_fill(const Tensor<T>& input, const Tensor<bool>& mask, const Tensor<T>& value) {
-  if (detail::records_grad(value)) return autograd::masked_fill(input, mask, value);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(value)) return autograd::masked_fill(input, mask, value);
+  }
   return masked_fill(input, mask, detail::scalar_value(value, "masked_fill"));
 }
 
@@ -93,7 +95,9 @@ Tensor<T> masked_fill(const Tensor<T>& input, const Tensor<bool>& mask, const Te
 /// input and mask broadcast together, as a 1-d tensor in row-major order.
 template <Element T>
 Tensor<T> masked_select(const Tensor<T>& input, const Tensor<bool>& mask) {
-  if (detail::records_grad(input)) return autograd::masked_select(input, mask);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input)) return autograd::masked_select(input, mask);
+  }
   detail::check_devices("masked_select", input.device(), mask);
   const Shape shape = broadcast_shapes(input.sizes(), mask.sizes(), "masked_select");
   std::vector<T> picked;
@@ -146,7 +150,9 @@ Tensor<T> masked_scatter_(const Tensor<T>& self, const Tensor<bool>& mask_, cons
 /// broadcast shape of input and mask with `masked_scatter_` applied.
 template <Element T>
 Tensor<T> masked_scatter(const Tensor<T>& input, const Tensor<bool>& mask, const Tensor<T>& source) {
-  if (detail::records_grad(input, source)) return autograd::masked_scatter(input, mask, source);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input, source)) return autograd::masked_scatter(input, mask, source);
+  }
   const Shape shape = broadcast_shapes(input.sizes(), mask.sizes(), "masked_scatter");
   return masked_scatter_(input.expand(shape).clone(), mask, source);
 }

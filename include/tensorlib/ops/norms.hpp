@@ -27,8 +27,10 @@
 #include "tensorlib/expr/broadcast.hpp"
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/dispatch.hpp"
+#include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/linalg.hpp"
+#include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/svd.hpp"
 #include "tensorlib/ops/views.hpp"
 
@@ -150,6 +152,18 @@ Tensor<T> matrix_norm_impl(const Tensor<T>& a, std::string_view ord_name, double
   check<ShapeError>(a.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
   const int64_t d0 = wrap_dim(dim[0], a.dim(), op), d1 = wrap_dim(dim[1], a.dim(), op);
   check<ValueError>(d0 != d1, op, ": dims must be different. Got (", dim[0], ", ", dim[1], ")");
+  if (records_grad(a)) {  // the same norms from recorded reductions
+    check<NotImplementedError>(ord_name == "fro" || (ord_name.empty() && (std::fabs(ord) == 1 || std::isinf(ord))), op,
+                               ": the derivative of the ", ord_name.empty() ? concat(ord) : std::string(ord_name),
+                               " norm (singular values) is not implemented yet");
+    if (ord_name == "fro") return tensorlib::norm(a, 2.0, DimList{d0, d1}, keepdim);
+    const bool columns = std::fabs(ord) == 1;
+    const int64_t summed = columns ? d0 : d1, other = columns ? d1 : d0;
+    const Tensor<T> sums = tensorlib::norm(a, 1.0, DimList{summed}, true);
+    Tensor<T> r = ord > 0 ? amax(sums, DimList{other}, true) : amin(sums, DimList{other}, true);
+    if (!keepdim) r = r.squeeze(std::max(d0, d1)).squeeze(std::min(d0, d1));
+    return r;
+  }
   if (ord_name == "fro") return vector_norm_impl(a, 2.0, DimList{dim[0], dim[1]}, keepdim);
   if (ord_name == "nuc" || (ord_name.empty() && (ord == 2 || ord == -2))) {
     // Sum, largest or smallest singular value of the matrices in dims (d0, d1).
@@ -185,6 +199,10 @@ template <Element T>
 Tensor<T> vector_norm(const Tensor<T>& x, double ord = 2, DimList dim = {}, bool keepdim = false) {
   static_assert(std::is_floating_point_v<T>,
                 "linalg.vector_norm: expected a floating point tensor as input; convert it with .to<float>()");
+  if (detail::records_grad(x)) {
+    detail::reduction_mask(dim, x.dim(), "linalg.vector_norm");  // validates
+    return tensorlib::norm(x, ord, dim, keepdim);                // records
+  }
   return detail::vector_norm_impl(x, ord, dim, keepdim);
 }
 
@@ -266,6 +284,8 @@ Tensor<T> cdist(const Tensor<T>& x1, const Tensor<T>& x2, double p = 2.0) {
                             " X2: ", x2.size(-1));
   detail::check<ValueError>(p >= 0, op, ": cdist only supports non-negative p values, got ", p);
   detail::check_same_device(op, x1, x2);
+  if (detail::records_grad(x1, x2))  // all pairwise differences, then a recorded norm
+    return tensorlib::norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, {-1});
   detail::check_cpu(x1, op);
   Shape b1 = x1.sizes(), b2 = x2.sizes();
   b1.resize(x1.dim() - 2);

@@ -132,13 +132,15 @@ Tensor<T> cross_impl(const Tensor<T>& a, const Tensor<T>& b, int64_t dim, const 
                     " must have length 3. Got ", a.dim() > 0 ? a.size(d) : 1, " and ", b.dim() > 0 ? b.size(d) : 1);
   check_same_device(op, a, b);
   const Shape shape = broadcast_shapes(a.sizes(), b.sizes(), op);
-  if (records_grad(a, b)) {  // the three components as recorded expressions, stacked
-    std::vector<Tensor<T>> parts;
-    for (int64_t i = 0; i < 3; ++i) {
-      const int64_t j = (i + 1) % 3, k = (i + 2) % 3;
-      parts.push_back(Tensor<T>(a.select(d, j) * b.select(d, k) - a.select(d, k) * b.select(d, j)));
+  if constexpr (is_floating<T>) {
+    if (records_grad(a, b)) {  // the three components as recorded expressions, stacked
+      std::vector<Tensor<T>> parts;
+      for (int64_t i = 0; i < 3; ++i) {
+        const int64_t j = (i + 1) % 3, k = (i + 2) % 3;
+        parts.push_back(Tensor<T>(a.select(d, j) * b.select(d, k) - a.select(d, k) * b.select(d, j)));
+      }
+      return tensorlib::stack(parts, d);
     }
-    return tensorlib::stack(parts, d);
   }
   auto out = empty<T>(shape, {.device = a.device()});
   for (int64_t i = 0; i < 3; ++i) {

@@ -126,17 +126,19 @@ template <Expression E>
 Tensor<value_type_t<E>> repeat(const E& input, const Shape& repeats) {
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if (detail::records_grad(x))
-    // Backward: each repeated dimension, split into (repeats, size), summed over the repeats.
-    return autograd::record_view(
-        x, "RepeatBackward", [&](const Tensor<T>& s) { return repeat(s, repeats); },
-        [repeats, in = x.sizes()](const Tensor<T>& g) {
-          Tensor<T> r = g;
-          const int64_t lead = repeats.size() - in.size();
-          for (int64_t i = 0; i < repeats.size(); ++i)
-            if (repeats[i] != 1) r = r.unflatten(i, {repeats[i], i < lead ? 1 : in[i - lead]}).sum(i);
-          return r.reshape(in);
-        });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      // Backward: each repeated dimension, split into (repeats, size), summed over the repeats.
+      return autograd::record_view(
+          x, "RepeatBackward", [&](const Tensor<T>& s) { return repeat(s, repeats); },
+          [repeats, in = x.sizes()](const Tensor<T>& g) {
+            Tensor<T> r = g;
+            const int64_t lead = repeats.size() - in.size();
+            for (int64_t i = 0; i < repeats.size(); ++i)
+              if (repeats[i] != 1) r = r.unflatten(i, {repeats[i], i < lead ? 1 : in[i - lead]}).sum(i);
+            return r.reshape(in);
+          });
+  }
   return detail::repeat_into_new(x, repeats, "repeat");
 }
 
@@ -241,10 +243,12 @@ template <Expression E>
 Tensor<value_type_t<E>> flip(const E& input, const Shape& dims) {
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if (detail::records_grad(x))
-    return autograd::record_view(
-        x, "FlipBackward", [&](const Tensor<T>& s) { return flip(s, dims); },
-        [dims](const Tensor<T>& g) { return flip(g, dims); });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_view(
+          x, "FlipBackward", [&](const Tensor<T>& s) { return flip(s, dims); },
+          [dims](const Tensor<T>& g) { return flip(g, dims); });
+  }
   const auto mask = detail::dim_mask(dims, x.dim(), "flip");
   auto out = empty<T>(x.sizes(), {.device = x.device()});
   if (out.numel() == 0) return out;
@@ -289,14 +293,16 @@ Tensor<value_type_t<E>> roll(const E& input, const Shape& shifts, const Shape& d
   }
   detail::check<ValueError>(shifts.size() == dims.size(),
                             "roll: shifts and dimensions must align. shifts: ", shifts.size(), ", dims:", dims.size());
-  if (detail::records_grad(x))
-    return autograd::record_view(
-        x, "RollBackward", [&](const Tensor<T>& s) { return roll(s, shifts, dims); },
-        [shifts, dims](const Tensor<T>& g) {
-          Shape back = shifts;
-          for (int64_t& s : back) s = -s;
-          return roll(g, back, dims);
-        });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_view(
+          x, "RollBackward", [&](const Tensor<T>& s) { return roll(s, shifts, dims); },
+          [shifts, dims](const Tensor<T>& g) {
+            Shape back = shifts;
+            for (int64_t& s : back) s = -s;
+            return roll(g, back, dims);
+          });
+  }
   detail::check<IndexError>(x.dim() > 0, "roll: dimension specified as ", dims[0], " but tensor has no dimensions");
   Shape dims_wrapped = dims;
   for (int64_t& d : dims_wrapped) d = wrap_dim(d, x.dim(), "roll");

@@ -46,6 +46,9 @@ Tensor<value_type_t<E>> mean(const E& x, DimList dims, bool keepdim);
 // prod's (autograd/scan_backward.hpp).
 template <Element T>
 Tensor<T> prod(const Tensor<T>& x, DimList dims, bool keepdim);
+// norm's (autograd/reduction_backward.hpp).
+template <Element T>
+Tensor<T> norm(const Tensor<T>& x, double p, DimList dims, bool keepdim);
 
 }  // namespace autograd
 namespace detail {
@@ -237,6 +240,9 @@ template <Expression E>
 Tensor<value_type_t<E>> norm(const E& x, double p = 2, DimList dims = {}, bool keepdim = false) {
   using T = value_type_t<E>;
   detail::require_floating<E>("norm");
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x)) return autograd::norm(Tensor<T>(x), p, dims, keepdim);
+  }
   if (p == 2) return Tensor<T>(sqrt(sum(square(x), dims, keepdim)));
   if (p == 1) return sum(abs(x), dims, keepdim);
   if (std::isinf(p)) {
@@ -364,8 +370,7 @@ Tensor<value_type_t<E>> max(const E& x) {
   using T = value_type_t<E>;
   if constexpr (is_floating<T>) {
     if (detail::records_grad(x))
-      return autograd::record_evenly("MaxBackward", Tensor<T>(x), {}, true,
-                                     [](const Tensor<T>& t) { return max(t); });
+      return autograd::record_evenly("MaxBackward", Tensor<T>(x), {}, true, [](const Tensor<T>& t) { return max(t); });
   }
   detail::check_nonempty_reduction(x.shape(), 0, "max", false);
   return amax(x);
@@ -390,8 +395,7 @@ Tensor<value_type_t<E>> min(const E& x) {
   using T = value_type_t<E>;
   if constexpr (is_floating<T>) {
     if (detail::records_grad(x))
-      return autograd::record_evenly("MinBackward", Tensor<T>(x), {}, true,
-                                     [](const Tensor<T>& t) { return min(t); });
+      return autograd::record_evenly("MinBackward", Tensor<T>(x), {}, true, [](const Tensor<T>& t) { return min(t); });
   }
   detail::check_nonempty_reduction(x.shape(), 0, "min", false);
   return amin(x);

@@ -75,14 +75,16 @@ Tensor<value_type_t<E>> diagonal(const E& input, int64_t offset = 0, int64_t dim
   const Tensor<T> x = input;
   const int64_t d1 = wrap_dim(dim1, x.dim(), "diagonal"), d2 = wrap_dim(dim2, x.dim(), "diagonal");
   detail::check<ValueError>(d1 != d2, "diagonal: diagonal dimensions cannot be identical ", dim1, ", ", dim2);
-  if (detail::records_grad(x))  // backward: zeros with the gradient written into the same diagonal
-    return autograd::record_view(
-        x, "DiagonalBackward", [&](const Tensor<T>& s) { return diagonal(s, offset, d1, d2); },
-        [offset, d1, d2, in = x.sizes()](const Tensor<T>& g) {
-          Tensor<T> z = zeros<T>(in, {.device = g.device()});
-          diagonal(z, offset, d1, d2).copy_(g);
-          return z;
-        });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))  // backward: zeros with the gradient written into the same diagonal
+      return autograd::record_view(
+          x, "DiagonalBackward", [&](const Tensor<T>& s) { return diagonal(s, offset, d1, d2); },
+          [offset, d1, d2, in = x.sizes()](const Tensor<T>& g) {
+            Tensor<T> z = zeros<T>(in, {.device = g.device()});
+            diagonal(z, offset, d1, d2).copy_(g);
+            return z;
+          });
+  }
   const int64_t n1 = x.size(d1), n2 = x.size(d2);
   const int64_t length = std::max<int64_t>(offset >= 0 ? std::min(n1, n2 - offset) : std::min(n1 + offset, n2), 0);
   int64_t storage_offset = x.storage_offset();
@@ -107,10 +109,12 @@ Tensor<value_type_t<E>> diag(const E& input, int64_t diagonal = 0) {
   detail::check<ShapeError>(x.dim() == 1 || x.dim() == 2, "diag: matrix or a vector expected, got a tensor with ",
                             x.dim(), " dims");
   if (x.dim() == 2) return tensorlib::diagonal(x, diagonal).clone();
-  if (detail::records_grad(x))
-    return autograd::record_view(
-        x, "DiagBackward", [&](const Tensor<T>& s) { return diag(s, diagonal); },
-        [diagonal](const Tensor<T>& g) { return tensorlib::diagonal(g, diagonal); });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_view(
+          x, "DiagBackward", [&](const Tensor<T>& s) { return diag(s, diagonal); },
+          [diagonal](const Tensor<T>& g) { return tensorlib::diagonal(g, diagonal); });
+  }
   const int64_t n = x.size(0) + (diagonal < 0 ? -diagonal : diagonal);
   auto out = zeros<T>({n, n}, {.device = x.device()});
   if (x.numel() > 0) detail::dispatch_pointwise(tensorlib::diagonal(out, diagonal), x);
@@ -132,10 +136,12 @@ Tensor<value_type_t<E>> diag_embed(const E& input, int64_t offset = 0, int64_t d
   sizes.erase(sizes.size() - 1);
   sizes.insert(std::min(d1, d2), n);
   sizes.insert(std::max(d1, d2), n);
-  if (detail::records_grad(x))
-    return autograd::record_view(
-        x, "DiagEmbedBackward", [&](const Tensor<T>& s) { return diag_embed(s, offset, d1, d2); },
-        [offset, d1, d2](const Tensor<T>& g) { return tensorlib::diagonal(g, offset, d1, d2); });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_view(
+          x, "DiagEmbedBackward", [&](const Tensor<T>& s) { return diag_embed(s, offset, d1, d2); },
+          [offset, d1, d2](const Tensor<T>& g) { return tensorlib::diagonal(g, offset, d1, d2); });
+  }
   auto out = zeros<T>(sizes, {.device = x.device()});
   if (x.numel() > 0) detail::dispatch_pointwise(tensorlib::diagonal(out, offset, d1, d2), x);
   return out;
@@ -180,10 +186,12 @@ template <Expression E>
 Tensor<value_type_t<E>> tril(const E& input, int64_t diagonal = 0) {
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if (detail::records_grad(x))
-    return autograd::record_view(
-        x, "TrilBackward", [&](const Tensor<T>& s) { return tril(s, diagonal); },
-        [diagonal](const Tensor<T>& g) { return tril(g, diagonal); });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_view(
+          x, "TrilBackward", [&](const Tensor<T>& s) { return tril(s, diagonal); },
+          [diagonal](const Tensor<T>& g) { return tril(g, diagonal); });
+  }
   return detail::triangle(x, diagonal, true, "tril");
 }
 
@@ -193,10 +201,12 @@ template <Expression E>
 Tensor<value_type_t<E>> triu(const E& input, int64_t diagonal = 0) {
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if (detail::records_grad(x))
-    return autograd::record_view(
-        x, "TriuBackward", [&](const Tensor<T>& s) { return triu(s, diagonal); },
-        [diagonal](const Tensor<T>& g) { return triu(g, diagonal); });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x))
+      return autograd::record_view(
+          x, "TriuBackward", [&](const Tensor<T>& s) { return triu(s, diagonal); },
+          [diagonal](const Tensor<T>& g) { return triu(g, diagonal); });
+  }
   return detail::triangle(x, diagonal, false, "triu");
 }
 

@@ -95,10 +95,12 @@ inline std::optional<Shape> view_strides(const Shape& sizes, const Shape& stride
 
 template <Element T>
 Tensor<T> Tensor<T>::view(const Shape& sizes) const {
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "ViewBackward", [&](const Tensor& s) { return s.view(sizes); },
-        [in = this->sizes()](const Tensor& g) { return g.reshape(in); });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "ViewBackward", [&](const Tensor& s) { return s.view(sizes); },
+          [in = this->sizes()](const Tensor& g) { return g.reshape(in); });
+  }
   const Shape target = detail::infer_size(sizes, numel(), "view");
   const auto strides = detail::view_strides(this->sizes(), this->strides(), target);
   detail::check<ShapeError>(strides.has_value(),
@@ -109,10 +111,12 @@ Tensor<T> Tensor<T>::view(const Shape& sizes) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::reshape(const Shape& sizes) const {
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "ReshapeBackward", [&](const Tensor& s) { return s.reshape(sizes); },
-        [in = this->sizes()](const Tensor& g) { return g.reshape(in); });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "ReshapeBackward", [&](const Tensor& s) { return s.reshape(sizes); },
+          [in = this->sizes()](const Tensor& g) { return g.reshape(in); });
+  }
   const Shape target = detail::infer_size(sizes, numel(), "reshape");
   if (const auto viewed = detail::view_strides(this->sizes(), this->strides(), target))
     return detail::restride(*this, target, *viewed, storage_offset());
@@ -147,14 +151,16 @@ Tensor<T> Tensor<T>::unflatten(int64_t dim_, const Shape& sizes) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::permute(const Shape& dims) const {
-  if (detail::records_grad(*this)) {
-    return autograd::record_view(
-        *this, "PermuteBackward", [&](const Tensor& s) { return s.permute(dims); },
-        [dims, n = dim()](const Tensor& g) {
-          Shape inverse = Shape::filled(n, 0);
-          for (int64_t i = 0; i < n; ++i) inverse[wrap_dim(dims[i], n, "permute")] = i;
-          return g.permute(inverse);
-        });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this)) {
+      return autograd::record_view(
+          *this, "PermuteBackward", [&](const Tensor& s) { return s.permute(dims); },
+          [dims, n = dim()](const Tensor& g) {
+            Shape inverse = Shape::filled(n, 0);
+            for (int64_t i = 0; i < n; ++i) inverse[wrap_dim(dims[i], n, "permute")] = i;
+            return g.permute(inverse);
+          });
+    }
   }
   detail::check<ShapeError>(dims.size() == dim(), "permute: number of dims don't match in permute (expected ", dim(),
                             ", got ", dims.size(), ")");
@@ -172,10 +178,12 @@ Tensor<T> Tensor<T>::permute(const Shape& dims) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::transpose(int64_t dim0, int64_t dim1) const {
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "TransposeBackward", [&](const Tensor& s) { return s.transpose(dim0, dim1); },
-        [=](const Tensor& g) { return g.transpose(dim0, dim1); });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "TransposeBackward", [&](const Tensor& s) { return s.transpose(dim0, dim1); },
+          [=](const Tensor& g) { return g.transpose(dim0, dim1); });
+  }
   if (dim() == 0) {
     wrap_dim(dim0, 0, "transpose");
     wrap_dim(dim1, 0, "transpose");
@@ -196,10 +204,12 @@ Tensor<T> Tensor<T>::t() const {
 
 template <Element T>
 Tensor<T> Tensor<T>::unsqueeze(int64_t dim_) const {
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "UnsqueezeBackward", [&](const Tensor& s) { return s.unsqueeze(dim_); },
-        [in = sizes()](const Tensor& g) { return g.reshape(in); });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "UnsqueezeBackward", [&](const Tensor& s) { return s.unsqueeze(dim_); },
+          [in = sizes()](const Tensor& g) { return g.reshape(in); });
+  }
   const int64_t d = wrap_dim(dim_, dim() + 1, "unsqueeze");
   Shape sz = sizes(), st = strides();
   const int64_t new_stride = d >= dim() ? 1 : size(d) * stride(d);
@@ -210,10 +220,12 @@ Tensor<T> Tensor<T>::unsqueeze(int64_t dim_) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::squeeze() const {
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "SqueezeBackward", [&](const Tensor& s) { return s.squeeze(); },
-        [in = sizes()](const Tensor& g) { return g.reshape(in); });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "SqueezeBackward", [&](const Tensor& s) { return s.squeeze(); },
+          [in = sizes()](const Tensor& g) { return g.reshape(in); });
+  }
   Shape sz, st;
   for (int64_t d = 0; d < dim(); ++d) {
     if (size(d) == 1) continue;
@@ -225,10 +237,12 @@ Tensor<T> Tensor<T>::squeeze() const {
 
 template <Element T>
 Tensor<T> Tensor<T>::squeeze(int64_t dim_) const {
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "SqueezeBackward", [&](const Tensor& s) { return s.squeeze(dim_); },
-        [in = sizes()](const Tensor& g) { return g.reshape(in); });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "SqueezeBackward", [&](const Tensor& s) { return s.squeeze(dim_); },
+          [in = sizes()](const Tensor& g) { return g.reshape(in); });
+  }
   const int64_t d = wrap_dim(dim_, dim(), "squeeze");
   if (dim() == 0 || size(d) != 1) return detail::restride(*this, sizes(), strides(), storage_offset());
   Shape sz = sizes(), st = strides();
@@ -239,10 +253,12 @@ Tensor<T> Tensor<T>::squeeze(int64_t dim_) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::expand(const Shape& target) const {
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "ExpandBackward", [&](const Tensor& s) { return s.expand(target); },
-        [in = sizes()](const Tensor& g) { return g.sum_to_size(in); });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "ExpandBackward", [&](const Tensor& s) { return s.expand(target); },
+          [in = sizes()](const Tensor& g) { return g.sum_to_size(in); });
+  }
   detail::check<ShapeError>(target.size() >= dim(), "expand: the number of sizes provided (", target.size(),
                             ") must be greater or equal to the number of dimensions in the tensor (", dim(), ")");
   const int64_t lead = target.size() - dim();
@@ -270,14 +286,16 @@ Tensor<T> Tensor<T>::expand(const Shape& target) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::narrow(int64_t dim_, int64_t start, int64_t length) const {
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "NarrowBackward", [&](const Tensor& s) { return s.narrow(dim_, start, length); },
-        [=, in = sizes()](const Tensor& g) {
-          auto gi = zeros<T>(in, {.device = g.device()});
-          gi.narrow(dim_, start, length) = g;
-          return gi;
-        });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "NarrowBackward", [&](const Tensor& s) { return s.narrow(dim_, start, length); },
+          [=, in = sizes()](const Tensor& g) {
+            auto gi = zeros<T>(in, {.device = g.device()});
+            gi.narrow(dim_, start, length) = g;
+            return gi;
+          });
+  }
   detail::check<IndexError>(dim() > 0, "narrow: cannot be applied to a 0-dim tensor.");
   const int64_t d = wrap_dim(dim_, dim(), "narrow");
   const int64_t n = size(d);
@@ -294,14 +312,16 @@ Tensor<T> Tensor<T>::narrow(int64_t dim_, int64_t start, int64_t length) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::select(int64_t dim_, int64_t index) const {
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "SelectBackward", [&](const Tensor& s) { return s.select(dim_, index); },
-        [=, in = sizes()](const Tensor& g) {
-          auto gi = zeros<T>(in, {.device = g.device()});
-          gi.select(dim_, index) = g;
-          return gi;
-        });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "SelectBackward", [&](const Tensor& s) { return s.select(dim_, index); },
+          [=, in = sizes()](const Tensor& g) {
+            auto gi = zeros<T>(in, {.device = g.device()});
+            gi.select(dim_, index) = g;
+            return gi;
+          });
+  }
   detail::check<IndexError>(dim() > 0, "select: cannot be applied to a 0-dim tensor.");
   const int64_t d = wrap_dim(dim_, dim(), "select");
   const int64_t n = size(d);
@@ -317,14 +337,16 @@ Tensor<T> Tensor<T>::select(int64_t dim_, int64_t index) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::slice(int64_t dim_, SliceBound start_, SliceBound end_, int64_t step) const {
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "SliceBackward", [&](const Tensor& s) { return s.slice(dim_, start_, end_, step); },
-        [=, in = sizes()](const Tensor& g) {
-          auto gi = zeros<T>(in, {.device = g.device()});
-          gi.slice(dim_, start_, end_, step) = g;
-          return gi;
-        });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "SliceBackward", [&](const Tensor& s) { return s.slice(dim_, start_, end_, step); },
+          [=, in = sizes()](const Tensor& g) {
+            auto gi = zeros<T>(in, {.device = g.device()});
+            gi.slice(dim_, start_, end_, step) = g;
+            return gi;
+          });
+  }
   detail::check<IndexError>(dim() > 0, "slice: cannot be applied to a 0-dim tensor.");
   const int64_t d = wrap_dim(dim_, dim(), "slice");
   detail::check<ValueError>(step > 0, "slice: step must be positive, got ", step);
@@ -399,13 +421,15 @@ Tensor<T> as_strided_backward(const Tensor<T>& g, const Shape& in_sizes, const S
 
 template <Element T>
 Tensor<T> Tensor<T>::as_strided(const Shape& sizes_, const Shape& strides_, std::optional<int64_t> offset) const {
-  if (detail::records_grad(*this))
-    return autograd::record_view(
-        *this, "AsStridedBackward", [&](const Tensor& s) { return s.as_strided(sizes_, strides_, offset); },
-        [in_sizes = sizes(), in_strides = strides(), in_offset = storage_offset(), sizes_, strides_,
-         off = offset.value_or(storage_offset())](const Tensor& g) {
-          return detail::as_strided_backward(g, in_sizes, in_strides, in_offset, sizes_, strides_, off);
-        });
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "AsStridedBackward", [&](const Tensor& s) { return s.as_strided(sizes_, strides_, offset); },
+          [in_sizes = sizes(), in_strides = strides(), in_offset = storage_offset(), sizes_, strides_,
+           off = offset.value_or(storage_offset())](const Tensor& g) {
+            return detail::as_strided_backward(g, in_sizes, in_strides, in_offset, sizes_, strides_, off);
+          });
+  }
   const int64_t span = storage_extent(sizes_, strides_, "as_strided");
   const int64_t off = offset.value_or(storage_offset());
   detail::check<ValueError>(off >= 0, "as_strided: storage offset must be non-negative, got ", off);
