@@ -25,7 +25,7 @@ struct Exp : tl::autograd::Function<Exp> {
   static Grads backward(FunctionCtx& ctx, const Grads& g) { return {g[0] * ctx.saved_tensors()[0].as<double>()}; }
 };
 
-// a * x + y with a non-tensor argument in between and a float input.
+// a * x + y with a non-tensor argument in between.
 struct ScaledAdd : tl::autograd::Function<ScaledAdd> {
   static tl::Tensor<double> forward(FunctionCtx& ctx, const tl::Tensor<double>& x, double a,
                                     const tl::Tensor<double>& y) {
@@ -61,6 +61,21 @@ struct AddOneInPlace : tl::autograd::Function<AddOneInPlace> {
     y.add_(1.0);
     ctx.mark_dirty(y);
     return y;
+  }
+  static Grads backward(FunctionCtx&, const Grads& g) { return {g[0]}; }
+};
+
+// A float input and a double output: the gradient comes back as float.
+struct Widen : tl::autograd::Function<Widen> {
+  static tl::Tensor<double> forward(FunctionCtx&, const tl::Tensor<float>& x) { return x.to<double>() * 2.0; }
+  static Grads backward(FunctionCtx&, const Grads& g) { return {g[0] * 2.0}; }
+};
+
+// Marks a tensor dirty that it does not return.
+struct DirtyNotReturned : tl::autograd::Function<DirtyNotReturned> {
+  static tl::Tensor<double> forward(FunctionCtx& ctx, const tl::Tensor<double>& x) {
+    ctx.mark_dirty(x);
+    return x * 2.0;
   }
   static Grads backward(FunctionCtx&, const Grads& g) { return {g[0]}; }
 };
@@ -128,6 +143,15 @@ TEST_CASE("mark_dirty moves the input's history onto the function; a leaf that r
   CHECK(x.grad().to_vector() == std::vector<double>{3.0, 3.0});
   CHECK_THROWS_WITH_AS(AddOneInPlace::apply(x), doctest::Contains("leaf Variable that requires grad"),
                        tl::AutogradError);
+}
+
+TEST_CASE("a gradient comes back in its input's floating type; dirty tensors must be returned") {
+  auto x = tl::tensor<float>({1.0f, -2.0f}, {.requires_grad = true});
+  auto y = Widen::apply(x);
+  y.sum().backward();
+  CHECK(x.grad().to_vector() == std::vector<float>{2.0f, 2.0f});
+  tl::Tensor<double> h = tl::tensor<double>({1.0}, {.requires_grad = true}) * 1.0;
+  CHECK_THROWS_WITH_AS(DirtyNotReturned::apply(h), doctest::Contains("not returned as outputs"), tl::AutogradError);
 }
 
 TEST_CASE("an input returned unchanged comes back as a new tensor, leaving the input's history alone") {

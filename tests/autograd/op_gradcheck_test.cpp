@@ -79,6 +79,12 @@ TEST_CASE("gradcheck: sum, mean and the reductions built on them") {
   CHECK(check([](const Inputs& in) { return tl::cdist(in[0], in[1]); }, {w, leaf({2, 4}, gen)}));
   CHECK(check([](const Inputs& in) { return tl::cdist(in[0], in[1], 1.5); }, {w, leaf({2, 4}, gen)}));
   CHECK_THROWS_AS(tl::linalg::matrix_norm(w, "nuc"), tl::NotImplementedError);
+  // Zero elements: |x|^(p-1) is inf there for p < 1; PyTorch's gradient is 0.
+  auto with_zero = tl::tensor<double>({0.0, 0.5, -2.0}, {.requires_grad = true});
+  CHECK(check([](const Inputs& in) { return tl::norm(in[0], 1.5); }, {with_zero}));
+  tl::norm(with_zero, 0.5).backward();
+  CHECK(with_zero.grad().index({0}).item() == 0.0);
+  CHECK_FALSE(std::isnan(with_zero.grad().index({1}).item()));
   // The 2-norm of a zero vector has gradient 0 (PyTorch masks it), not NaN.
   auto z = tl::zeros<double>({3}).requires_grad_();
   tl::norm(z).backward();
@@ -190,6 +196,7 @@ TEST_CASE("gradcheck: cat, stack, split, chunk, unbind, flip, roll, repeat, tile
   CHECK(check([](const Inputs& in) { return tl::roll(in[0], {1, -1}, {0, 1}); }, {a}));
   CHECK(check([](const Inputs& in) { return tl::roll(in[0], 4); }, {a}));
   CHECK(check([](const Inputs& in) { return tl::repeat(in[0], {2, 1, 3}); }, {a}));
+  CHECK(check([](const Inputs& in) { return in[0].repeat({1, 2}); }, {a}));
   CHECK(check([](const Inputs& in) { return tl::tile(in[0], {2}); }, {a}));
 }
 
@@ -215,6 +222,9 @@ TEST_CASE("gradcheck: gather, scatter, index_select/add/copy/fill, take, masked 
   CHECK(check([mask](const Inputs& in) { return tl::masked_select(in[0], mask); }, {x}));
   auto src = leaf({8}, gen);
   CHECK(check([mask](const Inputs& in) { return tl::masked_scatter(in[0], mask, in[1]); }, {x, src}));
+  const auto mask2 = tl::tensor<bool>({{true, false, false, true}, {false, true, false, false}});
+  CHECK(check([mask2](const Inputs& in) { return tl::masked_scatter(in[0], mask2, in[1]); },
+              {leaf({4}, gen), src}));  // the input broadcast against the mask
   CHECK(check([](const Inputs& in) { return in[0].index({tl::tensor<int64_t>({2, 0, 2}), tl::Slice(1, 3)}); }, {x}));
   CHECK(check([](const Inputs& in) { return in[0].index({tl::Slice(), tl::tensor<int64_t>({{3}, {1}})}); }, {x}));
   const std::vector<std::optional<tl::Tensor<int64_t>>> put_at = {tl::tensor<int64_t>({0, 2}), std::nullopt};
@@ -246,6 +256,11 @@ TEST_CASE("gradcheck: matrix products") {
   CHECK(check([](const Inputs& in) { return tl::kron(in[0], in[1]); }, {w, a}));
   CHECK(
       check([](const Inputs& in) { return tl::linalg::cross(in[0], in[1]); }, {leaf({2, 3}, gen), leaf({1, 3}, gen)}));
+  // Operands that are expanded views: the as_strided backward divides by the aliasing.
+  auto row1 = leaf({1, 3}, gen), vec3 = leaf({3}, gen);
+  CHECK(check([](const Inputs& in) { return tl::einsum("ij->j", {in[0].expand({4, 3})}); }, {row1}));
+  CHECK(check([](const Inputs& in) { return tl::einsum("ii->i", {in[0].expand({3, 3})}); }, {vec3}));
+  CHECK(check([](const Inputs& in) { return in[0].expand({2, 3}).as_strided({2}, {1}, 0); }, {vec3}));
   auto p = tl::bmm(ba, bb);
   CHECK(grad_fn_name(p) == "BmmBackward");
 }

@@ -156,6 +156,7 @@ class FunctionCtx {
   std::vector<const TensorImpl*> dirty_, non_differentiable_;
   std::vector<bool> needs_;
   std::vector<Shape> input_shapes_;
+  std::vector<ScalarType> input_dtypes_;
   bool released_ = false;
 };
 
@@ -184,7 +185,14 @@ class CustomFunctionBackward final : public Node {
       tensorlib::detail::check<AutogradError>(got == want || ::tensorlib::detail::broadcasts_to(want, got), name(),
                                               ": function backward returned an invalid gradient at index ", i,
                                               " - got ", got, " but expected shape compatible with ", want);
-      out.push_back(AnyTensor(got == want ? result[i] : result[i].sum_to_size(want)));
+      const auto summed = got == want ? result[i] : result[i].sum_to_size(want);
+      // The gradient of an input of another floating type comes back in that type.
+      if (ctx_.input_dtypes_[i] == AnyTensor(summed).dtype())
+        out.push_back(AnyTensor(summed));
+      else if (ctx_.input_dtypes_[i] == kFloat64)
+        out.push_back(AnyTensor(summed.template to<double>()));
+      else
+        out.push_back(AnyTensor(summed.template to<float>()));
     }
     return out;
   }
@@ -219,6 +227,7 @@ struct Function {
           if constexpr (detail::is_tensor_arg<std::remove_cvref_t<decltype(a)>>) {
             ctx.needs_.push_back(grad_mode && a.defined() && a.requires_grad());
             ctx.input_shapes_.push_back(a.defined() ? a.sizes() : Shape{});
+            ctx.input_dtypes_.push_back(a.dtype());
             inputs.push_back(a.impl().get());
             if (ctx.needs_.back())
               edges.push_back(gradient_edge(a));
@@ -239,10 +248,22 @@ struct Function {
       NoGradGuard guard;
       result = Derived::forward(ctx, args...);
     }
+    std::vector<const TensorImpl*> returned;
     if constexpr (std::is_same_v<R, Tensor<T>>) {
+      returned.push_back(result.impl().get());
       attach(node, inputs, result);
     } else {
-      for (Tensor<T>& out : result) attach(node, inputs, out);
+      for (Tensor<T>& out : result) {
+        returned.push_back(out.impl().get());
+        attach(node, inputs, out);
+      }
+    }
+    for (const TensorImpl* d : ctx.dirty_) {
+      bool found = false;
+      for (const TensorImpl* r : returned) found = found || r == d;
+      tensorlib::detail::check<AutogradError>(found,
+                                              "mark_dirty: some tensors marked as dirty were not returned as "
+                                              "outputs by forward");
     }
     // A saved output (or dirty input) would own its own node: keep it without history.
     for (auto& s : ctx.saved_) {

@@ -22,7 +22,9 @@
 /// `x.index({...})` with index tensors records in ops/advanced_index.hpp
 /// (dx = zeros with g added at the indexed positions).
 ///
-/// Index tensors and masks are saved and version-checked like saved inputs.
+/// Index tensors and masks are saved and version-checked like saved inputs;
+/// unlike them they are kept until the graph dies rather than freed after
+/// backward. (The index tensors of `x.index({...})` are kept unchecked.)
 /// The formulas use the public ops; those that scatter into zeros do not
 /// record under create_graph (a second derivative of them is zero except
 /// through the scattered gradient, which scatter_add's own form records).
@@ -197,7 +199,7 @@ Tensor<T> masked_select(const Tensor<T>& input, const Tensor<bool>& mask) {
 template <Element T>
 Tensor<T> masked_scatter(const Tensor<T>& input, const Tensor<bool>& mask, const Tensor<T>& source) {
   const char* name = "MaskedScatterBackward";
-  auto f = [name, m = SavedTensor<bool>(mask, false), source_sizes = source.sizes()](
+  auto f = [name, m = SavedTensor<bool>(mask, false), sizes = input.sizes(), source_sizes = source.sizes()](
                const detail::Grads<T>& g, const auto&, const std::vector<bool>& needs) {
     const Tensor<bool> mk = m.unpack(name);
     Tensor<T> ds;
@@ -206,7 +208,7 @@ Tensor<T> masked_scatter(const Tensor<T>& input, const Tensor<bool>& mask, const
       const int64_t pad = source_sizes.numel() - picked.numel();
       ds = tensorlib::cat({picked, detail::zeros_of(Shape{pad}, picked)}).reshape(source_sizes);
     }
-    return detail::Grads<T>{needs[0] ? tensorlib::masked_fill(g[0], mk, T(0)) : Tensor<T>(), ds};
+    return detail::Grads<T>{needs[0] ? tensorlib::masked_fill(g[0], mk, T(0)).sum_to_size(sizes) : Tensor<T>(), ds};
   };
   return record<T>(
       name, [&] { return tensorlib::masked_scatter(input, mask, source); }, f, detail::NoSaved<T>{}, input, source);

@@ -44,8 +44,8 @@ Tensor<value_type_t<E>> reduce_and_record(const E& x, const DimList& dims, bool 
 
 }  // namespace detail
 
-/// PyTorch's norm_backward: g * x |x|^(p-2) / norm^(p-1), zero where the
-/// norm is 0 (so a zero vector has gradient 0, not NaN); p = 1: g sign(x);
+/// PyTorch's norm_backward: g * sign(x) |x|^(p-1) / norm^(p-1), zero where
+/// the norm or x is 0 (so a zero vector has gradient 0, not NaN); p = 1: g sign(x);
 /// p = inf: sign(x) shared evenly by the elements of largest magnitude
 /// (-inf: smallest); p = 0: zero.
 template <Element T>
@@ -64,9 +64,10 @@ Tensor<T> norm(const Tensor<T>& x, double p, DimList dims, bool keepdim) {
       return std::vector<Tensor<T>>{Tensor<T>(gk / count * mask * sign(input))};
     }
     if (p == 2) return std::vector<Tensor<T>>{Tensor<T>(where(eq(nk, T(0)), T(0), gk * input / nk))};
+    // sign(x) |x|^(p-1): zero where x is (|x|^(p-1) is inf there for p < 1).
     const T q = static_cast<T>(p);
-    return std::vector<Tensor<T>>{
-        Tensor<T>(where(eq(nk, T(0)), T(0), gk * input * pow(abs(input), q - T(2)) / pow(nk, q - T(1))))};
+    return std::vector<Tensor<T>>{Tensor<T>(where(logical_or(eq(nk, T(0)), eq(input, T(0))), T(0),
+                                                  gk * sign(input) * pow(abs(input), q - T(1)) / pow(nk, q - T(1))))};
   };
   return record_with_output<T>(
       "NormBackward", [&] { return tensorlib::norm(x, p, dims, keepdim); }, formula, save<T>(x), x);

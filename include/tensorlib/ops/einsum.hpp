@@ -270,7 +270,9 @@ Tensor<T> einsum_impl(std::string_view equation, const std::vector<Tensor<T>>& o
                           " for operand ", i, " which does not broadcast with previously seen size ", sizes[lu]);
       }
     }
-    op.t = t.as_strided(op_sizes, op_strides, t.storage_offset());
+    // Only a repeated label needs the strided view (a diagonal); otherwise the
+    // operand is used as it is (and its gradient needs no as_strided backward).
+    op.t = op_sizes.size() == t.dim() ? t : t.as_strided(op_sizes, op_strides, t.storage_offset());
     ops.push_back(std::move(op));
   }
   // The output's labels.

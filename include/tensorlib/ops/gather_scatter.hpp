@@ -266,10 +266,12 @@ Tensor<T> scatter_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& in
 template <Element T>
 Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src,
                   std::string_view reduce = {}) {
-  if (detail::records_grad(input, src)) {
-    detail::check<NotImplementedError>(reduce.empty(), "scatter: the derivative of scatter with reduce='", reduce,
-                                       "' is not implemented");
-    return autograd::scatter(input, dim, index, src);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input, src)) {
+      detail::check<NotImplementedError>(reduce.empty(), "scatter: the derivative of scatter with reduce='", reduce,
+                                         "' is not implemented");
+      return autograd::scatter(input, dim, index, src);
+    }
   }
   Tensor<T> out = input.clone();
   return scatter_(out, dim, index, src, reduce);
@@ -279,10 +281,12 @@ Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& in
 template <Element T>
 Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, T value,
                   std::string_view reduce = {}) {
-  if (detail::records_grad(input)) {
-    detail::check<NotImplementedError>(reduce.empty(), "scatter: the derivative of scatter with reduce='", reduce,
-                                       "' is not implemented");
-    return autograd::scatter(input, dim, index, value);
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(input)) {
+      detail::check<NotImplementedError>(reduce.empty(), "scatter: the derivative of scatter with reduce='", reduce,
+                                         "' is not implemented");
+      return autograd::scatter(input, dim, index, value);
+    }
   }
   Tensor<T> out = input.clone();
   return scatter_(out, dim, index, value, reduce);

@@ -513,7 +513,7 @@ Tensor<value_type_t<E>> combinations(const E& input, int64_t r = 2, bool with_re
 
 template <Element T>
 Tensor<T> Tensor<T>::repeat(const Shape& repeats) const {
-  return detail::repeat_into_new(*this, repeats, "repeat");
+  return tensorlib::repeat(*this, repeats);
 }
 
 template <Element T>

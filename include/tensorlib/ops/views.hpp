@@ -396,7 +396,9 @@ Tensor<T> basic_index(const Tensor<T>& self, const Indices& indices) {
 
 /// as_strided's backward: the gradient added into a zero buffer that spans
 /// the storage both geometries touch, at the view's positions (accumulating
-/// where the view overlaps itself), then read back at the input's.
+/// where the view overlaps itself), then read back at the input's, divided
+/// by how many input elements share each location (an expanded input: the
+/// expand's own backward sums them again, as in PyTorch).
 template <Element T>
 Tensor<T> as_strided_backward(const Tensor<T>& g, const Shape& in_sizes, const Shape& in_strides, int64_t in_offset,
                               const Shape& sizes, const Shape& strides, int64_t offset) {
@@ -414,7 +416,18 @@ Tensor<T> as_strided_backward(const Tensor<T>& g, const Shape& in_sizes, const S
   const T* src = gc.data_ptr();
   cpu::for_each_offsets<2>(sizes, {gc.strides(), strides},
                            [&](const std::array<int64_t, 2>& o) { b[o[1]] += src[o[0]]; });
-  return base.as_strided(in_sizes, in_strides, in_offset - lo).clone();
+  std::vector<int64_t> count(static_cast<std::size_t>(hi - lo + 1), 0);
+  const int64_t in_base = in_offset - lo;
+  cpu::for_each_offsets<1>(in_sizes, {in_strides},
+                           [&](const std::array<int64_t, 1>& o) { ++count[static_cast<std::size_t>(in_base + o[0])]; });
+  auto out = empty<T>(in_sizes, {.device = g.device()});
+  T* dst = out.data_ptr();
+  const T* all = base.data_ptr();
+  cpu::for_each_offsets<2>(in_sizes, {out.strides(), in_strides}, [&](const std::array<int64_t, 2>& o) {
+    const auto at = static_cast<std::size_t>(in_base + o[1]);
+    dst[o[0]] = all[at] / static_cast<T>(count[at]);
+  });
+  return out;
 }
 
 }  // namespace detail
