@@ -106,6 +106,7 @@
 #include "tensorlib/autograd/saved_tensor.hpp"
 #include "tensorlib/autograd/scan_backward.hpp"
 #include "tensorlib/autograd/selection_backward.hpp"
+#include "tensorlib/autograd/solve_backward.hpp"
 #include "tensorlib/autograd/softmax_backward.hpp"
 #include "tensorlib/autograd/tangent_pass.hpp"
 #include "tensorlib/autograd/tensor_methods.hpp"

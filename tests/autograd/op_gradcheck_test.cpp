@@ -265,6 +265,29 @@ TEST_CASE("gradcheck: matrix products") {
   CHECK(grad_fn_name(p) == "BmmBackward");
 }
 
+TEST_CASE("gradcheck: inv, det, slogdet, solve") {
+  tl::Generator gen(22);
+  // Diagonally dominant, so well conditioned.
+  auto well = [&gen](const tl::Shape& shape) {
+    tl::Tensor<double> t = tl::rand<double>(shape, gen) * 0.5 + tl::eye<double>(shape[shape.size() - 1]) * 2.0;
+    return t.requires_grad_();
+  };
+  auto a = well({3, 3}), batch = well({2, 3, 3});
+  auto b = leaf({3, 2}, gen), v = leaf({3}, gen), bb = leaf({2, 3, 2}, gen);
+  CHECK(check([](const Inputs& in) { return tl::linalg::inv(in[0]); }, {a}));
+  CHECK(check([](const Inputs& in) { return tl::inverse(in[0]); }, {batch}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::det(in[0]); }, {batch}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::slogdet(in[0] * -1.0).logabsdet; }, {a}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::solve(in[0], in[1]); }, {a, b}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::solve(in[0], in[1]); }, {a, v}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::solve(in[0], in[1]); }, {a, bb}));  // A broadcast
+  CHECK(check([](const Inputs& in) { return tl::linalg::solve(in[0], in[1], false); }, {a, leaf({2, 3}, gen)}));
+  auto singular = tl::tensor<double>({{1.0, 2.0}, {2.0, 4.0}}, {.requires_grad = true});
+  auto d = tl::linalg::det(singular);
+  CHECK(d.item() == 0.0);
+  CHECK_THROWS_AS(d.backward(), tl::NotImplementedError);
+}
+
 TEST_CASE("gradcheck: softmax and log_softmax") {
   tl::Generator gen(20);
   auto x = leaf({3, 4}, gen);

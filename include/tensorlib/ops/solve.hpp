@@ -21,6 +21,7 @@
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/broadcast.hpp"
+#include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/linalg.hpp"
 #include "tensorlib/ops/linalg_batch.hpp"
@@ -39,7 +40,19 @@ struct SignLogAbsDet {
 };
 
 }  // namespace linalg
+namespace autograd {
 
+// The recording forms (autograd/solve_backward.hpp).
+template <Element T>
+Tensor<T> inv(const Tensor<T>& a);
+template <Element T>
+Tensor<T> det(const Tensor<T>& a);
+template <Element T>
+linalg::SignLogAbsDet<T> slogdet(const Tensor<T>& a);
+template <Element T>
+Tensor<T> solve(const Tensor<T>& a, const Tensor<T>& b, bool left);
+
+}  // namespace autograd
 namespace detail {
 
 // Note [LU of the transpose]
@@ -96,6 +109,7 @@ Tensor<T> solve(const EA& A_expr, const EB& B_expr, bool left = true) {
                 "linalg.solve: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
   const Tensor<T> B = detail::materialize(B_expr);
+  if (detail::records_grad(A, B)) return autograd::solve(A, B, left);
   const char* op = "linalg.solve";
   detail::check_square(A, op);
   detail::check<ShapeError>(B.dim() >= 1, op, ": The input tensor B must have at least 1 dimension.");
@@ -143,6 +157,7 @@ template <Expression E, class T = value_type_t<E>>
 Tensor<T> inv(const E& A_expr) {
   static_assert(detail::linalg_float<T>, "linalg.inv: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (detail::records_grad(A)) return autograd::inv(A);
   const char* op = "linalg.inv";
   detail::check_square(A, op);
   const int64_t n = A.size(-1);
@@ -175,6 +190,7 @@ template <Expression E, class T = value_type_t<E>>
 Tensor<T> det(const E& A_expr) {
   static_assert(detail::linalg_float<T>, "linalg.det: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (detail::records_grad(A)) return autograd::det(A);
   detail::check_square(A, "linalg.det");
   auto out = empty<T>(detail::batch_of(A.sizes()), {.device = A.device()});
   T* po = out.data_ptr();
@@ -193,6 +209,7 @@ SignLogAbsDet<T> slogdet(const E& A_expr) {
   static_assert(detail::linalg_float<T>,
                 "linalg.slogdet: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (detail::records_grad(A)) return autograd::slogdet(A);
   detail::check_square(A, "linalg.slogdet");
   auto sign = empty<T>(detail::batch_of(A.sizes()), {.device = A.device()});
   auto logabs = empty<T>(detail::batch_of(A.sizes()), {.device = A.device()});
