@@ -56,16 +56,12 @@
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/traverse.hpp"
 #include "tensorlib/ops/index_common.hpp"
 #include "tensorlib/ops/reduce.hpp"
 
 namespace tensorlib::autograd {
 namespace detail {
-
-template <class A>
-inline constexpr bool is_tensor_arg = false;
-template <Element T>
-inline constexpr bool is_tensor_arg<Tensor<T>> = true;
 
 template <class R>
 struct FunctionOutput;
@@ -212,7 +208,7 @@ template <class Derived>
 struct Function {
   template <class... Args>
   static auto apply(const Args&... args) {
-    static_assert(((!Expression<Args> || detail::is_tensor_arg<Args>)&&...),
+    static_assert(((!Expression<Args> || is_tensor_v<Args>)&&...),
                   "Function::apply: pass tensors, not unevaluated expressions (materialize with Tensor<T>(expr)), "
                   "so the graph sees them as inputs");
     using R = decltype(Derived::forward(std::declval<FunctionCtx&>(), args...));
@@ -224,7 +220,7 @@ struct Function {
     const bool grad_mode = is_grad_enabled();
     (
         [&](const auto& a) {
-          if constexpr (detail::is_tensor_arg<std::remove_cvref_t<decltype(a)>>) {
+          if constexpr (is_tensor_v<std::remove_cvref_t<decltype(a)>>) {
             ctx.needs_.push_back(grad_mode && a.defined() && a.requires_grad());
             ctx.input_shapes_.push_back(a.defined() ? a.sizes() : Shape{});
             ctx.input_dtypes_.push_back(a.dtype());
