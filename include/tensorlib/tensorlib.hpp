@@ -92,6 +92,7 @@
 #include "tensorlib/ops/windows.hpp"
 
 #include "tensorlib/autograd/accumulate_grad.hpp"
+#include "tensorlib/autograd/adjoint_pass.hpp"
 #include "tensorlib/autograd/dual.hpp"
 #include "tensorlib/autograd/engine.hpp"
 #include "tensorlib/autograd/function.hpp"
@@ -108,7 +109,6 @@
 #include "tensorlib/autograd/selection_backward.hpp"
 #include "tensorlib/autograd/softmax_backward.hpp"
 #include "tensorlib/autograd/solve_backward.hpp"
-#include "tensorlib/autograd/tangent_pass.hpp"
 #include "tensorlib/autograd/tensor_methods.hpp"
 #include "tensorlib/autograd/view_backward.hpp"
 #include "tensorlib/optim/adagrad.hpp"

@@ -21,9 +21,10 @@ namespace {
 
 using Inputs = std::vector<tl::Tensor<double>>;
 
-void check_values(const tl::Tensor<float>& t, const std::vector<float>& expected, double eps = 1e-6) {
+template <class T>
+void check_values(const tl::Tensor<T>& t, const std::vector<T>& expected, double eps = 1e-6) {
   REQUIRE(t.defined());
-  const std::vector<float> got = t.to_vector();
+  const std::vector<T> got = t.to_vector();
   REQUIRE(got.size() == expected.size());
   for (std::size_t i = 0; i < got.size(); ++i) {
     CAPTURE(i);
@@ -89,6 +90,26 @@ TEST_CASE("integer leaves never get a gradient and do not disturb the others") {
   check_values(x.grad(), {4.f, -1.f, 2.f});
   CHECK_FALSE(idx.requires_grad());
   CHECK_FALSE(idx.grad().defined());
+}
+
+TEST_CASE("float and double leaves in one expression: the adjoint crosses the promotion cast") {
+  // exp(a) * b with a float and b double computes in double (a is cast up);
+  // a's gradient is converted back to float.
+  auto a = tl::tensor<float>({-1.f, 0.25f, 2.f}, {.requires_grad = true});
+  auto b = tl::tensor<double>({3.0, -2.0, 0.5}, {.requires_grad = true});
+  tl::Tensor<double> y = tl::exp(a) * b + a;
+  CHECK(y.grad_fn()->next_edges().size() == 2);
+  y.backward(tl::tensor<double>({1.0, 2.0, -1.0}));
+  const std::vector<double> g = {1.0, 2.0, -1.0}, av = {-1.0, 0.25, 2.0}, bv = {3.0, -2.0, 0.5};
+  std::vector<float> ga;
+  std::vector<double> gb;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const double e = std::exp(static_cast<double>(static_cast<float>(av[i])));
+    ga.push_back(static_cast<float>(g[i] * (e * bv[i] + 1.0)));
+    gb.push_back(g[i] * e);
+  }
+  check_values(a.grad(), ga);
+  check_values(b.grad(), gb);
 }
 
 TEST_CASE("comparisons inside where give PyTorch's gradient (the chosen branch's)") {

@@ -6,7 +6,7 @@
 /// Note [fused backward]
 /// `FusedBackward<E>` keeps the expression itself: its tensor leaves are the
 /// only tensors saved (no intermediate of the chain exists in memory, in the
-/// forward or the backward). Its backward is one `tangent_pass` over the
+/// forward or the backward). Its backward is one `adjoint_pass` over the
 /// expression's broadcast shape computing grad * d expr / d leaf for every
 /// leaf that needs a gradient (leaves that are the same tensor share a lane),
 /// followed, only for leaves smaller than that shape, by a sum over the
@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "tensorlib/autograd/accumulate_grad.hpp"
+#include "tensorlib/autograd/adjoint_pass.hpp"
 #include "tensorlib/autograd/node.hpp"
 #include "tensorlib/autograd/saved_tensor.hpp"
-#include "tensorlib/autograd/tangent_pass.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -86,7 +86,7 @@ class FusedBackward final : public Node {
     std::vector<Tensor<T>> outs;
     for (std::size_t l = 0; l < lane_shapes_.size(); ++l)
       outs.push_back(empty<T>(expr_->shape(), {.device = g.device()}));
-    tangent_pass(outs, g, *expr_, lanes_);
+    adjoint_pass(outs, g, *expr_, lanes_);
     variable_list result;
     for (std::size_t l = 0; l < outs.size(); ++l) {
       Tensor<T> r = outs[l].sum_to_size(lane_shapes_[l]);
