@@ -106,6 +106,7 @@
 #include "tensorlib/autograd/reduction_backward.hpp"
 #include "tensorlib/autograd/saved_tensor.hpp"
 #include "tensorlib/autograd/scan_backward.hpp"
+#include "tensorlib/autograd/second_order_pass.hpp"
 #include "tensorlib/autograd/selection_backward.hpp"
 #include "tensorlib/autograd/softmax_backward.hpp"
 #include "tensorlib/autograd/solve_backward.hpp"

@@ -301,15 +301,18 @@ tl::Tensor<double> broadcast_mix(const Inputs& in) {
 
 }  // namespace
 
-TEST_CASE("gradcheck of pointwise chains") {
+TEST_CASE("gradcheck and gradgradcheck of pointwise chains") {
   tl::Generator gen(3);
   SUBCASE("same shapes") {
-    CHECK(tl::autograd::gradcheck(exp_sigmoid, {uniform_leaf<double>({5}, gen), uniform_leaf<double>({5}, gen)}));
+    const Inputs in = {uniform_leaf<double>({5}, gen), uniform_leaf<double>({5}, gen)};
+    CHECK(tl::autograd::gradcheck(exp_sigmoid, in));
+    CHECK(tl::autograd::gradgradcheck(exp_sigmoid, in));
   }
   SUBCASE("broadcasting: [3, 1], [1, 4], []") {
     const Inputs in = {uniform_leaf<double>({3, 1}, gen), uniform_leaf<double>({1, 4}, gen),
                        uniform_leaf<double>({}, gen)};
     CHECK(tl::autograd::gradcheck(broadcast_mix, in));
+    CHECK(tl::autograd::gradgradcheck(broadcast_mix, in));
   }
   SUBCASE("a non-contiguous leaf (a transpose)") {
     // The base needs no grad, so the transpose records no node: it is a leaf (as in PyTorch).
@@ -322,11 +325,13 @@ TEST_CASE("gradcheck of pointwise chains") {
       return tl::exp(in[0]) * in[1] - tl::maximum(in[0], in[1]) + tl::sqrt(1.0 + in[0] * in[0]);
     };
     CHECK(tl::autograd::gradcheck(f, {xt, w}));
+    CHECK(tl::autograd::gradgradcheck(f, {xt, w}));
   }
   SUBCASE("where with a comparison, away from the kink") {
     auto x = tl::tensor<double>({-2.0, -0.5, 0.3, 1.7}, {.requires_grad = true});
     auto f = [](const Inputs& in) -> tl::Tensor<double> { return tl::where(in[0] > 0.0, in[0] * in[0], in[0] * 0.1); };
     CHECK(tl::autograd::gradcheck(f, {x}));
+    CHECK(tl::autograd::gradgradcheck(f, {x}));
   }
   SUBCASE("an input that needs no gradient and an integer tensor") {
     auto x = uniform_leaf<double>({4}, gen);
@@ -334,5 +339,91 @@ TEST_CASE("gradcheck of pointwise chains") {
     auto idx = tl::tensor<int64_t>({3, 0, -2, 1});
     auto f = [idx](const Inputs& in) -> tl::Tensor<double> { return tl::log1p(in[0] * in[0]) * in[1] + in[0] * idx; };
     CHECK(tl::autograd::gradcheck(f, {x, c}));
+    CHECK(tl::autograd::gradgradcheck(f, {x, c}));
+  }
+}
+
+TEST_CASE("double backward through a fused expression: one node, one pass, Hessian-vector products") {
+  // f = sum(x^3 * w + sin(x) * w): H_xx = diag(6 x w - sin(x) w), H_xw = diag(3 x^2 + cos(x)), H_ww = 0.
+  auto x = tl::tensor<double>({0.5, -0.3, 1.2}, {.requires_grad = true});
+  auto w = tl::tensor<double>({1.5, 2.0, -1.0}, {.requires_grad = true});
+  const std::vector<double> vx = {0.5, -0.3, 1.2}, vw = {1.5, 2.0, -1.0}, v = {1.0, -2.0, 0.5};
+  tl::Tensor<double> y = (x * x * x * w + tl::sin(x) * w).sum();
+  const auto g = tl::autograd::grad<double>({y}, {x, w}, {}, /*retain_graph=*/true, /*create_graph=*/true);
+  REQUIRE(g[0].requires_grad());
+  REQUIRE(g[0].grad_fn() != nullptr);
+  const auto vt = tl::tensor<double>({1.0, -2.0, 0.5});
+  tl::Tensor<double> s = (g[0] * vt).sum();
+  // Through the gradient node, the backward costs one fused loop more than
+  // the same backward ending at a leaf: the second-order pass.
+  auto leaf = g[0].detach().requires_grad_();
+  tl::Tensor<double> s_leaf = (leaf * vt).sum();
+  auto before = tl::stats::snapshot();
+  (void)tl::autograd::grad<double>({s_leaf}, {leaf});
+  const int64_t first_order = (tl::stats::snapshot() - before).fused_loops;
+  before = tl::stats::snapshot();
+  const auto hv = tl::autograd::grad<double>({s}, {x, w});
+  CHECK((tl::stats::snapshot() - before).fused_loops == first_order + 1);
+  std::vector<double> want_x, want_w;
+  for (std::size_t i = 0; i < 3; ++i) {
+    want_x.push_back((6 * vx[i] * vw[i] - std::sin(vx[i]) * vw[i]) * v[i]);
+    want_w.push_back((3 * vx[i] * vx[i] + std::cos(vx[i])) * v[i]);
+  }
+  check_values(hv[0], want_x, 1e-12);
+  check_values(hv[1], want_w, 1e-12);
+}
+
+TEST_CASE("double backward through broadcasting, a mean and a float expression") {
+  tl::Generator gen(11);
+  SUBCASE("a mean of an expression (the reduced node)") {
+    auto f = [](const Inputs& in) -> tl::Tensor<double> {
+      return ((in[0] - in[1]) * (in[0] - in[1]) * tl::exp(in[1])).mean();
+    };
+    const Inputs in = {uniform_leaf<double>({2, 3}, gen), uniform_leaf<double>({3}, gen)};
+    CHECK(tl::autograd::gradgradcheck(f, in));
+  }
+  SUBCASE("a float expression agrees with the double one") {
+    auto xd = uniform_leaf<double>({4, 1}, gen), wd = uniform_leaf<double>({5}, gen);
+    auto xf = xd.detach().to<float>().requires_grad_(), wf = wd.detach().to<float>().requires_grad_();
+    auto second = [](const auto& x, const auto& w) {
+      using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+      tl::Tensor<T> y = tl::tanh(x * w) * x + tl::sigmoid(w);
+      const auto g = tl::autograd::grad<T>({y.sum()}, {x, w}, {}, true, true);
+      tl::Tensor<T> s = (g[0] * g[0]).sum() + g[1].sum();
+      return tl::autograd::grad<T>({s}, {x, w});
+    };
+    const auto d = second(xd, wd);
+    const auto f = second(xf, wf);
+    for (int k = 0; k < 2; ++k) {
+      const std::vector<double> want = d[static_cast<std::size_t>(k)].to_vector();
+      const std::vector<float> got = f[static_cast<std::size_t>(k)].to_vector();
+      REQUIRE(got.size() == want.size());
+      for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == doctest::Approx(want[i]).epsilon(1e-5));
+    }
+  }
+}
+
+TEST_CASE("double backward refuses what it cannot do") {
+  auto x = tl::tensor<double>({0.5, 1.5}, {.requires_grad = true});
+  SUBCASE("a third derivative") {
+    tl::Tensor<double> y = (tl::exp(x) * x).sum();
+    const auto g = tl::autograd::grad<double>({y}, {x}, {}, true, true);
+    CHECK_THROWS_WITH_AS(tl::autograd::grad<double>({g[0].sum()}, {x}, {}, true, /*create_graph=*/true),
+                         doctest::Contains("third derivative"), tl::NotImplementedError);
+  }
+  SUBCASE("digamma") {
+    tl::Tensor<double> y = (tl::digamma(x) * x).sum();
+    CHECK_THROWS_WITH_AS(tl::autograd::grad<double>({y}, {x}, {}, true, true), doctest::Contains("polygamma"),
+                         tl::NotImplementedError);
+  }
+  SUBCASE("a leaf modified in place between the backwards") {
+    tl::Tensor<double> y = (x * x * x).sum();
+    const auto g = tl::autograd::grad<double>({y}, {x}, {}, true, true);
+    {
+      tl::NoGradGuard no_grad;
+      x.add_(1.0);
+    }
+    CHECK_THROWS_WITH_AS(tl::autograd::grad<double>({g[0].sum()}, {x}), doctest::Contains("inplace operation"),
+                         tl::AutogradError);
   }
 }

@@ -46,12 +46,15 @@
 #include "tensorlib/backend/cpu/loop_plan.hpp"
 #include "tensorlib/backend/cpu/pointwise.hpp"
 #include "tensorlib/backend/cpu/thread_pool.hpp"
+#include "tensorlib/core/any_tensor.hpp"
 #include "tensorlib/core/stats.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/broadcast.hpp"
 #include "tensorlib/expr/functors/cast.hpp"
 #include "tensorlib/expr/map.hpp"
 #include "tensorlib/expr/traverse.hpp"
+#include "tensorlib/ops/copy.hpp"
+#include "tensorlib/ops/factories.hpp"
 
 namespace tensorlib::autograd {
 
@@ -71,22 +74,33 @@ inline constexpr bool is_cast_v = false;
 template <class U>
 inline constexpr bool is_cast_v<fn::CastTo<U>> = true;
 
-/// A plain value lifted to the dual type D when it is D's value type.
+/// A plain value lifted to the dual type D when it is D's value type, or
+/// D's scalar type (a constant under a nested dual).
 template <class D, class A>
 auto lift(const A& a) {
-  if constexpr (std::is_same_v<A, std::remove_cvref_t<decltype(std::declval<D>().value)>>)
+  using V = std::remove_cvref_t<decltype(std::declval<D>().value)>;
+  if constexpr (std::is_same_v<A, V>)
     return D(a);
+  else if constexpr (is_dual<V> && std::is_same_v<A, scalar_t<V>>)
+    return D(V(a));
   else
     return a;
 }
 
-/// `from` as a value of To (the adjoint crossing a floating cast).
+/// `from` as a value of To (the adjoint crossing a floating cast; duals
+/// convert component by component).
 template <class To, class From>
 [[gnu::always_inline]] inline To convert(const From& from) {
-  if constexpr (std::is_same_v<To, From>)
+  if constexpr (std::is_same_v<To, From>) {
     return from;
-  else
+  } else if constexpr (is_dual<To>) {
+    using V = std::remove_cvref_t<decltype(std::declval<To>().value)>;
+    To r(convert<V>(from.value));
+    for (std::size_t k = 0; k < std::size(r.tangent); ++k) r.tangent[k] = convert<V>(from.tangent[k]);
+    return r;
+  } else {
     return static_cast<To>(from);
+  }
 }
 
 template <class... A>
@@ -140,8 +154,14 @@ constexpr int active_slot(std::size_t i) {
   return slot;
 }
 
-template <class N, bool Packets>
+/// The sweep's node for expression node N. `Tangent`: the second-order
+/// pass (fused_double_backward.hpp), whose floating leaves carry one
+/// tangent each (scalar loops only).
+template <class N, bool Packets, bool Tangent = false>
 struct AdjointEvalOf;
+
+template <Element T>
+class TangentLeaf;  // second_order_pass.hpp
 
 /// A tensor leaf: its value forward; backward, the adjoint reaching it is
 /// added to its lane's accumulator (leaves of one tensor share a lane).
@@ -233,11 +253,24 @@ class AdjointMap {
       // A cast passes the adjoint through converted: partial 1, or none
       // when the cast leaves the floating types.
       const auto& x = std::get<0>(tapes);
-      using U = decltype(f_(x.value));
-      if constexpr (A > 0 && is_floating<scalar_t<U>>)
-        return NodeTape<U, U, 1, std::tuple_element_t<I, Ts>...>{f_(x.value), {}, std::move(tapes)};
-      else
-        return NodeTape<U, U, 0, std::tuple_element_t<I, Ts>...>{f_(x.value), {}, std::move(tapes)};
+      using X = std::remove_cvref_t<decltype(x.value)>;
+      if constexpr (is_dual<X>) {
+        // Second-order pass: the tangent converts with the value.
+        using U = decltype(f_(x.value.value));
+        if constexpr (is_floating<U>) {
+          Dual<U, 1> v(f_(x.value.value));
+          v.tangent[0] = f_(x.value.tangent[0]);
+          return NodeTape<Dual<U, 1>, Dual<U, 1>, 1, std::tuple_element_t<I, Ts>...>{v, {}, std::move(tapes)};
+        } else {
+          return NodeTape<U, U, 0, std::tuple_element_t<I, Ts>...>{f_(x.value.value), {}, std::move(tapes)};
+        }
+      } else {
+        using U = decltype(f_(x.value));
+        if constexpr (A > 0 && is_floating<scalar_t<U>>)
+          return NodeTape<U, U, 1, std::tuple_element_t<I, Ts>...>{f_(x.value), {}, std::move(tapes)};
+        else
+          return NodeTape<U, U, 0, std::tuple_element_t<I, Ts>...>{f_(x.value), {}, std::move(tapes)};
+      }
     } else if constexpr (A == 0) {
       using R = decltype(f_(std::get<I>(tapes).value...));
       return NodeTape<R, R, 0, std::tuple_element_t<I, Ts>...>{f_(std::get<I>(tapes).value...), {}, std::move(tapes)};
@@ -322,17 +355,17 @@ class AdjointMap {
   std::tuple<Cs...> children_;
 };
 
-template <Element T, bool Packets>
-struct AdjointEvalOf<Tensor<T>, Packets> {
-  using type = AdjointLeaf<T, Packets>;
+template <Element T, bool Packets, bool Tangent>
+struct AdjointEvalOf<Tensor<T>, Packets, Tangent> {
+  using type = std::conditional_t<Tangent && is_floating<T>, TangentLeaf<T>, AdjointLeaf<T, Packets>>;
 };
-template <Element T, bool Packets>
-struct AdjointEvalOf<ScalarLeaf<T>, Packets> {
+template <Element T, bool Packets, bool Tangent>
+struct AdjointEvalOf<ScalarLeaf<T>, Packets, Tangent> {
   using type = AdjointConst<T, Packets>;
 };
-template <class F, class... Cs, bool Packets>
-struct AdjointEvalOf<Map<F, Cs...>, Packets> {
-  using type = AdjointMap<Packets, F, typename AdjointEvalOf<Cs, Packets>::type...>;
+template <class F, class... Cs, bool Packets, bool Tangent>
+struct AdjointEvalOf<Map<F, Cs...>, Packets, Tangent> {
+  using type = AdjointMap<Packets, F, typename AdjointEvalOf<Cs, Packets, Tangent>::type...>;
 };
 
 /// One element's (or packet's) gradients: the accumulator of each lane.
@@ -429,26 +462,50 @@ class AdjointSink {
   int64_t offset_ = 0;
 };
 
-template <bool Packets, int K, Element T, class E>
-void run_adjoints(const std::vector<Tensor<T>>& outs, const Tensor<T>& grad, const E& expr, const int* lanes) {
-  const Shape& shape = outs[0].sizes();
-  std::vector<Shape> strides{outs[0].strides(), broadcast_strides(grad.sizes(), grad.strides(), shape)};
-  std::vector<const void*> data{outs[0].data_ptr(), grad.data_ptr()};
+/// The loop operands of a sweep: the first output, the gradient, then the
+/// tensor leaves in tree order; with `tangents` (the second-order pass),
+/// each floating leaf is followed by its tangent: tangents[lane] converted
+/// to the leaf's type, or a broadcast zero for a leaf without a lane or a
+/// lane without a tangent. `keep` holds the converted tensors alive.
+struct SweepOperands {
+  cpu::LoopPlan plan;
+  std::vector<const void*> data;
+};
+
+template <Element T, class E>
+SweepOperands sweep_operands(const Tensor<T>& out, const Tensor<T>& grad, const E& expr, const int* lanes,
+                             std::type_identity_t<const std::vector<Tensor<T>>*> tangents,
+                             std::vector<AnyTensor>& keep) {
+  const Shape& shape = out.sizes();
+  std::vector<Shape> strides{out.strides(), broadcast_strides(grad.sizes(), grad.strides(), shape)};
+  std::vector<const void*> data{out.data_ptr(), grad.data_ptr()};
+  auto push = [&](const auto& t) {
+    strides.push_back(broadcast_strides(t.sizes(), t.strides(), shape));
+    data.push_back(t.data_ptr());
+  };
   for_each_tensor(expr, [&](const auto& leaf) {
-    strides.push_back(broadcast_strides(leaf.sizes(), leaf.strides(), shape));
-    data.push_back(leaf.data_ptr());
+    using L = typename std::remove_cvref_t<decltype(leaf)>::value_type;
+    push(leaf);
+    const int lane = *lanes++;
+    if constexpr (is_floating<L>) {
+      if (!tangents) return;
+      const bool has = lane >= 0 && (*tangents)[static_cast<std::size_t>(lane)].defined();
+      Tensor<L> t = has ? (*tangents)[static_cast<std::size_t>(lane)].template to<L>() : zeros<L>({});
+      push(t);
+      keep.emplace_back(std::move(t));
+    }
   });
-  const cpu::LoopPlan plan = cpu::make_loop_plan(shape, strides);
-  cpu::EvalContext ctx{plan, std::move(data)};
-  using Tree = typename AdjointEvalOf<E, Packets>::type;
-  const AdjointRoot<T, K, Packets, Tree> root(grad, expr, ctx, lanes);
-  std::vector<T*> out_data;
-  for (const auto& o : outs) out_data.push_back(o.data_ptr());
-  const AdjointSink<T, K> sink(out_data, plan);
-  const int64_t slots = ctx.next_slot, inner = plan.inner(), rows = plan.rows();
+  return {cpu::make_loop_plan(shape, strides), std::move(data)};
+}
+
+/// Runs the executor's row loop over `plan` with `root` and `sink`, split
+/// across threads by rows, or by column chunks when rows are few.
+template <bool Packets, Element T, class Root, class Sink>
+void run_sweep(const Root& root, const Sink& sink, const cpu::LoopPlan& plan, int64_t slots) {
+  const int64_t inner = plan.inner(), rows = plan.rows();
   const int64_t ntasks = std::clamp<int64_t>(rows * inner / cpu::kGrainSize, 1, get_num_threads());
   const bool split_rows = rows >= ntasks;
-  constexpr int64_t W = cpu::packet_size<T>;
+  constexpr int64_t W = Packets ? cpu::packet_size<T> : 1;
   const int64_t col_chunk = ((inner + ntasks - 1) / ntasks + W - 1) / W * W;
   cpu::parallel_for(0, ntasks, 1, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
@@ -458,6 +515,19 @@ void run_adjoints(const std::vector<Tensor<T>>& outs, const Tensor<T>& grad, con
       cpu::detail::run_rows<Packets>(root, sink, plan, slots, r0, r1, c0, c1);
     }
   });
+}
+
+template <bool Packets, int K, Element T, class E>
+void run_adjoints(const std::vector<Tensor<T>>& outs, const Tensor<T>& grad, const E& expr, const int* lanes) {
+  std::vector<AnyTensor> keep;
+  SweepOperands ops = sweep_operands(outs[0], grad, expr, lanes, nullptr, keep);
+  cpu::EvalContext ctx{ops.plan, std::move(ops.data)};
+  using Tree = typename AdjointEvalOf<E, Packets>::type;
+  const AdjointRoot<T, K, Packets, Tree> root(grad, expr, ctx, lanes);
+  std::vector<T*> out_data;
+  for (const auto& o : outs) out_data.push_back(o.data_ptr());
+  const AdjointSink<T, K> sink(out_data, ctx.plan);
+  run_sweep<Packets, T>(root, sink, ctx.plan, ctx.next_slot);
 }
 
 }  // namespace detail

@@ -43,13 +43,28 @@
 #include "tensorlib/expr/math/trig.hpp"
 
 namespace tensorlib::autograd {
+
+template <class T, int K>
+struct Dual;
+
 namespace detail {
 
-/// slope * t, and 0 where t is 0 (Note [zero tangents stay zero]).
+/// `t == 0` as a mask (a bool for scalars).
+template <class T>
+TENSORLIB_HOST_DEVICE auto is_zero(const T& t) {
+  return t == T(0);
+}
+/// For a (nested, scalar) dual: every component zero.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE bool is_zero(const Dual<T, K>& d);
+
+/// slope * t, and 0 where t is 0 (Note [zero tangents stay zero]). A nested
+/// dual (second derivatives) is zero only when its tangents are too: a first
+/// derivative of 0 can have a second derivative that is not.
 template <class T>
 TENSORLIB_HOST_DEVICE T scaled(const T& slope, const T& t) {
   using math::select;
-  return select(t == T(0), T(0), slope * t);
+  return select(is_zero(t), T(0), slope * t);
 }
 
 /// -1, 0 or 1 as a value of T (0 for NaN and zeros).
@@ -145,6 +160,16 @@ template <class T>
 inline constexpr bool is_dual = false;
 template <class T, int K>
 inline constexpr bool is_dual<Dual<T, K>> = true;
+
+namespace detail {
+template <class T, int K>
+TENSORLIB_HOST_DEVICE bool is_zero(const Dual<T, K>& d) {
+  static_assert(std::is_arithmetic_v<T>, "is_zero: nested duals of packets are not used");
+  bool zero = d.value == T(0);
+  for (int k = 0; k < K; ++k) zero = zero && d.tangent[k] == T(0);
+  return zero;
+}
+}  // namespace detail
 
 // ---- the primitives vocabulary (expr/math/primitives.hpp) on duals ----
 // Each body names the math functions it applies to values with a

@@ -12,6 +12,21 @@
 /// followed, only for leaves smaller than that shape, by a sum over the
 /// broadcast dimensions (a deterministic reduction, no atomics). Integer and
 /// bool leaves never get a lane.
+///
+/// Note [second order]
+/// Under create_graph, the gradients G_l = g * d expr / d leaf_l that the
+/// pass writes are recorded as the outputs of one `FusedGradBackward` node
+/// whose inputs are the lane leaves and g (the reshape, scale, broadcast
+/// sums and dtype casts around the pass are public ops and record
+/// themselves). That node saves the same leaves plus g, and its backward is
+/// again one fused loop over the expression, `second_order_pass`: forward
+/// mode over reverse mode, the adjoint sweep run on `Dual<T, 1>` values whose
+/// tangent is the incoming cotangent u, so each functor node differentiates
+/// on nested duals `Dual<Dual<T, 1>, A>`. Its outputs are g * (H u) for
+/// every leaf and J u for g, so double backward and Hessian-vector products
+/// through pointwise chains cost one pass each. A third derivative through
+/// the same expression is refused (NotImplementedError), as is the second
+/// derivative of digamma (it would need polygamma).
 
 #include <cstdint>
 #include <memory>
@@ -24,9 +39,11 @@
 #include "tensorlib/autograd/adjoint_pass.hpp"
 #include "tensorlib/autograd/node.hpp"
 #include "tensorlib/autograd/saved_tensor.hpp"
+#include "tensorlib/autograd/second_order_pass.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/functors/special.hpp"
 #include "tensorlib/expr/map.hpp"
 #include "tensorlib/expr/traverse.hpp"
 #include "tensorlib/ops/evaluate.hpp"
@@ -35,6 +52,121 @@
 #include "tensorlib/ops/views.hpp"
 
 namespace tensorlib::autograd {
+
+namespace detail {
+
+/// Throws PyTorch's error when a leaf of `expr` was written in place after
+/// `node` saved it (its version differs from versions[position]).
+template <class E>
+void check_leaf_versions(const E& expr, const uint32_t* versions, const std::string& node) {
+  int position = 0;
+  for_each_tensor(expr, [&](const auto& leaf) {
+    const uint32_t saved = versions[position++];
+    if (leaf._version() == saved) return;
+    throw AutogradError(::tensorlib::detail::concat(
+        "one of the variables needed for gradient computation has been modified by an inplace operation: [",
+        DTypeTraits<typename std::remove_cvref_t<decltype(leaf)>::value_type>::name, " ", leaf.sizes(),
+        "], which is an input of ", node, ", is at version ", leaf._version(), "; expected version ", saved,
+        " instead. Hint: the backward of that op needs the value the tensor had before the write; clone() it "
+        "before modifying it in place."));
+  });
+}
+
+}  // namespace detail
+
+/// Whether the second-order pass can run on E: every functor's dual form
+/// differentiates again on nested duals. digamma's would need polygamma.
+template <class N>
+inline constexpr bool twice_differentiable = true;
+template <class F, class... Cs>
+inline constexpr bool twice_differentiable<Map<F, Cs...>> =
+    !std::is_same_v<F, fn::Digamma> && (twice_differentiable<Cs> && ...);
+
+/// The node of the gradients of a fused expression, recorded by its
+/// backward under create_graph (Note [second order]): inputs the lane
+/// leaves and the incoming gradient g, outputs G_l = g * d expr / d leaf_l at
+/// the broadcast shape. Its backward, for cotangents u_l, is one
+/// `second_order_pass`: d/d leaf_m = g * sum_l d2 expr/(d leaf_m d leaf_l)
+/// u_l and d/dg = sum_l d expr / d leaf_l u_l, each summed to its input's
+/// shape. A third derivative is refused.
+template <class E>
+class FusedGradBackward final : public Node {
+ public:
+  using T = value_type_t<E>;
+  static constexpr int kLeaves = cpu::leaf_count<E>;
+
+  FusedGradBackward(const E& expr, const int* lanes, const Tensor<T>& g, const std::string& forward_name)
+      : expr_(expr), g_(g.detach()), g_version_(g._version()), name_(forward_name + "Backward") {
+    std::vector<Edge> edges;
+    int position = 0, used = 0;
+    for_each_tensor(*expr_, [&](const auto& leaf) {
+      versions_[position] = leaf._version();
+      const int lane = lanes_[position] = lanes[position];
+      ++position;
+      if (lane == used) {  // a lane's first leaf (lanes are numbered in tree order)
+        edges.push_back(gradient_edge(leaf));
+        leaf_shapes_.push_back(leaf.sizes());
+        leaf_dtypes_.push_back(leaf.dtype());
+        ++used;
+      }
+    });
+    edges.push_back(gradient_edge(g));
+    g_shape_ = g.sizes();
+    mutable_next_edges() = std::move(edges);
+  }
+
+  variable_list apply(variable_list&& grads) override {
+    if (released_) detail::throw_freed_graph();
+    detail::check_leaf_versions(*expr_, versions_, name());
+    ::tensorlib::detail::check<NotImplementedError>(
+        !is_grad_enabled(), name(), ": a third derivative through a fused pointwise expression is not implemented");
+    ::tensorlib::detail::check<AutogradError>(
+        g_._version() == g_version_,
+        "one of the variables needed for gradient computation has been modified by an "
+        "inplace operation: the gradient saved by ",
+        name(), " is at version ", g_._version(), "; expected version ", g_version_, " instead.");
+    const std::size_t used = leaf_shapes_.size();
+    std::vector<Tensor<T>> u(used);
+    bool any = false;
+    for (std::size_t l = 0; l < used && l < grads.size(); ++l)
+      if (grads[l].defined()) {
+        u[l] = grads[l].as<T>();
+        any = true;
+      }
+    variable_list result(used + 1);
+    if (!any) return result;
+    std::vector<Tensor<T>> outs;
+    for (std::size_t l = 0; l <= used; ++l) outs.push_back(empty<T>(expr_->shape(), {.device = g_.device()}));
+    second_order_pass(outs, g_, *expr_, lanes_, u);
+    for (std::size_t l = 0; l < used; ++l) {
+      Tensor<T> r = outs[l].sum_to_size(leaf_shapes_[l]);
+      if (leaf_dtypes_[l] == kFloat32)
+        result[l] = r.template to<float>();
+      else
+        result[l] = r.template to<double>();
+    }
+    if (next_edges().back().valid()) result[used] = outs[used].sum_to_size(g_shape_);
+    return result;
+  }
+  std::string name() const override { return name_; }
+  void release_variables() override {
+    expr_.reset();
+    g_ = Tensor<T>();
+    released_ = true;
+  }
+
+ private:
+  std::optional<E> expr_;
+  Tensor<T> g_;
+  uint32_t g_version_;
+  std::string name_;
+  uint32_t versions_[kLeaves > 0 ? kLeaves : 1] = {};
+  int lanes_[kLeaves > 0 ? kLeaves : 1] = {};
+  std::vector<Shape> leaf_shapes_;
+  std::vector<ScalarType> leaf_dtypes_;
+  Shape g_shape_;
+  bool released_ = false;
+};
 
 /// The node of one materialized pointwise expression, or of a sum/mean of
 /// one (Note [fused backward]).
@@ -78,8 +210,8 @@ class FusedBackward final : public Node {
   variable_list apply(variable_list&& grads) override {
     if (released_) detail::throw_freed_graph();
     check_versions();
-    ::tensorlib::detail::check<NotImplementedError>(
-        !is_grad_enabled(), name(), ": create_graph=true through a fused pointwise expression is not implemented yet");
+    // Under create_graph the reshape, scale, sums and casts below record,
+    // and the pass itself records as a FusedGradBackward (Note [second order]).
     Tensor<T> g = grads.at(0).as<T>();
     if (grad_view_) g = g.reshape(*grad_view_);
     if (scale_ != 1.0) g = Tensor<T>(g * static_cast<T>(scale_));
@@ -87,6 +219,7 @@ class FusedBackward final : public Node {
     for (std::size_t l = 0; l < lane_shapes_.size(); ++l)
       outs.push_back(empty<T>(expr_->shape(), {.device = g.device()}));
     adjoint_pass(outs, g, *expr_, lanes_);
+    if (is_grad_enabled()) record_gradients(outs, g);
     variable_list result;
     for (std::size_t l = 0; l < outs.size(); ++l) {
       Tensor<T> r = outs[l].sum_to_size(lane_shapes_[l]);
@@ -104,18 +237,16 @@ class FusedBackward final : public Node {
   }
 
  private:
-  void check_versions() const {
-    int position = 0;
-    for_each_tensor(*expr_, [&](const auto& leaf) {
-      const uint32_t saved = versions_[position++];
-      if (leaf._version() == saved) return;
-      throw AutogradError(::tensorlib::detail::concat(
-          "one of the variables needed for gradient computation has been modified by an inplace operation: [",
-          DTypeTraits<typename std::remove_cvref_t<decltype(leaf)>::value_type>::name, " ", leaf.sizes(),
-          "], which is an input of ", name(), ", is at version ", leaf._version(), "; expected version ", saved,
-          " instead. Hint: the backward of that op needs the value the tensor had before the write; clone() it "
-          "before modifying it in place."));
-    });
+  void check_versions() const { detail::check_leaf_versions(*expr_, versions_, name()); }
+
+  void record_gradients(const std::vector<Tensor<T>>& outs, const Tensor<T>& g) const {
+    if constexpr (twice_differentiable<E>) {
+      auto node = std::make_shared<FusedGradBackward<E>>(*expr_, lanes_, g, name_);
+      for (const auto& o : outs) set_history(o, node);
+    } else {
+      throw NotImplementedError(::tensorlib::detail::concat(
+          name(), ": create_graph=true through digamma (its second derivative needs polygamma) is not implemented"));
+    }
   }
 
   static std::string default_name() {
