@@ -96,6 +96,7 @@
 #include "tensorlib/autograd/dual.hpp"
 #include "tensorlib/autograd/engine.hpp"
 #include "tensorlib/autograd/function.hpp"
+#include "tensorlib/autograd/functional.hpp"
 #include "tensorlib/autograd/fused.hpp"
 #include "tensorlib/autograd/gradcheck.hpp"
 #include "tensorlib/autograd/index_backward.hpp"
