@@ -73,7 +73,39 @@ void run_layernorm(const fixtures::Case& c) {
   check_grad(c, b, "b");
 }
 
+template <class T>
+void run_eigh(const fixtures::Case& c) {
+  auto a = leaf<T>(c, "a");
+  const auto k = c.tensors.at("c").as<T>(), wv = c.tensors.at("wv").as<T>();
+  const auto r = tl::linalg::eigh(a);
+  const tl::Tensor<T> loss = (r.eigenvalues * k).sum() + (r.eigenvectors * r.eigenvectors * wv).sum();
+  fixtures::check_close(loss, c.tensors.at("loss").as<T>(), Tol<T>::rtol * 10, Tol<T>::atol * 10, "loss");
+  loss.backward();
+  // Jacobi and LAPACK eigenvectors agree to a few ulps of the spectrum's scale.
+  REQUIRE(a.grad().defined());
+  fixtures::check_close(a.grad(), c.tensors.at("grad_a").as<T>(), Tol<T>::rtol * 10, Tol<T>::atol * 10, "a");
+}
+
+template <class T>
+void run_cholesky(const fixtures::Case& c) {
+  auto a = leaf<T>(c, "a");
+  const auto wl = c.tensors.at("wl").as<T>();
+  const tl::Tensor<T> loss =
+      (tl::linalg::cholesky(a) * wl).sum() + (tl::linalg::cholesky(a, true) * wl.t()).sum() * T(0.5);
+  fixtures::check_close(loss, c.tensors.at("loss").as<T>(), Tol<T>::rtol, Tol<T>::atol, "loss");
+  loss.backward();
+  check_grad(c, a, "a");
+}
+
 }  // namespace
+
+TEST_CASE("eigh and cholesky gradients match PyTorch (symmetric, as PyTorch's)") {
+  const auto& file = fixtures::load("autograd.txt");
+  run_eigh<float>(file["eigh"]);
+  run_eigh<double>(file["eigh_f64"]);
+  run_cholesky<float>(file["cholesky"]);
+  run_cholesky<double>(file["cholesky_f64"]);
+}
 
 TEST_CASE("an MLP's cross-entropy gradients match PyTorch") {
   const auto& file = fixtures::load("autograd.txt");

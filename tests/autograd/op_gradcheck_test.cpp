@@ -288,6 +288,27 @@ TEST_CASE("gradcheck: inv, det, slogdet, solve") {
   CHECK_THROWS_AS(d.backward(), tl::NotImplementedError);
 }
 
+TEST_CASE("gradcheck: cholesky and eigh (through a symmetrizing input map)") {
+  tl::Generator gen(23);
+  auto x = leaf({3, 3}, gen), xb = leaf({2, 3, 3}, gen);
+  // A = x x^T + 3 I is positive-definite for every perturbation of x.
+  auto spd = [](const tl::Tensor<double>& m) { return tl::matmul(m, m.transpose(-1, -2)) + tl::eye<double>(3) * 3.0; };
+  CHECK(check([&spd](const Inputs& in) { return tl::linalg::cholesky(spd(in[0])); }, {x}));
+  CHECK(check([&spd](const Inputs& in) { return tl::linalg::cholesky(spd(in[0]), true); }, {xb}));
+  CHECK(tl::autograd::gradgradcheck([&spd](const Inputs& in) { return tl::linalg::cholesky(spd(in[0])); }, {x}));
+  // eigh of x + x^T: distinct eigenvalues for these draws; v * v is
+  // invariant to the eigenvectors' signs.
+  auto sym = [](const tl::Tensor<double>& m) { return m + m.transpose(-1, -2); };
+  CHECK(check([&sym](const Inputs& in) { return tl::linalg::eigh(sym(in[0])).eigenvalues; }, {xb}));
+  CHECK(check(
+      [&sym](const Inputs& in) {
+        const auto r = tl::linalg::eigh(sym(in[0]), "U");
+        return tl::Tensor<double>(r.eigenvectors * r.eigenvectors + r.eigenvalues.unsqueeze(-2));
+      },
+      {x}));
+  CHECK(check([&sym](const Inputs& in) { return tl::linalg::eigvalsh(sym(in[0])); }, {x}));
+}
+
 TEST_CASE("gradcheck: softmax and log_softmax") {
   tl::Generator gen(20);
   auto x = leaf({3, 4}, gen);

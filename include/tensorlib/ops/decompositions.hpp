@@ -31,6 +31,16 @@ struct QR {
   Tensor<T> R;
 };
 
+}  // namespace linalg
+namespace autograd {
+
+// The recording form (autograd/decomposition_backward.hpp).
+template <Element T>
+Tensor<T> cholesky(const Tensor<T>& a, bool upper);
+
+}  // namespace autograd
+namespace linalg {
+
 /// The Cholesky factor of each symmetric positive-definite matrix
 /// (`torch.linalg.cholesky`): lower triangular L with A = L L^T, reading
 /// only A's lower triangle; with `upper`, U = L^T with A = U^T U, reading
@@ -41,6 +51,7 @@ Tensor<T> cholesky(const E& A_expr, bool upper = false) {
   static_assert(detail::linalg_float<T>,
                 "linalg.cholesky: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (detail::records_grad(A)) return autograd::cholesky(A, upper);
   const char* op = "linalg.cholesky";
   detail::check_square(A, op);
   const int64_t n = A.size(-1);

@@ -34,7 +34,13 @@ struct Eigh {
 };
 
 }  // namespace linalg
+namespace autograd {
 
+// The recording form (autograd/decomposition_backward.hpp).
+template <Element T>
+linalg::Eigh<T> eigh(const Tensor<T>& a, std::string_view uplo);
+
+}  // namespace autograd
 namespace detail {
 
 inline void check_uplo(std::string_view uplo) {
@@ -88,6 +94,7 @@ Eigh<T> eigh(const E& A_expr, std::string_view UPLO = "L") {
   static_assert(detail::linalg_float<T>,
                 "linalg.eigh: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (detail::records_grad(A)) return autograd::eigh(A, UPLO);
   return detail::eigh_impl(A, UPLO, true, "linalg.eigh");
 }
 
@@ -98,6 +105,7 @@ Tensor<T> eigvalsh(const E& A_expr, std::string_view UPLO = "L") {
   static_assert(detail::linalg_float<T>,
                 "linalg.eigvalsh: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (detail::records_grad(A)) return autograd::eigh(A, UPLO).eigenvalues;
   return detail::eigh_impl(A, UPLO, false, "linalg.eigh").eigenvalues;  // PyTorch names eigh in its errors
 }
 
