@@ -78,7 +78,10 @@ TEST_CASE("gradcheck: sum, mean and the reductions built on them") {
               {w}));
   CHECK(check([](const Inputs& in) { return tl::cdist(in[0], in[1]); }, {w, leaf({2, 4}, gen)}));
   CHECK(check([](const Inputs& in) { return tl::cdist(in[0], in[1], 1.5); }, {w, leaf({2, 4}, gen)}));
-  CHECK_THROWS_AS(tl::linalg::matrix_norm(w, "nuc"), tl::NotImplementedError);
+  // The spectral norms differentiate through the recorded singular values.
+  CHECK(check([](const Inputs& in) { return tl::linalg::matrix_norm(in[0], "nuc"); }, {w}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::matrix_norm(in[0], 2.0, {0, 1}, true); }, {w}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::matrix_norm(in[0], -2.0); }, {w}));
   // Zero elements: |x|^(p-1) is inf there for p < 1; PyTorch's gradient is 0.
   auto with_zero = tl::tensor<double>({0.0, 0.5, -2.0}, {.requires_grad = true});
   CHECK(check([](const Inputs& in) { return tl::norm(in[0], 1.5); }, {with_zero}));
@@ -307,6 +310,35 @@ TEST_CASE("gradcheck: cholesky and eigh (through a symmetrizing input map)") {
       },
       {x}));
   CHECK(check([&sym](const Inputs& in) { return tl::linalg::eigvalsh(sym(in[0])); }, {x}));
+}
+
+TEST_CASE("gradcheck: svd and svdvals (sign-invariant functions of the factors)") {
+  tl::Generator gen(24);
+  for (const tl::Shape& shape : {tl::Shape{4, 3}, tl::Shape{3, 4}, tl::Shape{2, 3, 3}}) {
+    CAPTURE(shape);
+    auto a = leaf(shape, gen);
+    CHECK(check([](const Inputs& in) { return tl::linalg::svdvals(in[0]); }, {a}));
+    // U o U, Vh o Vh and U S Vh do not depend on the singular vectors' signs.
+    CHECK(check(
+        [](const Inputs& in) {
+          const auto r = tl::linalg::svd(in[0], false);
+          return tl::Tensor<double>(r.U * r.U * r.S.unsqueeze(-2));
+        },
+        {a}));
+    CHECK(check(
+        [](const Inputs& in) {
+          const auto r = tl::linalg::svd(in[0], false);
+          return tl::Tensor<double>(r.Vh * r.Vh);
+        },
+        {a}));
+    CHECK(check(
+        [](const Inputs& in) {
+          const auto r = tl::linalg::svd(in[0]);  // full_matrices: the first k vectors enter
+          const int64_t k = r.S.size(-1);
+          return tl::matmul(tl::Tensor<double>(r.U.narrow(-1, 0, k) * r.S.unsqueeze(-2)), r.Vh.narrow(-2, 0, k));
+        },
+        {a}));
+  }
 }
 
 TEST_CASE("gradcheck: softmax and log_softmax") {

@@ -1,7 +1,8 @@
 #pragma once
 /// \file
-/// The recording forms of linalg.cholesky and linalg.eigh / eigvalsh
-/// (declared in ops/decompositions.hpp and ops/eigh.hpp), with PyTorch's
+/// The recording forms of linalg.cholesky, linalg.eigh / eigvalsh and
+/// linalg.svd / svdvals (declared in ops/decompositions.hpp, ops/eigh.hpp
+/// and ops/svd.hpp), with PyTorch's
 /// formulas (real matrices, batched over leading dimensions; both gradients
 /// are symmetric, as PyTorch's):
 ///
@@ -10,12 +11,18 @@
 ///     eigh:     gA = V (diag(g_lambda) + F o skew(V^T gV)) V^T,
 ///               skew(K) = (K - K^T) / 2, F_ij = 1 / (lambda_j - lambda_i)
 ///               off the diagonal and 0 on it
+///     svd:      gA = U [skew(U^T gU) / E S + S skew(V^T gV) / E + diag(gS)] V^T
+///               + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T),
+///               skew(K) = K - K^T, E_ij = S_j^2 - S_i^2 (1 on the diagonal);
+///               with only gS, U diag(gS) V^T (no 1 / S); full_matrices
+///               uses the first k = min(m, n) singular vectors
 ///
-/// eigh's eigenvector gradient is infinite where eigenvalues repeat (as in
-/// PyTorch, which documents it). The formulas use the public ops, so they
-/// record under create_graph; eigh, a two-output op, is a
-/// `tl::autograd::Function`, whose saved outputs are detached: a second
-/// derivative does not flow through the saved eigenvectors and eigenvalues.
+/// eigh's and svd's vector gradients are infinite where eigenvalues or
+/// singular values repeat, and svd's where one is zero (as in PyTorch, which
+/// documents it). The formulas use the public ops, so they
+/// record under create_graph; eigh and svd, multi-output ops, are
+/// `tl::autograd::Function`s, whose saved outputs are detached: a second
+/// derivative does not flow through the saved factors.
 
 #include <string_view>
 #include <vector>
@@ -23,14 +30,18 @@
 #include "tensorlib/autograd/function.hpp"
 #include "tensorlib/autograd/op_backward.hpp"
 #include "tensorlib/autograd/solve_backward.hpp"
+#include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/expr/operators.hpp"
+#include "tensorlib/ops/compare.hpp"
 #include "tensorlib/ops/decompositions.hpp"
 #include "tensorlib/ops/eigh.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/linalg.hpp"
+#include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/solve.hpp"
+#include "tensorlib/ops/svd.hpp"
 #include "tensorlib/ops/triangular.hpp"
 
 namespace tensorlib::autograd {
@@ -74,7 +85,59 @@ struct EighFunction : Function<EighFunction<T>> {
   }
 };
 
+/// svd as a three-output custom function (file comment).
+template <Element T>
+struct SvdFunction : Function<SvdFunction<T>> {
+  static std::vector<Tensor<T>> forward(FunctionCtx& ctx, const Tensor<T>& a, bool full_matrices) {
+    linalg::SVD<T> r = linalg::svd(a, full_matrices);
+    ctx.save_for_backward(r.U, r.S, r.Vh);
+    return {r.U, r.S, r.Vh};
+  }
+  static std::vector<Tensor<T>> backward(FunctionCtx& ctx, const std::vector<Tensor<T>>& g) {
+    const variable_list saved = ctx.saved_tensors();
+    const Tensor<T> S = saved[1].as<T>();
+    const int64_t k = S.size(-1);
+    // full_matrices: only the first k singular vectors enter (PyTorch).
+    const Tensor<T> U = saved[0].as<T>().narrow(-1, 0, k), Vh = saved[2].as<T>().narrow(-2, 0, k);
+    const Tensor<T> gU = g[0].narrow(-1, 0, k), gS = g[1], gV = mT(g[2].narrow(-2, 0, k));
+    const Tensor<T> V = mT(Vh);
+    const int64_t m = U.size(-2), n = V.size(-2);
+    if (!any_nonzero(gU) && !any_nonzero(gV))  // only the singular values: no 1 / S
+      return {tensorlib::matmul(Tensor<T>(U * gS.unsqueeze(-2)), Vh)};
+    const Tensor<T> eye = tensorlib::eye<T>(k);
+    const Tensor<T> S2 = Tensor<T>(S * S);
+    const Tensor<T> E = Tensor<T>(S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye);  // S_j^2 - S_i^2, 1 on the diagonal
+    const Tensor<T> UtgU = tensorlib::matmul(mT(U), gU), VtgV = tensorlib::matmul(mT(V), gV);
+    const Tensor<T> core =
+        Tensor<T>((UtgU - mT(UtgU)) / E * S.unsqueeze(-2) + S.unsqueeze(-1) * ((VtgV - mT(VtgV)) / E)) +
+        tensorlib::diag_embed(gS);
+    Tensor<T> gA = tensorlib::matmul(tensorlib::matmul(U, core), Vh);
+    const Tensor<T> s_inv = Tensor<T>(T(1) / S);
+    if (m > k) {  // (I - U U^T) gU S^-1 V^T
+      const Tensor<T> gU_perp = Tensor<T>(gU - tensorlib::matmul(U, UtgU));
+      gA = Tensor<T>(gA + tensorlib::matmul(Tensor<T>(gU_perp * s_inv.unsqueeze(-2)), Vh));
+    }
+    if (n > k) {  // U S^-1 gV^T (I - V V^T)
+      const Tensor<T> gV_perp = Tensor<T>(gV - tensorlib::matmul(V, VtgV));
+      gA = Tensor<T>(gA + tensorlib::matmul(U, Tensor<T>(s_inv.unsqueeze(-1) * mT(gV_perp))));
+    }
+    return {gA};
+  }
+
+ private:
+  static bool any_nonzero(const Tensor<T>& t) {
+    NoGradGuard no_grad;
+    return t.numel() > 0 && tensorlib::any(t != T(0)).item();
+  }
+};
+
 }  // namespace detail
+
+template <Element T>
+linalg::SVD<T> svd(const Tensor<T>& a, bool full_matrices) {
+  const std::vector<Tensor<T>> out = detail::SvdFunction<T>::apply(a, full_matrices);
+  return {out[0], out[1], out[2]};
+}
 
 template <Element T>
 linalg::Eigh<T> eigh(const Tensor<T>& a, std::string_view uplo) {

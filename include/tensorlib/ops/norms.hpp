@@ -144,6 +144,16 @@ Tensor<T> extreme_over(const Tensor<T>& x, int64_t dim, bool max, const char* op
   });
 }
 
+/// The permutation moving dims d0, d1 last (in that order).
+inline Shape matrix_last(int64_t ndim, int64_t d0, int64_t d1) {
+  Shape perm;
+  for (int64_t d = 0; d < ndim; ++d)
+    if (d != d0 && d != d1) perm.push_back(d);
+  perm.push_back(d0);
+  perm.push_back(d1);
+  return perm;
+}
+
 template <Element T>
 Tensor<T> matrix_norm_impl(const Tensor<T>& a, std::string_view ord_name, double ord, std::array<int64_t, 2> dim,
                            bool keepdim) {
@@ -152,11 +162,17 @@ Tensor<T> matrix_norm_impl(const Tensor<T>& a, std::string_view ord_name, double
   check<ShapeError>(a.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
   const int64_t d0 = wrap_dim(dim[0], a.dim(), op), d1 = wrap_dim(dim[1], a.dim(), op);
   check<ValueError>(d0 != d1, op, ": dims must be different. Got (", dim[0], ", ", dim[1], ")");
+  const bool spectral = ord_name == "nuc" || (ord_name.empty() && (ord == 2 || ord == -2));
   if (records_grad(a)) {  // the same norms from recorded reductions
-    check<NotImplementedError>(ord_name == "fro" || (ord_name.empty() && (std::fabs(ord) == 1 || std::isinf(ord))), op,
-                               ": the derivative of the ", ord_name.empty() ? concat(ord) : std::string(ord_name),
-                               " norm (singular values) is not implemented yet");
     if (ord_name == "fro") return tensorlib::norm(a, 2.0, DimList{d0, d1}, keepdim);
+    if (spectral) {  // from the recorded singular values
+      const Tensor<T> s = linalg::svdvals(a.permute(matrix_last(a.dim(), d0, d1)));
+      Tensor<T> r = ord_name == "nuc" ? s.sum(DimList{-1}) : ord > 0 ? amax(s, DimList{-1}) : amin(s, DimList{-1});
+      if (keepdim) r = r.unsqueeze(std::min(d0, d1)).unsqueeze(std::max(d0, d1));
+      return r;
+    }
+    check<ValueError>(ord_name.empty() && (std::fabs(ord) == 1 || std::isinf(ord)), op, ": Order ",
+                      ord_name.empty() ? concat(ord) : std::string(ord_name), " not supported.");
     const bool columns = std::fabs(ord) == 1;
     const int64_t summed = columns ? d0 : d1, other = columns ? d1 : d0;
     const Tensor<T> sums = tensorlib::norm(a, 1.0, DimList{summed}, true);
@@ -165,14 +181,9 @@ Tensor<T> matrix_norm_impl(const Tensor<T>& a, std::string_view ord_name, double
     return r;
   }
   if (ord_name == "fro") return vector_norm_impl(a, 2.0, DimList{dim[0], dim[1]}, keepdim);
-  if (ord_name == "nuc" || (ord_name.empty() && (ord == 2 || ord == -2))) {
+  if (spectral) {
     // Sum, largest or smallest singular value of the matrices in dims (d0, d1).
-    Shape perm;
-    for (int64_t d = 0; d < a.dim(); ++d)
-      if (d != d0 && d != d1) perm.push_back(d);
-    perm.push_back(d0);
-    perm.push_back(d1);
-    const Tensor<T> s = linalg::svdvals(a.permute(perm));
+    const Tensor<T> s = linalg::svdvals(a.permute(matrix_last(a.dim(), d0, d1)));
     const double vec_ord = ord_name == "nuc" ? 1.0 : (ord > 0 ? 1.0 : -1.0) * std::numeric_limits<double>::infinity();
     Tensor<T> r = vector_norm_impl(s, vec_ord, DimList{-1}, false);
     if (keepdim) r = r.unsqueeze(std::min(d0, d1)).unsqueeze(std::max(d0, d1));

@@ -170,6 +170,14 @@ linalg::SVD<T> svd_impl(const Tensor<T>& A, bool full, bool vectors, const char*
 
 }  // namespace detail
 
+namespace linalg {}  // namespace linalg
+namespace autograd {
+
+// The recording form (autograd/decomposition_backward.hpp).
+template <Element T>
+linalg::SVD<T> svd(const Tensor<T>& a, bool full_matrices);
+
+}  // namespace autograd
 namespace linalg {
 
 /// The singular value decomposition A = U diag(S) Vh of each matrix
@@ -179,6 +187,7 @@ template <Expression E, class T = value_type_t<E>>
 SVD<T> svd(const E& A_expr, bool full_matrices = true) {
   static_assert(detail::linalg_float<T>, "linalg.svd: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (detail::records_grad(A)) return autograd::svd(A, full_matrices);
   return detail::svd_impl(A, full_matrices, true, "linalg.svd");
 }
 
@@ -188,6 +197,7 @@ Tensor<T> svdvals(const E& A_expr) {
   static_assert(detail::linalg_float<T>,
                 "linalg.svdvals: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (detail::records_grad(A)) return autograd::svd(A, false).S;
   return detail::svd_impl(A, false, false, "linalg.svd").S;  // PyTorch names svd in its errors
 }
 
