@@ -97,3 +97,22 @@ TEST_CASE("version") {
   static_assert(v.major == TENSORLIB_VERSION_MAJOR && v.minor == TENSORLIB_VERSION_MINOR);
   CHECK(v.patch == TENSORLIB_VERSION_PATCH);
 }
+
+// This suite is built with TENSORLIB_NO_DOUBLE_BACKWARD (tests/CMakeLists.txt),
+// the compile-time switch that leaves out the fused second-order passes:
+// create_graph through a fused expression must then say so, not compute
+// wrongly. (Without the macro it works: tests/autograd/fused_test.cpp.)
+TEST_CASE("create_graph through a fused expression with TENSORLIB_NO_DOUBLE_BACKWARD") {
+  auto x = tl::tensor<double>({0.5, 1.5}, {.requires_grad = true});
+  tl::Tensor<double> y = (x * x * x).sum();
+#if defined(TENSORLIB_NO_DOUBLE_BACKWARD)
+  CHECK_THROWS_WITH_AS(tl::autograd::grad<double>({y}, {x}, {}, true, /*create_graph=*/true),
+                       doctest::Contains("TENSORLIB_NO_DOUBLE_BACKWARD"), tl::NotImplementedError);
+#else
+  const auto g = tl::autograd::grad<double>({y}, {x}, {}, true, /*create_graph=*/true);
+  CHECK(g[0].requires_grad());
+#endif
+  // First-order backward is unaffected either way.
+  const auto g1 = tl::autograd::grad<double>({y}, {x});
+  CHECK(g1[0].to_vector() == std::vector<double>{0.75, 6.75});
+}

@@ -141,9 +141,11 @@ struct Dual {
   TENSORLIB_HOST_DEVICE Dual& operator*=(const Dual& b) { return *this = *this * b; }
   TENSORLIB_HOST_DEVICE Dual& operator/=(const Dual& b) { return *this = *this / b; }
 
-  /// The truth value of a scalar dual is its value's (logical functors).
-  TENSORLIB_HOST_DEVICE explicit constexpr operator bool() const requires std::is_arithmetic_v<T> {
-    return value != T(0);
+  /// The truth value of a scalar dual, nested ones included, is its value's
+  /// (logical functors).
+  TENSORLIB_HOST_DEVICE explicit constexpr operator bool()
+      const requires std::is_convertible_v<decltype(std::declval<const T&>() != std::declval<const T&>()), bool> {
+    return static_cast<bool>(value != T(0));
   }
 
   // Comparisons look at values only; on packets they give the packet's mask.

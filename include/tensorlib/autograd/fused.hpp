@@ -27,6 +27,13 @@
 /// through pointwise chains cost one pass each. A third derivative through
 /// the same expression is refused (NotImplementedError), as is the second
 /// derivative of digamma (it would need polygamma).
+///
+/// The pass is instantiated for every fused expression type a program
+/// materializes (create_graph is a run-time choice), which costs compile
+/// time: about a third more for an expression-heavy file at -O2. Defining
+/// TENSORLIB_NO_DOUBLE_BACKWARD (for the whole program) leaves it out;
+/// create_graph through a fused expression then throws NotImplementedError
+/// naming the macro. The benchmarks and the non-autograd test suites do.
 
 #include <cstdint>
 #include <memory>
@@ -40,6 +47,7 @@
 #include "tensorlib/autograd/node.hpp"
 #include "tensorlib/autograd/saved_tensor.hpp"
 #include "tensorlib/autograd/second_order_pass.hpp"
+#include "tensorlib/core/any_tensor.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -82,27 +90,49 @@ template <class F, class... Cs>
 inline constexpr bool twice_differentiable<Map<F, Cs...>> =
     !std::is_same_v<F, fn::Digamma> && (twice_differentiable<Cs> && ...);
 
+namespace detail {
+
+/// The second-order pass of expression type E behind a type-erased pointer:
+/// the only per-expression code a FusedGradBackward needs (compile time).
+template <class E, Element T = value_type_t<E>>
+void run_second_order(const void* expr, const std::vector<Tensor<T>>& outs, const Tensor<T>& g, const int* lanes,
+                      const std::vector<Tensor<T>>& u) {
+  second_order_pass(outs, g, *static_cast<const E*>(expr), lanes, u);
+}
+
+}  // namespace detail
+
 /// The node of the gradients of a fused expression, recorded by its
 /// backward under create_graph (Note [second order]): inputs the lane
 /// leaves and the incoming gradient g, outputs G_l = g * d expr / d leaf_l at
 /// the broadcast shape. Its backward, for cotangents u_l, is one
 /// `second_order_pass`: d/d leaf_m = g * sum_l d2 expr/(d leaf_m d leaf_l)
 /// u_l and d/dg = sum_l d expr / d leaf_l u_l, each summed to its input's
-/// shape. A third derivative is refused.
-template <class E>
+/// shape. A third derivative is refused. Templated on the element type
+/// only: the expression is held type-erased with its pass, so each
+/// expression type instantiates the pass and nothing else.
+template <Element T>
 class FusedGradBackward final : public Node {
  public:
-  using T = value_type_t<E>;
-  static constexpr int kLeaves = cpu::leaf_count<E>;
+  using Kernel = void (*)(const void*, const std::vector<Tensor<T>>&, const Tensor<T>&, const int*,
+                          const std::vector<Tensor<T>>&);
 
+  template <class E>
   FusedGradBackward(const E& expr, const int* lanes, const Tensor<T>& g, const std::string& forward_name)
-      : expr_(expr), g_(g.detach()), g_version_(g._version()), name_(forward_name + "Backward") {
+      : expr_(std::make_shared<const E>(expr)),
+        kernel_(&detail::run_second_order<E>),
+        shape_(expr.shape()),
+        g_(g.detach()),
+        g_version_(g._version()),
+        g_shape_(g.sizes()),
+        name_(forward_name + "Backward") {
     std::vector<Edge> edges;
     int position = 0, used = 0;
-    for_each_tensor(*expr_, [&](const auto& leaf) {
-      versions_[position] = leaf._version();
-      const int lane = lanes_[position] = lanes[position];
-      ++position;
+    for_each_tensor(expr, [&](const auto& leaf) {
+      leaves_.emplace_back(leaf);
+      versions_.push_back(leaf._version());
+      const int lane = lanes[position++];
+      lanes_.push_back(lane);
       if (lane == used) {  // a lane's first leaf (lanes are numbered in tree order)
         edges.push_back(gradient_edge(leaf));
         leaf_shapes_.push_back(leaf.sizes());
@@ -111,20 +141,14 @@ class FusedGradBackward final : public Node {
       }
     });
     edges.push_back(gradient_edge(g));
-    g_shape_ = g.sizes();
     mutable_next_edges() = std::move(edges);
   }
 
   variable_list apply(variable_list&& grads) override {
     if (released_) detail::throw_freed_graph();
-    detail::check_leaf_versions(*expr_, versions_, name());
+    check_versions();
     ::tensorlib::detail::check<NotImplementedError>(
         !is_grad_enabled(), name(), ": a third derivative through a fused pointwise expression is not implemented");
-    ::tensorlib::detail::check<AutogradError>(
-        g_._version() == g_version_,
-        "one of the variables needed for gradient computation has been modified by an "
-        "inplace operation: the gradient saved by ",
-        name(), " is at version ", g_._version(), "; expected version ", g_version_, " instead.");
     const std::size_t used = leaf_shapes_.size();
     std::vector<Tensor<T>> u(used);
     bool any = false;
@@ -136,8 +160,8 @@ class FusedGradBackward final : public Node {
     variable_list result(used + 1);
     if (!any) return result;
     std::vector<Tensor<T>> outs;
-    for (std::size_t l = 0; l <= used; ++l) outs.push_back(empty<T>(expr_->shape(), {.device = g_.device()}));
-    second_order_pass(outs, g_, *expr_, lanes_, u);
+    for (std::size_t l = 0; l <= used; ++l) outs.push_back(empty<T>(shape_, {.device = g_.device()}));
+    kernel_(expr_.get(), outs, g_, lanes_.data(), u);
     for (std::size_t l = 0; l < used; ++l) {
       Tensor<T> r = outs[l].sum_to_size(leaf_shapes_[l]);
       if (leaf_dtypes_[l] == kFloat32)
@@ -151,20 +175,40 @@ class FusedGradBackward final : public Node {
   std::string name() const override { return name_; }
   void release_variables() override {
     expr_.reset();
+    leaves_.clear();
     g_ = Tensor<T>();
     released_ = true;
   }
 
  private:
-  std::optional<E> expr_;
+  void check_versions() const {
+    for (std::size_t i = 0; i < leaves_.size(); ++i) {
+      const uint32_t now = leaves_[i].impl()->storage.version();
+      if (now == versions_[i]) continue;
+      throw AutogradError(::tensorlib::detail::concat(
+          "one of the variables needed for gradient computation has been modified by an inplace operation: [",
+          leaves_[i].dtype(), " ", leaves_[i].sizes(), "], which is an input of ", name(), ", is at version ", now,
+          "; expected version ", versions_[i], " instead."));
+    }
+    ::tensorlib::detail::check<AutogradError>(
+        g_._version() == g_version_,
+        "one of the variables needed for gradient computation has been modified by an "
+        "inplace operation: the gradient saved by ",
+        name(), " is at version ", g_._version(), "; expected version ", g_version_, " instead.");
+  }
+
+  std::shared_ptr<const void> expr_;  // an E; reset when the graph is freed
+  Kernel kernel_;
+  Shape shape_;
   Tensor<T> g_;
   uint32_t g_version_;
+  Shape g_shape_;
   std::string name_;
-  uint32_t versions_[kLeaves > 0 ? kLeaves : 1] = {};
-  int lanes_[kLeaves > 0 ? kLeaves : 1] = {};
+  std::vector<AnyTensor> leaves_;
+  std::vector<uint32_t> versions_;
+  std::vector<int> lanes_;
   std::vector<Shape> leaf_shapes_;
   std::vector<ScalarType> leaf_dtypes_;
-  Shape g_shape_;
   bool released_ = false;
 };
 
@@ -240,13 +284,22 @@ class FusedBackward final : public Node {
   void check_versions() const { detail::check_leaf_versions(*expr_, versions_, name()); }
 
   void record_gradients(const std::vector<Tensor<T>>& outs, const Tensor<T>& g) const {
+#if defined(TENSORLIB_NO_DOUBLE_BACKWARD)
+    (void)outs;
+    (void)g;
+    throw NotImplementedError(::tensorlib::detail::concat(
+        name(),
+        ": create_graph=true through a fused pointwise expression needs its second-order pass, which this "
+        "code was compiled without (TENSORLIB_NO_DOUBLE_BACKWARD is defined)"));
+#else
     if constexpr (twice_differentiable<E>) {
-      auto node = std::make_shared<FusedGradBackward<E>>(*expr_, lanes_, g, name_);
+      auto node = std::make_shared<FusedGradBackward<T>>(*expr_, lanes_, g, name_);
       for (const auto& o : outs) set_history(o, node);
     } else {
       throw NotImplementedError(::tensorlib::detail::concat(
           name(), ": create_graph=true through digamma (its second derivative needs polygamma) is not implemented"));
     }
+#endif
   }
 
   static std::string default_name() {
