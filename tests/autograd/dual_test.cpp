@@ -53,6 +53,7 @@ void check_unary(const char* name, const F& f, const std::vector<double>& points
       const N1 y2 = tl::autograd::apply_dual(f, N1::variable(with_tangent(x, 1.0), 0));
       CHECK(y2.value.value == doctest::Approx(y.value).epsilon(1e-14));
       CHECK(y2.tangent[0].value == doctest::Approx(y.tangent[0]).epsilon(1e-14));
+      CHECK(y2.value.tangent[0] == doctest::Approx(y.tangent[0]).epsilon(1e-14));  // the inner level agrees
       const double fd2 =
           central([&](double v) { return tl::autograd::apply_dual(f, D1::variable(v, 0)).tangent[0]; }, x);
       CHECK(y2.tangent[0].tangent[0] == doctest::Approx(fd2).epsilon(1e-5).scale(1e-3));
@@ -236,6 +237,27 @@ TEST_CASE("dual tangents at non-differentiable points are PyTorch's") {
     CHECK(tl::autograd::apply_dual(fn::Sigmoid{}, F1::variable(x, 0)).tangent[0] == 0.f);
     CHECK(std::isfinite(tl::autograd::apply_dual(fn::Silu{}, F1::variable(x, 0)).tangent[0]));
   }
+}
+
+TEST_CASE("nested duals keep the declared derivatives at both levels") {
+  using F1 = tl::Dual<float, 1>;
+  using NF = tl::Dual<F1, 1>;
+  F1 inner(-100.f);
+  inner.tangent[0] = 1.f;
+  // sigmoid's formula overflows at -100 in float; its declared derivative does not.
+  const NF s = tl::autograd::apply_dual(tl::fn::Sigmoid{}, NF::variable(inner, 0));
+  CHECK(std::isfinite(s.value.tangent[0]));
+  CHECK(std::isfinite(s.tangent[0].tangent[0]));
+  // relu at 0 and a maximum tie: the inner tangent follows PyTorch's choices
+  // (0, and half to each side), as the outer one does.
+  const N1 r = tl::autograd::apply_dual(tl::fn::Relu{}, N1::variable(with_tangent(0.0, 1.0), 0));
+  CHECK(r.value.tangent[0] == 0.0);
+  CHECK(r.tangent[0].value == 0.0);
+  const N2 m = tl::autograd::apply_dual(tl::fn::Maximum{}, N2::variable(with_tangent(1.0, 1.0), 0),
+                                        N2::variable(with_tangent(1.0, 0.0), 1));
+  CHECK(m.value.tangent[0] == 0.5);
+  CHECK(m.tangent[0].value == 0.5);
+  CHECK(m.tangent[1].value == 0.5);
 }
 
 TEST_CASE("trigamma") {

@@ -427,3 +427,17 @@ TEST_CASE("double backward refuses what it cannot do") {
                          tl::AutogradError);
   }
 }
+
+TEST_CASE("double backward of sigmoid far in the tail stays finite (declared derivatives at both levels)") {
+  auto x = tl::tensor<float>({-100.f, -30.f, 0.5f}, {.requires_grad = true});
+  tl::Tensor<float> y = tl::sigmoid(x).sum();
+  const auto g = tl::autograd::grad<float>({y}, {x}, {}, true, true);
+  const auto h = tl::autograd::grad<float>({g[0].sum()}, {x});
+  const std::vector<float> got = h[0].to_vector();
+  // d2/dx2 sigmoid = s (1 - s) (1 - 2 s).
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double v = std::vector<double>{-100.0, -30.0, 0.5}[i], sg = 1 / (1 + std::exp(-v));
+    CHECK(std::isfinite(got[i]));
+    CHECK(got[i] == doctest::Approx(sg * (1 - sg) * (1 - 2 * sg)).epsilon(1e-5).scale(1e-30));
+  }
+}

@@ -341,6 +341,28 @@ TEST_CASE("gradcheck: svd and svdvals (sign-invariant functions of the factors)"
   }
 }
 
+TEST_CASE("eigvalsh at repeated eigenvalues and jvp through svd's vectors") {
+  // Eigenvalues only: no 1 / (lambda_j - lambda_i), so a repeated spectrum
+  // has a finite gradient (PyTorch: V diag(g) V^T = I here).
+  auto eye = tl::eye<double>(3).requires_grad_();
+  tl::linalg::eigvalsh(eye).sum().backward();
+  const std::vector<double> g = eye.grad().to_vector();
+  for (std::size_t i = 0; i < g.size(); ++i) CHECK(g[i] == doctest::Approx(i % 4 == 0 ? 1.0 : 0.0));
+  // functional::jvp's zero cotangent requires grad: svd's U/Vh terms must
+  // not be skipped as if only S had a gradient. f = sum(U o U * S) is
+  // sign-invariant; compare with a central difference.
+  tl::Generator gen(25);
+  auto a = leaf({4, 3}, gen).detach(), t = leaf({4, 3}, gen).detach();
+  auto f = [](const Inputs& in) -> tl::Tensor<double> {
+    const auto r = tl::linalg::svd(in[0], false);
+    return tl::Tensor<double>(r.U * r.U * r.S.unsqueeze(-2)).sum();
+  };
+  const double jv = tl::autograd::functional::jvp(f, {a}, {t}).product.at(0).item();
+  const double h = 1e-6;
+  const double fd = (f({tl::Tensor<double>(a + t * h)}).item() - f({tl::Tensor<double>(a - t * h)}).item()) / (2 * h);
+  CHECK(jv == doctest::Approx(fd).epsilon(1e-6));
+}
+
 TEST_CASE("gradcheck: softmax and log_softmax") {
   tl::Generator gen(20);
   auto x = leaf({3, 4}, gen);

@@ -63,6 +63,17 @@ Tensor<T> cholesky(const Tensor<T>& a, bool upper) {
 
 namespace detail {
 
+/// Whether a cotangent the custom-function machinery handed over can carry
+/// a gradient: not all zeros, or (under create_graph, as in functional::jvp,
+/// whose cotangent is a zero that requires grad) part of a graph. PyTorch
+/// tests whether it is defined; zeros stand for undefined here.
+template <Element T>
+bool carries_gradient(const Tensor<T>& t) {
+  if (t.requires_grad()) return true;
+  NoGradGuard no_grad;
+  return t.numel() > 0 && tensorlib::any(t != T(0)).item();
+}
+
 /// eigh as a two-output custom function (file comment).
 template <Element T>
 struct EighFunction : Function<EighFunction<T>> {
@@ -75,6 +86,8 @@ struct EighFunction : Function<EighFunction<T>> {
     const variable_list saved = ctx.saved_tensors();
     const Tensor<T> lambda = saved[0].as<T>(), V = saved[1].as<T>();
     const int64_t n = lambda.size(-1);
+    if (!carries_gradient(g[1]))  // eigenvalues only: no 1 / (lambda_j - lambda_i)
+      return {tensorlib::matmul(Tensor<T>(V * g[0].unsqueeze(-2)), mT(V))};
     const Tensor<T> eye = tensorlib::eye<T>(n);
     const Tensor<T> K = tensorlib::matmul(mT(V), g[1]);
     // E_ij = lambda_j - lambda_i, with 1 on the diagonal so no inf appears
@@ -102,7 +115,7 @@ struct SvdFunction : Function<SvdFunction<T>> {
     const Tensor<T> gU = g[0].narrow(-1, 0, k), gS = g[1], gV = mT(g[2].narrow(-2, 0, k));
     const Tensor<T> V = mT(Vh);
     const int64_t m = U.size(-2), n = V.size(-2);
-    if (!any_nonzero(gU) && !any_nonzero(gV))  // only the singular values: no 1 / S
+    if (!carries_gradient(gU) && !carries_gradient(gV))  // only the singular values: no 1 / S
       return {tensorlib::matmul(Tensor<T>(U * gS.unsqueeze(-2)), Vh)};
     const Tensor<T> eye = tensorlib::eye<T>(k);
     const Tensor<T> S2 = Tensor<T>(S * S);
@@ -122,12 +135,6 @@ struct SvdFunction : Function<SvdFunction<T>> {
       gA = Tensor<T>(gA + tensorlib::matmul(U, Tensor<T>(s_inv.unsqueeze(-1) * mT(gV_perp))));
     }
     return {gA};
-  }
-
- private:
-  static bool any_nonzero(const Tensor<T>& t) {
-    NoGradGuard no_grad;
-    return t.numel() > 0 && tensorlib::any(t != T(0)).item();
   }
 };
 

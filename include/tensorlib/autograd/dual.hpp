@@ -452,12 +452,23 @@ TENSORLIB_HOST_DEVICE Dual<T, K> fmod(const Dual<T, K>& a, const Dual<T, K>& b) 
 /// minimum at ties and NaNs).
 template <class F, class T, int K, class... Rest>
 TENSORLIB_HOST_DEVICE Dual<T, K> apply_dual(const F& f, const Dual<T, K>& x, const Rest&... rest) {
+  // On nested duals (second derivatives) the value is itself a dual: it
+  // takes the declared derivative too, not the plain formula.
   if constexpr (sizeof...(Rest) == 0 && requires { f.derivative(x.value, x.value); }) {
-    const T y = f(x.value);
+    T y;
+    if constexpr (is_dual<T>)
+      y = apply_dual(f, x.value);
+    else
+      y = f(x.value);
     return x.chain(y, f.derivative(x.value, y));
   } else if constexpr (sizeof...(Rest) == 1 && requires { f.partial_a(x.value, x.value); }) {
     const Dual<T, K>& b = (rest, ...);
-    return x.chain2(b, f(x.value, b.value), f.partial_a(x.value, b.value), f.partial_b(x.value, b.value));
+    T y;
+    if constexpr (is_dual<T>)
+      y = apply_dual(f, x.value, b.value);
+    else
+      y = f(x.value, b.value);
+    return x.chain2(b, y, f.partial_a(x.value, b.value), f.partial_b(x.value, b.value));
   } else {
     return f(x, rest...);
   }

@@ -12,7 +12,9 @@
 /// to u is J v. It needs the function's backward to be differentiable with
 /// respect to its incoming gradient, which every recorded op's is (a fused
 /// expression's through `FusedGradBackward`, whose second-order pass writes
-/// J v in the same loop; Note [second order] in fused.hpp).
+/// J v in the same loop; Note [second order] in fused.hpp). With
+/// `create_graph`, jvp and hvp through a fused expression would need its
+/// third derivative, which is refused (NotImplementedError).
 
 #include <type_traits>
 #include <vector>
