@@ -377,12 +377,14 @@ struct LaneAdjoints {
 /// The root the executor's row loop drives: the incoming gradient and the
 /// tree; each element runs the forward half, then seeds the root's adjoint
 /// with the gradient and sweeps it down.
-template <Element T, int K, bool Packets, class Tree>
-class AdjointRoot {
+/// What a sweep's root shares with the executor's row loop: the incoming
+/// gradient (operand 1) and the tree, positioned together.
+template <Element T, class Tree>
+class SweepRootBase {
  public:
   static constexpr bool has_candidates = false;
   template <class E>
-  AdjointRoot(const Tensor<T>& grad, const E& expr, cpu::EvalContext& ctx, const int* lanes)
+  SweepRootBase(const Tensor<T>& grad, const E& expr, cpu::EvalContext& ctx, const int* lanes)
       : grad_(grad, ctx), tree_(expr, ctx, lanes) {}
   bool any_hoisted() const { return false; }
   void seek(const int64_t* index, const cpu::LoopPlan& plan) {
@@ -399,6 +401,20 @@ class AdjointRoot {
     grad_.begin_block(c0, n, scratch);
     tree_.begin_block(c0, n, scratch);
   }
+
+ protected:
+  cpu::LeafEval<T> grad_;
+  Tree tree_;
+};
+
+template <Element T, int K, bool Packets, class Tree>
+class AdjointRoot : public SweepRootBase<T, Tree> {
+  using Base = SweepRootBase<T, Tree>;
+  using Base::grad_;
+  using Base::tree_;
+
+ public:
+  using Base::Base;
   template <bool Materialized>
   [[gnu::always_inline]] LaneAdjoints<cpu::packet_t<T>, K> load(int64_t j, int n) const {
     return sweep<cpu::packet_t<T>>(grad_.template load<false>(j, n), j, n);
@@ -420,8 +436,6 @@ class AdjointRoot {
       tree_.backward(tape, convert<std::remove_cvref_t<decltype(tape.value)>>(grad), out.lane);
     return out;
   }
-  cpu::LeafEval<T> grad_;
-  Tree tree_;
 };
 
 /// Writes each lane's gradient into its contiguous output.

@@ -17,6 +17,7 @@
 /// third derivative, which is refused (NotImplementedError).
 
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "tensorlib/autograd/tensor_methods.hpp"
@@ -81,6 +82,20 @@ std::vector<Tensor<T>> grads_or_zeros(const std::vector<Tensor<T>>& outputs, con
   return g;
 }
 
+/// The gradients that are part of a graph (so depend on their cotangent
+/// or input) and the directions paired with them.
+template <Element T>
+std::pair<std::vector<Tensor<T>>, std::vector<Tensor<T>>> with_graph(const std::vector<Tensor<T>>& g,
+                                                                     const std::vector<Tensor<T>>& v) {
+  std::pair<std::vector<Tensor<T>>, std::vector<Tensor<T>>> used;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    if (g[i].defined() && g[i].requires_grad()) {
+      used.first.push_back(g[i]);
+      used.second.push_back(v[i]);
+    }
+  return used;
+}
+
 }  // namespace detail
 
 /// f(inputs) and v^T J: the gradient of <f(inputs), v> with respect to each
@@ -108,15 +123,9 @@ OutputAndProduct<T> jvp(F&& f, const std::vector<Tensor<T>>& inputs, const std::
   const Tensor<T> out = f(x);
   if (!out.requires_grad()) return {out, {zeros<T>(out.sizes())}};
   const Tensor<T> u = zeros<T>(out.sizes()).requires_grad_();
-  const std::vector<Tensor<T>> g = grad<T>({out}, x, {u}, true, /*create_graph=*/true, /*allow_unused=*/true);
-  std::vector<Tensor<T>> used_g, used_v;
-  for (std::size_t i = 0; i < g.size(); ++i)
-    if (g[i].defined() && g[i].requires_grad()) {
-      used_g.push_back(g[i]);
-      used_v.push_back(v[i]);
-    }
-  if (used_g.empty()) return {out.detach(), {zeros<T>(out.sizes())}};
-  std::vector<Tensor<T>> jv = grad<T>(used_g, {u}, used_v, create_graph, create_graph, /*allow_unused=*/true);
+  const auto used = detail::with_graph(grad<T>({out}, x, {u}, true, /*create_graph=*/true, /*allow_unused=*/true), v);
+  if (used.first.empty()) return {out.detach(), {zeros<T>(out.sizes())}};
+  std::vector<Tensor<T>> jv = grad<T>(used.first, {u}, used.second, create_graph, create_graph, /*allow_unused=*/true);
   if (!jv[0].defined()) jv[0] = zeros<T>(out.sizes());
   return {create_graph ? out : out.detach(), std::move(jv)};
 }
@@ -133,15 +142,9 @@ OutputAndProduct<T> hvp(F&& f, const std::vector<Tensor<T>>& inputs, const std::
   ::tensorlib::detail::check<ValueError>(out.numel() == 1,
                                          "hvp: the function must return a single-element tensor, got ", out.sizes());
   if (!out.requires_grad()) return {out, detail::zeros_like_each(x)};
-  const std::vector<Tensor<T>> g = grad<T>({out}, x, {}, true, /*create_graph=*/true, /*allow_unused=*/true);
-  std::vector<Tensor<T>> used_g, used_v;
-  for (std::size_t i = 0; i < g.size(); ++i)
-    if (g[i].defined() && g[i].requires_grad()) {
-      used_g.push_back(g[i]);
-      used_v.push_back(v[i]);
-    }
+  const auto used = detail::with_graph(grad<T>({out}, x, {}, true, /*create_graph=*/true, /*allow_unused=*/true), v);
   std::vector<Tensor<T>> hv(x.size());
-  if (!used_g.empty()) hv = grad<T>(used_g, x, used_v, create_graph, create_graph, /*allow_unused=*/true);
+  if (!used.first.empty()) hv = grad<T>(used.first, x, used.second, create_graph, create_graph, /*allow_unused=*/true);
   for (std::size_t i = 0; i < hv.size(); ++i)
     if (!hv[i].defined()) hv[i] = zeros<T>(x[i].sizes());
   return {create_graph ? out : out.detach(), std::move(hv)};

@@ -61,27 +61,15 @@ class TangentLeaf {
 /// tangent (grad * (H u) for that leaf) followed, in slot `used`, by the
 /// root's tangent (J u).
 template <Element T, int K, class Tree>
-class SecondOrderRoot {
+class SecondOrderRoot : public SweepRootBase<T, Tree> {
+  using Base = SweepRootBase<T, Tree>;
+  using Base::grad_;
+  using Base::tree_;
+
  public:
-  static constexpr bool has_candidates = false;
   template <class E>
   SecondOrderRoot(const Tensor<T>& grad, const E& expr, cpu::EvalContext& ctx, const int* lanes, int used)
-      : grad_(grad, ctx), tree_(expr, ctx, lanes), used_(used) {}
-  bool any_hoisted() const { return false; }
-  void seek(const int64_t* index, const cpu::LoopPlan& plan) {
-    grad_.seek(index, plan);
-    tree_.seek(index, plan);
-  }
-  void advance(int64_t k) {
-    grad_.advance(k);
-    tree_.advance(k);
-  }
-  template <bool P>
-  void start_row(cpu::Scratch&, int64_t) {}
-  void begin_block(int64_t c0, int64_t n, cpu::Scratch& scratch) {
-    grad_.begin_block(c0, n, scratch);
-    tree_.begin_block(c0, n, scratch);
-  }
+      : Base(grad, expr, ctx, lanes), used_(used) {}
   template <bool Materialized>
   LaneAdjoints<T, K + 1> scalar(int64_t j) const {
     LaneAdjoints<T, K + 1> out;
@@ -100,8 +88,6 @@ class SecondOrderRoot {
   }
 
  private:
-  cpu::LeafEval<T> grad_;
-  Tree tree_;
   int used_;
 };
 
