@@ -97,7 +97,27 @@ void run_cholesky(const fixtures::Case& c) {
   check_grad(c, a, "a");
 }
 
+template <class T>
+void run_qr(const fixtures::Case& c) {
+  auto a = leaf<T>(c, "a"), b = leaf<T>(c, "b");
+  auto w = [&c](const char* name) { return c.tensors.at(name).as<T>(); };
+  const auto [Qa, Ra] = tl::linalg::qr(a);
+  const auto [Qb, Rb] = tl::linalg::qr(b);
+  const tl::Tensor<T> loss = (Qa * Qa * w("wqa")).sum() + (Ra * Ra * w("wra")).sum() + (Qb * Qb * w("wqb")).sum() +
+                             (Rb * Rb * w("wrb")).sum();
+  fixtures::check_close(loss, c.tensors.at("loss").as<T>(), Tol<T>::rtol * 10, Tol<T>::atol * 10, "loss");
+  loss.backward();
+  check_grad(c, a, "a");
+  check_grad(c, b, "b");
+}
+
 }  // namespace
+
+TEST_CASE("qr gradients match PyTorch (tall and wide)") {
+  const auto& file = fixtures::load("autograd.txt");
+  run_qr<float>(file["qr"]);
+  run_qr<double>(file["qr_f64"]);
+}
 
 TEST_CASE("eigh and cholesky gradients match PyTorch (symmetric, as PyTorch's)") {
   const auto& file = fixtures::load("autograd.txt");

@@ -312,6 +312,33 @@ TEST_CASE("gradcheck: cholesky and eigh (through a symmetrizing input map)") {
   CHECK(check([&sym](const Inputs& in) { return tl::linalg::eigvalsh(sym(in[0])); }, {x}));
 }
 
+TEST_CASE("gradcheck: qr (tall, square, wide, batched; reduced and complete)") {
+  tl::Generator gen(26);
+  auto both = [](std::string mode) {
+    return [mode](const Inputs& in) {
+      const auto [Q, R] = tl::linalg::qr(in[0], mode);
+      return tl::cat({Q.reshape({-1}), R.reshape({-1})});
+    };
+  };
+  for (const tl::Shape& shape : {tl::Shape{4, 3}, tl::Shape{3, 3}, tl::Shape{3, 5}, tl::Shape{2, 4, 2},
+                                 tl::Shape{2, 2, 3}}) {
+    CAPTURE(shape);
+    auto a = leaf(shape, gen);
+    CHECK(check(both("reduced"), {a}));
+    if (shape[shape.size() - 2] <= shape.back()) CHECK(check(both("complete"), {a}));
+    // Q alone and R alone: the other factor's cotangent is zero.
+    CHECK(check([](const Inputs& in) { return tl::linalg::qr(in[0]).Q; }, {a}));
+    CHECK(check([](const Inputs& in) { return tl::linalg::qr(in[0]).R; }, {a}));
+  }
+  // PyTorch's refusals, raised by backward.
+  auto tall = leaf({4, 3}, gen);
+  CHECK_THROWS_WITH_AS(tl::linalg::qr(tall, "r").R.sum().backward(),
+                       doctest::Contains("depends on Q, which is not computed when mode='r'"), tl::AutogradError);
+  CHECK_THROWS_WITH_AS(tl::linalg::qr(tall, "complete").Q.sum().backward(),
+                       doctest::Contains("not differentiable when mode='complete' and nrows > ncols"),
+                       tl::AutogradError);
+}
+
 TEST_CASE("gradcheck: svd and svdvals (sign-invariant functions of the factors)") {
   tl::Generator gen(24);
   for (const tl::Shape& shape : {tl::Shape{4, 3}, tl::Shape{3, 4}, tl::Shape{2, 3, 3}}) {

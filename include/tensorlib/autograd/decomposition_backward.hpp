@@ -1,13 +1,19 @@
 #pragma once
 /// \file
-/// The recording forms of linalg.cholesky, linalg.eigh / eigvalsh and
-/// linalg.svd / svdvals (declared in ops/decompositions.hpp, ops/eigh.hpp
+/// The recording forms of linalg.cholesky, linalg.qr, linalg.eigh / eigvalsh
+/// and linalg.svd / svdvals (declared in ops/decompositions.hpp, ops/eigh.hpp
 /// and ops/svd.hpp), with PyTorch's
 /// formulas (real matrices, batched over leading dimensions; both gradients
 /// are symmetric, as PyTorch's):
 ///
 ///     cholesky: P = tril(L^T gL),  gA = L^-T (P + tril(P, -1)^T) / 2 L^-1
 ///               (upper: L = U^T, gL = gU^T)
+///     qr:       m >= n: gA = [gQ + Q sym(gR R^T - Q^T gQ)] R^-T, sym(K) the
+///               symmetric matrix with K's upper triangle (triu(K) +
+///               triu(K, 1)^T); m < n: A = [X | Y], R = [U | V] with X = Q U,
+///               gX from the square formula with gQ + Y gV^T and gU, gY = Q gV.
+///               Not differentiable in mode "r" (no Q) or "complete" with
+///               m > n (Q's last columns are arbitrary), as in PyTorch.
 ///     eigh:     gA = V (diag(g_lambda) + F o skew(V^T gV)) V^T,
 ///               skew(K) = (K - K^T) / 2, F_ij = 1 / (lambda_j - lambda_i)
 ///               off the diagonal and 0 on it
@@ -24,6 +30,7 @@
 /// `tl::autograd::Function`s, whose saved outputs are detached: a second
 /// derivative does not flow through the saved factors.
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -38,6 +45,7 @@
 #include "tensorlib/ops/decompositions.hpp"
 #include "tensorlib/ops/eigh.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/join.hpp"
 #include "tensorlib/ops/linalg.hpp"
 #include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/solve.hpp"
@@ -98,6 +106,42 @@ struct EighFunction : Function<EighFunction<T>> {
   }
 };
 
+/// qr as a two-output custom function (file comment).
+template <Element T>
+struct QrFunction : Function<QrFunction<T>> {
+  static std::vector<Tensor<T>> forward(FunctionCtx& ctx, const Tensor<T>& a, std::string_view mode) {
+    linalg::QR<T> r = linalg::qr(a, mode);
+    ctx.save_for_backward(r.Q, r.R);
+    ctx.saved_data["mode"] = std::string(mode);
+    return {r.Q, r.R};
+  }
+  static std::vector<Tensor<T>> backward(FunctionCtx& ctx, const std::vector<Tensor<T>>& g) {
+    const auto mode = std::any_cast<std::string>(ctx.saved_data.at("mode"));
+    const variable_list saved = ctx.saved_tensors();
+    const Tensor<T> Q = saved[0].as<T>(), R = saved[1].as<T>();
+    ::tensorlib::detail::check<AutogradError>(
+        mode != "r",
+        "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+        "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+    const int64_t m = Q.size(-2), n = R.size(-1);
+    ::tensorlib::detail::check<AutogradError>(
+        mode != "complete" || m <= n,
+        "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+    if (m >= n) return {square_qr_grad(Q, R, g[0], g[1])};
+    // Y = Q V, so Y gV^T = Q V gV^T: A itself is not needed.
+    const Tensor<T> U = R.narrow(-1, 0, m), V = R.narrow(-1, m, n - m);
+    const Tensor<T> gU = g[1].narrow(-1, 0, m), gV = g[1].narrow(-1, m, n - m);
+    const Tensor<T> gQ = Tensor<T>(g[0] + tensorlib::matmul(Q, tensorlib::matmul(V, mT(gV))));
+    return {tensorlib::cat({square_qr_grad(Q, U, gQ, gU), tensorlib::matmul(Q, gV)}, -1)};
+  }
+  /// gA for A = Q R with R square (m >= n): [gQ + Q sym(gR R^T - Q^T gQ)] R^-T.
+  static Tensor<T> square_qr_grad(const Tensor<T>& Q, const Tensor<T>& R, const Tensor<T>& gQ, const Tensor<T>& gR) {
+    const Tensor<T> M = Tensor<T>(tensorlib::matmul(gR, mT(R)) - tensorlib::matmul(mT(Q), gQ));
+    const Tensor<T> sym = Tensor<T>(tensorlib::triu(M) + mT(tensorlib::triu(M, 1)));
+    return linalg::solve(mT(R), Tensor<T>(gQ + tensorlib::matmul(Q, sym)), /*left=*/false);
+  }
+};
+
 /// svd as a three-output custom function (file comment).
 template <Element T>
 struct SvdFunction : Function<SvdFunction<T>> {
@@ -144,6 +188,12 @@ template <Element T>
 linalg::SVD<T> svd(const Tensor<T>& a, bool full_matrices) {
   const std::vector<Tensor<T>> out = detail::SvdFunction<T>::apply(a, full_matrices);
   return {out[0], out[1], out[2]};
+}
+
+template <Element T>
+linalg::QR<T> qr(const Tensor<T>& a, std::string_view mode) {
+  const std::vector<Tensor<T>> out = detail::QrFunction<T>::apply(a, mode);
+  return {out[0], out[1]};
 }
 
 template <Element T>

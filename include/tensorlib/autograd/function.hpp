@@ -51,6 +51,7 @@
 
 #include "tensorlib/autograd/accumulate_grad.hpp"
 #include "tensorlib/autograd/node.hpp"
+#include "tensorlib/autograd/saved_tensor.hpp"
 #include "tensorlib/core/any_tensor.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
@@ -87,22 +88,12 @@ class FunctionCtx {
   }
   /// The saved tensors, in order; `.as<T>()` gives them typed.
   variable_list saved_tensors() const {
-    tensorlib::detail::check<AutogradError>(!released_,
-                                            "Trying to backward through the graph a second time (or directly access "
-                                            "saved tensors after they have already been freed). Saved intermediate "
-                                            "values of the graph are freed when you call .backward() or "
-                                            "autograd.grad(). Specify retain_graph=True if you need to backward "
-                                            "through the graph a second time or if you need to access saved tensors "
-                                            "after calling backward.");
+    if (released_) detail::throw_freed_graph();
     variable_list out;
     for (const Saved& s : saved_) {
       if (s.data.defined()) {
         const uint32_t now = s.data.impl()->storage.version();
-        tensorlib::detail::check<AutogradError>(
-            now == s.version,
-            "one of the variables needed for gradient computation has been modified by an inplace operation: "
-            "a tensor saved by a custom Function is at version ",
-            now, "; expected version ", s.version, " instead.");
+        if (now != s.version) detail::throw_modified_inplace("a tensor saved by a custom Function", now, s.version);
       }
       out.push_back(s.data);
     }

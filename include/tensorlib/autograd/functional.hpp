@@ -68,7 +68,7 @@ void check_same_shapes(const std::vector<Tensor<T>>& v, const std::vector<Tensor
 template <Element T>
 std::vector<Tensor<T>> zeros_like_each(const std::vector<Tensor<T>>& xs) {
   std::vector<Tensor<T>> out;
-  for (const auto& x : xs) out.push_back(zeros<T>(x.sizes()));
+  for (const auto& x : xs) out.push_back(::tensorlib::zeros_like(x));
   return out;
 }
 
@@ -78,7 +78,7 @@ std::vector<Tensor<T>> grads_or_zeros(const std::vector<Tensor<T>>& outputs, con
                                       const std::vector<Tensor<T>>& grad_outputs, bool create_graph) {
   std::vector<Tensor<T>> g = grad<T>(outputs, inputs, grad_outputs, create_graph, create_graph, true);
   for (std::size_t i = 0; i < g.size(); ++i)
-    if (!g[i].defined()) g[i] = zeros<T>(inputs[i].sizes());
+    if (!g[i].defined()) g[i] = ::tensorlib::zeros_like(inputs[i]);
   return g;
 }
 
@@ -121,12 +121,12 @@ OutputAndProduct<T> jvp(F&& f, const std::vector<Tensor<T>>& inputs, const std::
   AutoGradMode grad_on(true);
   const std::vector<Tensor<T>> x = detail::differentiable_copies(inputs, "jvp");
   const Tensor<T> out = f(x);
-  if (!out.requires_grad()) return {out, {zeros<T>(out.sizes())}};
-  const Tensor<T> u = zeros<T>(out.sizes()).requires_grad_();
+  if (!out.requires_grad()) return {out, {::tensorlib::zeros_like(out)}};
+  const Tensor<T> u = ::tensorlib::zeros_like(out).requires_grad_();
   const auto used = detail::with_graph(grad<T>({out}, x, {u}, true, /*create_graph=*/true, /*allow_unused=*/true), v);
-  if (used.first.empty()) return {out.detach(), {zeros<T>(out.sizes())}};
+  if (used.first.empty()) return {out.detach(), {::tensorlib::zeros_like(out)}};
   std::vector<Tensor<T>> jv = grad<T>(used.first, {u}, used.second, create_graph, create_graph, /*allow_unused=*/true);
-  if (!jv[0].defined()) jv[0] = zeros<T>(out.sizes());
+  if (!jv[0].defined()) jv[0] = ::tensorlib::zeros_like(out);
   return {create_graph ? out : out.detach(), std::move(jv)};
 }
 
@@ -146,7 +146,7 @@ OutputAndProduct<T> hvp(F&& f, const std::vector<Tensor<T>>& inputs, const std::
   std::vector<Tensor<T>> hv(x.size());
   if (!used.first.empty()) hv = grad<T>(used.first, x, used.second, create_graph, create_graph, /*allow_unused=*/true);
   for (std::size_t i = 0; i < hv.size(); ++i)
-    if (!hv[i].defined()) hv[i] = zeros<T>(x[i].sizes());
+    if (!hv[i].defined()) hv[i] = ::tensorlib::zeros_like(x[i]);
   return {create_graph ? out : out.detach(), std::move(hv)};
 }
 

@@ -71,12 +71,10 @@ void check_leaf_versions(const E& expr, const uint32_t* versions, const std::str
   for_each_tensor(expr, [&](const auto& leaf) {
     const uint32_t saved = versions[position++];
     if (leaf._version() == saved) return;
-    throw AutogradError(::tensorlib::detail::concat(
-        "one of the variables needed for gradient computation has been modified by an inplace operation: [",
-        DTypeTraits<typename std::remove_cvref_t<decltype(leaf)>::value_type>::name, " ", leaf.sizes(),
-        "], which is an input of ", node, ", is at version ", leaf._version(), "; expected version ", saved,
-        " instead. Hint: the backward of that op needs the value the tensor had before the write; clone() it "
-        "before modifying it in place."));
+    throw_modified_inplace(::tensorlib::detail::concat(
+                               "[", DTypeTraits<typename std::remove_cvref_t<decltype(leaf)>::value_type>::name,
+                               " ", leaf.sizes(), "], which is an input of ", node, ","),
+                           leaf._version(), saved);
   });
 }
 
@@ -185,16 +183,12 @@ class FusedGradBackward final : public Node {
     for (std::size_t i = 0; i < leaves_.size(); ++i) {
       const uint32_t now = leaves_[i].impl()->storage.version();
       if (now == versions_[i]) continue;
-      throw AutogradError(::tensorlib::detail::concat(
-          "one of the variables needed for gradient computation has been modified by an inplace operation: [",
-          leaves_[i].dtype(), " ", leaves_[i].sizes(), "], which is an input of ", name(), ", is at version ", now,
-          "; expected version ", versions_[i], " instead."));
+      detail::throw_modified_inplace(::tensorlib::detail::concat("[", leaves_[i].dtype(), " ", leaves_[i].sizes(),
+                                                                 "], which is an input of ", name(), ","),
+                                     now, versions_[i]);
     }
-    ::tensorlib::detail::check<AutogradError>(
-        g_._version() == g_version_,
-        "one of the variables needed for gradient computation has been modified by an "
-        "inplace operation: the gradient saved by ",
-        name(), " is at version ", g_._version(), "; expected version ", g_version_, " instead.");
+    if (g_._version() != g_version_)
+      detail::throw_modified_inplace("the gradient saved by " + name(), g_._version(), g_version_);
   }
 
   std::shared_ptr<const void> expr_;  // an E; reset when the graph is freed

@@ -31,6 +31,16 @@ namespace detail {
       "saved tensors after calling backward.");
 }
 
+/// Throws PyTorch's error for a tensor written in place after a node saved it.
+/// `what` names the tensor ("[float [2, 3]], which is an input of MulBackward,").
+[[noreturn]] inline void throw_modified_inplace(const std::string& what, uint32_t now, uint32_t saved) {
+  throw AutogradError(::tensorlib::detail::concat(
+      "one of the variables needed for gradient computation has been modified by an inplace operation: ", what,
+      " is at version ", now, "; expected version ", saved,
+      " instead. Hint: the backward of that op needs the value the tensor had before the write; clone() it "
+      "before modifying it in place."));
+}
+
 }  // namespace detail
 
 /// A tensor saved for backward.
@@ -59,13 +69,11 @@ class SavedTensor {
     if (!defined_) return {};
     if (released_) detail::throw_freed_graph();
     if (data_._version() != version_) {
-      throw AutogradError(::tensorlib::detail::concat(
-          "one of the variables needed for gradient computation has been modified by an inplace operation: [",
-          DTypeTraits<T>::name, " ", data_.sizes(), "], which is ",
-          is_output_ ? "output " + std::to_string(output_nr_) + " of " : std::string("an input of "), node_name,
-          ", is at version ", data_._version(), "; expected version ", version_,
-          " instead. Hint: the backward of that op needs the value the tensor had before the write; clone() it "
-          "before modifying it in place."));
+      detail::throw_modified_inplace(
+          ::tensorlib::detail::concat("[", DTypeTraits<T>::name, " ", data_.sizes(), "], which is ",
+                                      is_output_ ? "output " + std::to_string(output_nr_) + " of " : "an input of ",
+                                      node_name, ","),
+          data_._version(), version_);
     }
     if (!requires_grad_) return data_;
     auto fn = grad_fn_.lock();

@@ -37,6 +37,8 @@ namespace autograd {
 // The recording form (autograd/decomposition_backward.hpp).
 template <Element T>
 Tensor<T> cholesky(const Tensor<T>& a, bool upper);
+template <Element T>
+linalg::QR<T> qr(const Tensor<T>& a, std::string_view mode);
 
 }  // namespace autograd
 namespace linalg {
@@ -79,6 +81,7 @@ Tensor<T> cholesky(const E& A_expr, bool upper = false) {
 /// Householder reflections (Note [householder convention]: R's diagonal may
 /// be negative, as with LAPACK). mode "reduced": Q (*, m, k), R (*, k, n);
 /// "complete": Q (*, m, m), R (*, m, n); "r": R (*, k, n) and an empty Q.
+/// Differentiable except in mode "r" and in "complete" with m > n.
 template <Expression E, class T = value_type_t<E>>
 QR<T> qr(const E& A_expr, std::string_view mode = "reduced") {
   static_assert(detail::linalg_float<T>, "linalg.qr: expected a float or double tensor; convert it with .to<float>()");
@@ -86,6 +89,7 @@ QR<T> qr(const E& A_expr, std::string_view mode = "reduced") {
   const char* op = "linalg.qr";
   detail::check<ValueError>(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '",
                             mode, "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  if (detail::records_grad(A)) return autograd::qr(A, mode);
   detail::check_at_least_matrix(A, op);
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   const bool want_q = mode != "r";
