@@ -103,8 +103,8 @@ void run_qr(const fixtures::Case& c) {
   auto w = [&c](const char* name) { return c.tensors.at(name).as<T>(); };
   const auto [Qa, Ra] = tl::linalg::qr(a);
   const auto [Qb, Rb] = tl::linalg::qr(b);
-  const tl::Tensor<T> loss = (Qa * Qa * w("wqa")).sum() + (Ra * Ra * w("wra")).sum() + (Qb * Qb * w("wqb")).sum() +
-                             (Rb * Rb * w("wrb")).sum();
+  const tl::Tensor<T> loss =
+      (Qa * Qa * w("wqa")).sum() + (Ra * Ra * w("wra")).sum() + (Qb * Qb * w("wqb")).sum() + (Rb * Rb * w("wrb")).sum();
   fixtures::check_close(loss, c.tensors.at("loss").as<T>(), Tol<T>::rtol * 10, Tol<T>::atol * 10, "loss");
   loss.backward();
   check_grad(c, a, "a");

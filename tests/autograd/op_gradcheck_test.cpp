@@ -320,8 +320,8 @@ TEST_CASE("gradcheck: qr (tall, square, wide, batched; reduced and complete)") {
       return tl::cat({Q.reshape({-1}), R.reshape({-1})});
     };
   };
-  for (const tl::Shape& shape : {tl::Shape{4, 3}, tl::Shape{3, 3}, tl::Shape{3, 5}, tl::Shape{2, 4, 2},
-                                 tl::Shape{2, 2, 3}}) {
+  for (const tl::Shape& shape :
+       {tl::Shape{4, 3}, tl::Shape{3, 3}, tl::Shape{3, 5}, tl::Shape{2, 4, 2}, tl::Shape{2, 2, 3}}) {
     CAPTURE(shape);
     auto a = leaf(shape, gen);
     CHECK(check(both("reduced"), {a}));

@@ -71,10 +71,10 @@ void check_leaf_versions(const E& expr, const uint32_t* versions, const std::str
   for_each_tensor(expr, [&](const auto& leaf) {
     const uint32_t saved = versions[position++];
     if (leaf._version() == saved) return;
-    throw_modified_inplace(::tensorlib::detail::concat(
-                               "[", DTypeTraits<typename std::remove_cvref_t<decltype(leaf)>::value_type>::name,
-                               " ", leaf.sizes(), "], which is an input of ", node, ","),
-                           leaf._version(), saved);
+    throw_modified_inplace(
+        ::tensorlib::detail::concat("[", DTypeTraits<typename std::remove_cvref_t<decltype(leaf)>::value_type>::name,
+                                    " ", leaf.sizes(), "], which is an input of ", node, ","),
+        leaf._version(), saved);
   });
 }
 
