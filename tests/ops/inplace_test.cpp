@@ -113,3 +113,21 @@ TEST_CASE("in-place ops write through views and integer tensors keep their type"
                        "broadcast shape [3, 2, 2]",
                        tl::ShapeError);
 }
+
+// test_ops is built with TENSORLIB_NO_FUSED_BACKWARD (tests/CMakeLists.txt,
+// Note [no fused backward]): recording a pointwise expression is refused;
+// evaluating one is not.
+TEST_CASE("TENSORLIB_NO_FUSED_BACKWARD refuses to record a pointwise expression") {
+#if defined(TENSORLIB_NO_FUSED_BACKWARD)
+  auto x = tl::tensor<float>({1, 2}, {.requires_grad = true});
+  CHECK_THROWS_WITH_AS(tl::Tensor<float>(x * 2.0f), doctest::Contains("TENSORLIB_NO_FUSED_BACKWARD is defined"),
+                       tl::NotImplementedError);
+  CHECK_THROWS_AS(tl::sum(x * 2.0f), tl::NotImplementedError);
+  CHECK(tl::Tensor<float>(x.detach() * 2.0f).to_vector() == std::vector<float>{2, 4});
+  tl::NoGradGuard no_grad;
+  CHECK(tl::Tensor<float>(x * 2.0f).to_vector() == std::vector<float>{2, 4});
+  CHECK(tl::sum(x * 2.0f).item() == 6.0f);
+#else
+  FAIL("test_ops is meant to be built with TENSORLIB_NO_FUSED_BACKWARD");
+#endif
+}

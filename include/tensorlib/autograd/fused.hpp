@@ -34,6 +34,18 @@
 /// TENSORLIB_NO_DOUBLE_BACKWARD (for the whole program) leaves it out;
 /// create_graph through a fused expression then throws NotImplementedError
 /// naming the macro. The benchmarks and the non-autograd test suites do.
+///
+/// Note [no fused backward]
+/// The first-order pass is instantiated for every fused expression type too,
+/// whether or not the program ever differentiates: in an expression-heavy file
+/// that never does, half of the optimizer's and code generator's work
+/// (clang -ftime-trace, tests/ops/inplace_test.cpp: 22 of 46 s of function
+/// optimization is autograd code). A program that never differentiates
+/// through a pointwise expression (inference, or code built only for its
+/// forward values) can define TENSORLIB_NO_FUSED_BACKWARD for the whole
+/// program: materializing an expression, or summing one, with a leaf that
+/// requires grad then throws NotImplementedError naming the macro, and
+/// neither pass is instantiated. The test suites that never differentiate do.
 
 #include <cstdint>
 #include <memory>
@@ -62,6 +74,13 @@
 namespace tensorlib::autograd {
 
 namespace detail {
+
+/// The error of Note [no fused backward].
+[[noreturn]] inline void throw_no_fused_backward() {
+  throw NotImplementedError(
+      "a pointwise expression with a leaf that requires grad was materialized, but this code was compiled without "
+      "the fused backward (TENSORLIB_NO_FUSED_BACKWARD is defined); build it without that macro to differentiate");
+}
 
 /// Throws PyTorch's error when a leaf of `expr` was written in place after
 /// `node` saved it (its version differs from versions[position]).
@@ -323,7 +342,11 @@ Tensor<value_type_t<E>> materialize(const E& expr) {
     if (!is_grad_enabled()) return out;
     bool needs = false;
     for_each_tensor(expr, [&](const auto& leaf) { needs = needs || leaf.requires_grad(); });
+#if defined(TENSORLIB_NO_FUSED_BACKWARD)
+    if (needs) detail::throw_no_fused_backward();
+#else
     if (needs) set_history(out, std::make_shared<FusedBackward<E>>(expr));
+#endif
   }
   return out;
 }

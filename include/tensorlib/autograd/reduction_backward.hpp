@@ -26,6 +26,10 @@ namespace detail {
 
 template <bool Mean, Expression E>
 Tensor<value_type_t<E>> reduce_and_record(const E& x, const DimList& dims, bool keepdim) {
+#if defined(TENSORLIB_NO_FUSED_BACKWARD)  // Note [no fused backward]
+  (void)x, (void)dims, (void)keepdim;
+  detail::throw_no_fused_backward();
+#else
   const char* name = Mean ? "mean" : "sum";
   Tensor<value_type_t<E>> out;
   {
@@ -40,6 +44,7 @@ Tensor<value_type_t<E>> reduce_and_record(const E& x, const DimList& dims, bool 
                                          ::tensorlib::detail::reduced_shape(shape, mask, true), Mean ? 1.0 / n : 1.0);
   set_history(out, node);
   return out;
+#endif
 }
 
 }  // namespace detail
