@@ -97,6 +97,7 @@
 #include "tensorlib/autograd/dual.hpp"
 #include "tensorlib/autograd/engine.hpp"
 #include "tensorlib/autograd/function.hpp"
+#include "tensorlib/autograd/forward_ad.hpp"
 #include "tensorlib/autograd/functional.hpp"
 #include "tensorlib/autograd/fused.hpp"
 #include "tensorlib/autograd/gradcheck.hpp"

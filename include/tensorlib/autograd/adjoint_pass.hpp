@@ -59,11 +59,11 @@
 namespace tensorlib::autograd {
 
 /// Number of floating tensor leaves of an expression type: the lanes a fused
-/// backward can need.
+/// backward can need (dual tensors carry their own derivatives).
 template <class N>
 inline constexpr int floating_leaf_count = 0;
 template <Element T>
-inline constexpr int floating_leaf_count<Tensor<T>> = is_floating<T> ? 1 : 0;
+inline constexpr int floating_leaf_count<Tensor<T>> = is_floating<T> && !is_dual<T> ? 1 : 0;
 template <class F, class... Cs>
 inline constexpr int floating_leaf_count<Map<F, Cs...>> = (0 + ... + floating_leaf_count<Cs>);
 

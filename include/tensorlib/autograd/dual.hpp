@@ -31,9 +31,11 @@
 
 #include <cmath>
 #include <numbers>
+#include <string_view>
 #include <type_traits>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/core/dtype.hpp"
 #include "tensorlib/expr/math/exp_log.hpp"
 #include "tensorlib/expr/math/hyperbolic.hpp"
 #include "tensorlib/expr/math/inverse_trig.hpp"
@@ -474,10 +476,36 @@ TENSORLIB_HOST_DEVICE Dual<T, K> apply_dual(const F& f, const Dual<T, K>& x, con
   }
 }
 
+/// How the pointwise executors apply a functor to dual elements (a tensor of
+/// `Dual<T, K>`): through `apply_dual`, so the functor's declared derivatives
+/// are used as in the fused backward. Functors that do not return a dual
+/// (comparisons) run as they are. Found by argument-dependent lookup; plain
+/// elements take `tl::invoke_functor` (expr/map.hpp).
+template <class F, class T, int K, class... Rest>
+TENSORLIB_HOST_DEVICE auto invoke_functor(const F& f, const Dual<T, K>& x, const Rest&... rest) {
+  if constexpr ((std::is_same_v<Rest, Dual<T, K>> && ...) &&
+                std::is_same_v<std::remove_cvref_t<decltype(f(x, rest...))>, Dual<T, K>>)
+    return apply_dual(f, x, rest...);
+  else
+    return f(x, rest...);
+}
+
 }  // namespace tensorlib::autograd
 
 namespace tensorlib {
 using autograd::Dual;
+
+/// `Dual<float, K>` and `Dual<double, K>` are tensor element types for
+/// pointwise chains (forward mode, autograd/forward_ad.hpp; Note [dual element
+/// tags]). They promote above every plain type: a dual chain stays dual.
+template <class T, int K>
+requires(std::is_same_v<T, float> || std::is_same_v<T, double>) && (K <= kMaxDualTangents)
+struct DTypeTraits<autograd::Dual<T, K>> {
+  static constexpr ScalarType scalar_type = dual_scalar_type(DTypeTraits<T>::scalar_type, K);
+  static constexpr std::string_view name = std::is_same_v<T, float> ? "dual_float32" : "dual_float64";
+  static constexpr Category category = Category::Floating;
+  static constexpr int rank = DTypeTraits<T>::rank + 2;
+};
 }  // namespace tensorlib
 
 namespace tensorlib::math {

@@ -338,7 +338,9 @@ class FusedBackward final : public Node {
 template <Expression E>
 Tensor<value_type_t<E>> materialize(const E& expr) {
   Tensor<value_type_t<E>> out = ::tensorlib::detail::evaluate(expr);
-  if constexpr (is_map_v<E> && is_floating<value_type_t<E>> && floating_leaf_count < E >> 0) {
+  // A dual-valued chain (forward mode) carries its derivatives itself.
+  if constexpr (is_map_v<E> && is_floating<value_type_t<E>> && !is_dual<value_type_t<E>> &&
+                floating_leaf_count < E >> 0) {
     if (!is_grad_enabled()) return out;
     bool needs = false;
     for_each_tensor(expr, [&](const auto& leaf) { needs = needs || leaf.requires_grad(); });

@@ -21,7 +21,7 @@ namespace tensorlib {
 
 template <Element T>
 Tensor<T>& Tensor<T>::requires_grad_(bool requires_grad) {
-  detail::check<TypeError>(!requires_grad || is_floating<T>,
+  detail::check<TypeError>(!requires_grad || (is_floating<T> && !is_dual_tag(scalar_type_of<T>)),
                            "requires_grad_: only Tensors of floating point dtype can require gradients, got ",
                            DTypeTraits<T>::name);
   if (!is_leaf()) {

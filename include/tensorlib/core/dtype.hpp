@@ -18,6 +18,13 @@
 /// dimensionality is a run-time property and our element types are static.
 /// New element types (half, bfloat16) join by adding a `DTypeTraits`
 /// specialization and a `ScalarType` value.
+///
+/// Note [dual element tags]
+/// `tl::Dual<T, K>` (forward mode, autograd/dual.hpp) is an element type for
+/// pointwise chains. Its run-time tag is not an enumerator but a value above
+/// them, kDualTags + K for float values and kDualTags + kMaxDualTangents + K for
+/// double, so a tensor's tag still gives its element size. Type-erased code
+/// (AnyTensor::visit) does not handle duals: it raises a TypeError.
 
 #include <concepts>
 #include <cstdint>
@@ -43,6 +50,17 @@ inline constexpr ScalarType kFloat32 = ScalarType::Float32;
 inline constexpr ScalarType kFloat = ScalarType::Float32;
 inline constexpr ScalarType kFloat64 = ScalarType::Float64;
 inline constexpr ScalarType kDouble = ScalarType::Float64;
+
+/// Most tangents a dual element type carries (Note [dual element tags]).
+inline constexpr int kMaxDualTangents = 32;
+inline constexpr int kDualTags = 16;
+
+/// The tag of `Dual<T, k>`, T float (`value` kFloat32) or double.
+constexpr ScalarType dual_scalar_type(ScalarType value, int k) noexcept {
+  return static_cast<ScalarType>(kDualTags + (value == ScalarType::Float64 ? kMaxDualTangents : 0) + k);
+}
+/// True for the tag of a dual element type.
+constexpr bool is_dual_tag(ScalarType t) noexcept { return static_cast<int>(t) > kDualTags; }
 
 /// The three promotion categories of Note [type promotion].
 enum class Category : int8_t { Bool = 0, Integral = 1, Floating = 2 };
@@ -129,6 +147,7 @@ constexpr std::string_view name(ScalarType t) noexcept {
     case kFloat64:
       return "float64";
   }
+  if (is_dual_tag(t)) return static_cast<int>(t) > kDualTags + kMaxDualTangents ? "dual_float64" : "dual_float32";
   return "unknown";
 }
 
@@ -144,6 +163,10 @@ constexpr int64_t element_size(ScalarType t) noexcept {
     case kInt64:
     case kFloat64:
       return 8;
+  }
+  if (is_dual_tag(t)) {
+    const int tag = static_cast<int>(t) - kDualTags;
+    return tag > kMaxDualTangents ? 8 * (tag - kMaxDualTangents + 1) : 4 * (tag + 1);
   }
   return 0;
 }

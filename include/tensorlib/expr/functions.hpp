@@ -437,13 +437,14 @@ template <Expression E, ClampBound Lo, ClampBound Hi = NoneType>
 auto clamp(const E& x, Lo min, Hi max = None) {
   static_assert(Scalar<Lo> || Scalar<Hi>, "tl::clamp: at least one of 'min' or 'max' must not be None");
   using T = result_type_t<E, detail::bound_operand_t<Lo>, detail::bound_operand_t<Hi>>;
-  fn::Clamp<T> f;
+  using S = math::scalar_of_t<T>;  // the bounds of a dual chain are plain numbers
+  fn::Clamp<S> f;
   if constexpr (Scalar<Lo>) {
-    f.lo = detail::checked_scalar_cast<T>(min);
+    f.lo = detail::checked_scalar_cast<S>(min);
     f.has_lo = true;
   }
   if constexpr (Scalar<Hi>) {
-    f.hi = detail::checked_scalar_cast<T>(max);
+    f.hi = detail::checked_scalar_cast<S>(max);
     f.has_hi = true;
   }
   return make_map(f, as_node<T>(x));

@@ -65,6 +65,15 @@ std::optional<Device> device_of(const N& n) {
 
 }  // namespace detail
 
+/// Applies a pointwise functor to element values: every executor calls
+/// functors through it. Element types with their own rule overload it in
+/// their namespace, found by argument-dependent lookup (dual numbers:
+/// autograd/dual.hpp).
+template <class F, class... A>
+[[gnu::always_inline]] TENSORLIB_HOST_DEVICE inline decltype(auto) invoke_functor(const F& f, const A&... a) {
+  return f(a...);
+}
+
 /// `F` applied elementwise to the (broadcast) children. The shape and device
 /// are checked once, when the node is built, so errors name the op at the
 /// line that wrote it.

@@ -391,7 +391,9 @@ class MapEval {
   template <bool Materialized = false>
   [[gnu::always_inline]] value_type compute_scalar(int64_t j) const {
     return std::apply(
-        [&](const auto&... c) { return static_cast<value_type>(f_(c.template scalar<Materialized>(j)...)); },
+        [&](const auto&... c) {
+          return static_cast<value_type>(invoke_functor(f_, c.template scalar<Materialized>(j)...));
+        },
         children_);
   }
   template <bool Materialized = false>
