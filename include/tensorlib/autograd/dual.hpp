@@ -499,8 +499,8 @@ using autograd::Dual;
 /// pointwise chains (forward mode, autograd/forward_ad.hpp; Note [dual element
 /// tags]). They promote above every plain type: a dual chain stays dual.
 template <class T, int K>
-requires(std::is_same_v<T, float> || std::is_same_v<T, double>) && (K <= kMaxDualTangents)
-struct DTypeTraits<autograd::Dual<T, K>> {
+requires(std::is_same_v<T, float> || std::is_same_v<T, double>) &&
+    (K <= kMaxDualTangents) struct DTypeTraits<autograd::Dual<T, K>> {
   static constexpr ScalarType scalar_type = dual_scalar_type(DTypeTraits<T>::scalar_type, K);
   static constexpr std::string_view name = std::is_same_v<T, float> ? "dual_float32" : "dual_float64";
   static constexpr Category category = Category::Floating;
