@@ -102,6 +102,7 @@
 #include "tensorlib/autograd/fused.hpp"
 #include "tensorlib/autograd/gradcheck.hpp"
 #include "tensorlib/autograd/index_backward.hpp"
+#include "tensorlib/autograd/inplace_backward.hpp"
 #include "tensorlib/autograd/join_backward.hpp"
 #include "tensorlib/autograd/linalg_backward.hpp"
 #include "tensorlib/autograd/node.hpp"

@@ -29,6 +29,16 @@
 #include "tensorlib/ops/factories.hpp"
 
 namespace tensorlib {
+namespace autograd {
+
+// The recording forms of in-place writes (autograd/inplace_backward.hpp).
+template <Element T, Expression E>
+void write_recorded(const Tensor<T>& dst, const E& src, const char* op);
+template <Element T>
+void fill_recorded(const Tensor<T>& dst, T value);
+
+}  // namespace autograd
+
 namespace detail {
 
 /// Evaluates an expression into a new contiguous tensor on its device.
@@ -101,8 +111,8 @@ void begin_inplace(const Tensor<T>& dst, const char* op, bool other_requires_gra
                          ": a leaf Variable that requires grad is being used in an in-place operation.");
   }
   check<NotImplementedError>(!is_grad_enabled() || (!dst.requires_grad() && !other_requires_grad), op,
-                             ": in-place operations on tensors that take part in autograd are not implemented yet; "
-                             "use the out-of-place form");
+                             ": this in-place op on tensors that take part in autograd is not implemented yet "
+                             "(the pointwise in-place ops are); use the out-of-place form");
   dst.storage().bump_version();
 }
 
@@ -126,6 +136,10 @@ void write_into(const Tensor<T>& dst, const E& src, const char* op) {
   });
   bool src_requires_grad = false;
   for_each_tensor(src, [&](const auto& leaf) { src_requires_grad = src_requires_grad || leaf.requires_grad(); });
+  if constexpr (is_floating<T> && !is_dual_tag(scalar_type_of<T>)) {
+    if (is_grad_enabled() && (dst.requires_grad() || src_requires_grad))
+      return autograd::write_recorded(dst, src, op);  // Note [in-place on graph tensors]
+  }
   begin_inplace(dst, op, src_requires_grad);
   const auto node = as_node<T>(src);
   if (overlap)

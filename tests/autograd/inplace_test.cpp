@@ -1,0 +1,124 @@
+// In-place pointwise ops on tensors that take part in autograd (Note
+// [in-place on graph tensors]): the write rebases the tensor's history, the
+// gradients are those of the out-of-place chain, saved tensors written in
+// place are caught, and what is not built is refused.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "tensorlib/tensorlib.hpp"
+
+namespace {
+
+using Inputs = std::vector<tl::Tensor<double>>;
+
+void check_values(const tl::Tensor<double>& t, const std::vector<double>& want) {
+  const std::vector<double> got = t.to_vector();
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == doctest::Approx(want[i]).epsilon(1e-12));
+}
+
+}  // namespace
+
+TEST_CASE("in-place ops on a non-leaf: gradients of the out-of-place chain (gradcheck)") {
+  tl::Generator gen(31);
+  const Inputs in = {tl::Tensor<double>(tl::rand({3, 4}, gen).to<double>() + 0.5).requires_grad_(),
+                     tl::Tensor<double>(tl::rand({4}, gen).to<double>() + 0.5).requires_grad_()};
+  auto chain = [](const Inputs& x) {
+    tl::Tensor<double> y = x[0] * x[1];
+    y.add_(x[0], 2.0);  // y + 2 x0: reads y and another input
+    y.sin_();
+    y.mul_(y);  // both operands are y
+    y.div_(x[1] + 1.0);
+    y.sub_(0.5).sqrt_().pow_(3.0);
+    return y;
+  };
+  CHECK(tl::autograd::gradcheck(chain, in));
+  CHECK(tl::autograd::gradcheck(
+      [](const Inputs& x) {
+        tl::Tensor<double> y = x[0].exp();
+        y += x[1];  // the operators too
+        y *= x[0];
+        y.clamp_(0.0, 3.0).tanh_();
+        return y;
+      },
+      in));
+  // The same values as the out-of-place chain, and y's history is rebased.
+  tl::Tensor<double> y = in[0] * in[1];
+  const auto first = y.grad_fn();
+  y.exp_();
+  CHECK_FALSE(y.is_leaf());
+  CHECK(y.grad_fn() != first);
+  CHECK(tl::allclose(y, tl::Tensor<double>(tl::exp(in[0] * in[1]))));
+  CHECK(y._version() == 1);
+}
+
+TEST_CASE("a tensor that needs no gradient becomes part of the graph when a gradient is written into it") {
+  auto w = tl::tensor<double>({1.0, -2.0, 3.0}, {.requires_grad = true});
+  auto buffer = tl::zeros<double>({3});
+  CHECK(buffer.is_leaf());
+  buffer.add_(w * w);
+  CHECK(buffer.requires_grad());
+  CHECK_FALSE(buffer.is_leaf());
+  buffer.copy_(buffer * 3.0);
+  buffer.sum().backward();
+  check_values(w.grad(), {6.0, -12.0, 18.0});
+  // copy_ of a tensor that requires grad: the gradient passes through.
+  auto v = tl::tensor<double>({0.5, 0.5, 0.5}, {.requires_grad = true});
+  auto target = tl::ones<double>({3});
+  target.copy_(v);
+  (target * target).sum().backward();
+  check_values(v.grad(), {1.0, 1.0, 1.0});
+}
+
+TEST_CASE("overwriting a non-leaf with a constant: its old history gets a zero gradient") {
+  auto x = tl::tensor<double>({1.0, 2.0}, {.requires_grad = true});
+  tl::Tensor<double> y = x * 3.0;
+  y.zero_();
+  CHECK(y.requires_grad());
+  CHECK(y.grad_fn()->name() == "FillBackward");
+  y.add_(x);  // y = 0 + x
+  y.sum().backward();
+  check_values(x.grad(), {1.0, 1.0});
+  tl::Tensor<double> z = x * 3.0;
+  z.copy_(tl::tensor<double>({7.0, 7.0}));  // no gradient in the new value
+  CHECK(z.grad_fn()->name() == "CopyBackwards");
+  z.sum().backward();
+  check_values(x.grad(), {1.0, 1.0});  // + 0
+}
+
+TEST_CASE("writing in place a tensor a node saved is caught at backward, with the versions") {
+  auto x = tl::tensor<double>({1.0, 2.0}, {.requires_grad = true});
+  tl::Tensor<double> y = x * 2.0;
+  tl::Tensor<double> z = y * y;  // the fused node saves y
+  y.add_(1.0);
+  try {
+    z.sum().backward();
+    FAIL("backward should have failed");
+  } catch (const tl::AutogradError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("modified by an inplace operation") != std::string::npos);
+    CHECK(msg.find("is at version 1; expected version 0") != std::string::npos);
+  }
+}
+
+TEST_CASE("what is not built is refused, before anything is written") {
+  auto x = tl::tensor<double>({1.0, 2.0, 3.0}, {.requires_grad = true});
+  CHECK_THROWS_WITH_AS(x.add_(1.0), doctest::Contains("a leaf Variable that requires grad"), tl::AutogradError);
+  tl::Tensor<double> y = x * 2.0;
+  // A view, and the base of a live view (PyTorch's CopySlices).
+  CHECK_THROWS_WITH_AS(y.narrow(0, 0, 2).mul_(2.0), doctest::Contains("shares memory with another tensor"),
+                       tl::NotImplementedError);
+  {
+    const auto view = y.narrow(0, 1, 2);
+    CHECK_THROWS_AS(y.mul_(2.0), tl::NotImplementedError);
+  }
+  check_values(y.detach(), {2.0, 4.0, 6.0});
+  CHECK(y._version() == 0);
+  y.mul_(2.0);  // no view left
+  check_values(y.detach(), {4.0, 8.0, 12.0});
+  // The in-place indexing ops still refuse graph tensors.
+  CHECK_THROWS_WITH_AS(y.index_fill_(0, tl::tensor<int64_t>({0}), 1.0), doctest::Contains("index_fill_"),
+                       tl::NotImplementedError);
+}
