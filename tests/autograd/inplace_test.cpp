@@ -122,3 +122,25 @@ TEST_CASE("what is not built is refused, before anything is written") {
   CHECK_THROWS_WITH_AS(y.index_fill_(0, tl::tensor<int64_t>({0}), 1.0), doctest::Contains("index_fill_"),
                        tl::NotImplementedError);
 }
+
+TEST_CASE("masked_fill_ records like the other pointwise writes; index_put_ with index tensors refuses") {
+  auto x = tl::tensor<double>({1.0, 2.0, 3.0}, {.requires_grad = true});
+  auto v = tl::tensor<double>(5.0, {.requires_grad = true});
+  const auto mask = tl::tensor({true, false, true});
+  tl::Tensor<double> y = x * 2.0;
+  y.masked_fill_(mask, v);  // v's gradient: the sum over the masked positions
+  (y * tl::tensor<double>({1.0, 10.0, 100.0})).sum().backward();
+  check_values(x.grad(), {0.0, 20.0, 0.0});
+  CHECK(v.grad().item() == 101.0);
+  tl::Tensor<double> z = x * 2.0;
+  z.masked_fill_(mask, 0.0);
+  CHECK(z._version() == 1);
+  // Advanced indexing writes still refuse graph tensors (and a value that
+  // requires grad), before writing: no gradient is silently lost.
+  const auto before = z.detach().to_vector();
+  CHECK_THROWS_WITH_AS(z.index_put_({tl::tensor<int64_t>({0})}, 7.0), doctest::Contains("index_put_"),
+                       tl::NotImplementedError);
+  auto plain = tl::zeros<double>({3});
+  CHECK_THROWS_AS(plain.index_put_({tl::tensor<int64_t>({0})}, x.narrow(0, 0, 1)), tl::NotImplementedError);
+  CHECK(z.detach().to_vector() == before);
+}

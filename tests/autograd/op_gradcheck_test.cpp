@@ -9,6 +9,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -337,6 +338,41 @@ TEST_CASE("gradcheck: qr (tall, square, wide, batched; reduced and complete)") {
   CHECK_THROWS_WITH_AS(tl::linalg::qr(tall, "complete").Q.sum().backward(),
                        doctest::Contains("not differentiable when mode='complete' and nrows > ncols"),
                        tl::AutogradError);
+}
+
+TEST_CASE("gradcheck: pinv and lstsq (through svd / eigh, as PyTorch's composites)") {
+  tl::Generator gen(27);
+  for (const tl::Shape& shape : {tl::Shape{4, 3}, tl::Shape{3, 4}, tl::Shape{2, 3, 3}}) {
+    CAPTURE(shape);
+    auto a = leaf(shape, gen);
+    CHECK(check([](const Inputs& in) { return tl::linalg::pinv(in[0]); }, {a}));
+  }
+  auto sym = [](const tl::Tensor<double>& m) { return m + m.transpose(-1, -2); };
+  CHECK(check([&sym](const Inputs& in) { return tl::linalg::pinv(sym(in[0]), std::nullopt, std::nullopt, true); },
+              {leaf({3, 3}, gen)}));
+  // A rank-1 matrix: the dropped singular values take no part.
+  auto u = leaf({4, 1}, gen), v = leaf({1, 3}, gen);
+  CHECK(check([](const Inputs& in) { return tl::linalg::pinv(tl::matmul(in[0], in[1])); }, {u, v}));
+  auto a = leaf({5, 3}, gen), b = leaf({5, 2}, gen), bv = leaf({5}, gen);
+  CHECK(check([](const Inputs& in) { return tl::linalg::lstsq(in[0], in[1]).solution; }, {a, b}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::lstsq(in[0], in[1]).solution; }, {a, bv}));
+  // The recorded solution is the unrecorded one up to rounding.
+  const auto raw = tl::linalg::lstsq(a.detach(), b.detach()).solution;
+  CHECK(tl::allclose(tl::linalg::lstsq(a, b).solution.detach(), raw, 1e-12, 1e-12));
+}
+
+TEST_CASE("gradcheck: repeat_interleave and combinations (selections of positions)") {
+  tl::Generator gen(28);
+  auto x = leaf({2, 3}, gen), v = leaf({4}, gen);
+  CHECK(check([](const Inputs& in) { return tl::repeat_interleave(in[0], 2, 1); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::repeat_interleave(in[0], 3); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::repeat_interleave(in[0], tl::tensor<int64_t>({1, 0, 2}), 1); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::combinations(in[0]); }, {v}));
+  CHECK(check([](const Inputs& in) { return tl::combinations(in[0], 3, true); }, {v}));
+  // Each copy's gradient is summed back into its source.
+  auto w = tl::tensor<double>({1.0, 2.0}, {.requires_grad = true});
+  tl::repeat_interleave(w, tl::tensor<int64_t>({3, 1})).sum().backward();
+  CHECK(w.grad().to_vector() == std::vector<double>{3.0, 1.0});
 }
 
 TEST_CASE("gradcheck: svd and svdvals (sign-invariant functions of the factors)") {

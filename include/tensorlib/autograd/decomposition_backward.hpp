@@ -30,6 +30,9 @@
 /// `tl::autograd::Function`s, whose saved outputs are detached: a second
 /// derivative does not flow through the saved factors.
 
+#include <algorithm>
+#include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -194,6 +197,38 @@ template <Element T>
 linalg::QR<T> qr(const Tensor<T>& a, std::string_view mode) {
   const std::vector<Tensor<T>> out = detail::QrFunction<T>::apply(a, mode);
   return {out[0], out[1]};
+}
+
+/// PyTorch's composite linalg.pinv: V diag(1/S) U^T through the recorded
+/// svd (Q diag(1/L) Q^T through eigh when `hermitian`), the singular values
+/// at or below the tolerance dropped by a mask decided without grad.
+template <Element T>
+Tensor<T> pinv(const Tensor<T>& a, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  Tensor<T> s, u, vh;
+  if (hermitian) {
+    const linalg::Eigh<T> r = linalg::eigh(a);
+    s = r.eigenvalues;
+    u = r.eigenvectors;
+    vh = detail::mT(u);
+  } else {
+    const linalg::SVD<T> r = linalg::svd(a, false);
+    s = r.S;
+    u = r.U;
+    vh = r.Vh;
+  }
+  Tensor<bool> keep;
+  {
+    NoGradGuard no_grad;
+    const Tensor<T> magnitude = tensorlib::abs(s.detach());
+    const int64_t m = a.size(-2), n = a.size(-1);
+    const double eps = std::numeric_limits<T>::epsilon();
+    const double r = rtol ? *rtol : (atol && *atol > 0 ? 0.0 : eps * static_cast<double>(std::max(m, n)));
+    const Tensor<T> largest = s.numel() > 0 ? tensorlib::amax(magnitude, {-1}, true) : magnitude;
+    keep =
+        Tensor<bool>(magnitude > tensorlib::maximum(largest * static_cast<T>(r), static_cast<T>(atol.value_or(0.0))));
+  }
+  const Tensor<T> s_inv = Tensor<T>(tensorlib::where(keep, T(1) / s, T(0)));
+  return tensorlib::matmul(Tensor<T>(detail::mT(vh) * s_inv.unsqueeze(-2)), detail::mT(u));
 }
 
 template <Element T>

@@ -238,6 +238,10 @@ void index_put_any(const Tensor<T>& self, const Indices& indices, const V& value
       write_into(view, value, "index_put_");
     return;
   }
+  bool value_requires_grad = false;
+  if constexpr (!Scalar<V>)
+    for_each_tensor(value, [&](const auto& leaf) { value_requires_grad = value_requires_grad || leaf.requires_grad(); });
+  begin_inplace(self, "index_put_", value_requires_grad);
   AdvancedIndex<T> a = resolve_index(self, indices);
   plan_index(a, "index_put_");
   if constexpr (Scalar<V>)

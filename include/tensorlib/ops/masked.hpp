@@ -60,7 +60,6 @@ T scalar_value(const Tensor<T>& value, const char* op) {
 /// (broadcast to self's shape) is true. One fused pass: self = where(mask, value, self).
 template <Element T>
 Tensor<T> masked_fill_(const Tensor<T>& self, const Tensor<bool>& mask, T value) {
-  detail::begin_inplace(self, "masked_fill_", false);
   detail::check_devices("masked_fill_", self.device(), mask);
   detail::checked_mask_strides(mask, self.sizes(), "masked_fill_");
   detail::write_into(self, where(detail::unaliased(mask, self), value, self), "masked_fill_");
@@ -70,8 +69,13 @@ Tensor<T> masked_fill_(const Tensor<T>& self, const Tensor<bool>& mask, T value)
 /// `masked_fill_` with a 0-d value tensor.
 template <Element T>
 Tensor<T> masked_fill_(const Tensor<T>& self, const Tensor<bool>& mask, const Tensor<T>& value) {
-  detail::begin_inplace(self, "masked_fill_", false);
-  return masked_fill_(self, mask, detail::scalar_value(value, "masked_fill_"));
+  const T v = detail::scalar_value(value, "masked_fill_");
+  if (!value.requires_grad()) return masked_fill_(self, mask, v);
+  // The value's gradient is the sum of self's where the mask is set.
+  detail::check_devices("masked_fill_", self.device(), mask);
+  detail::checked_mask_strides(mask, self.sizes(), "masked_fill_");
+  detail::write_into(self, where(detail::unaliased(mask, self), value, self), "masked_fill_");
+  return self;
 }
 
 /// `torch.masked_fill(input, mask, value)`: a new tensor of the broadcast

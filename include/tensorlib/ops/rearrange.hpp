@@ -16,6 +16,7 @@
 /// in long packet loops with no per-element index arithmetic. Negative-stride
 /// views exist only inside these functions.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
@@ -36,7 +37,22 @@
 #include "tensorlib/ops/views.hpp"
 
 namespace tensorlib {
+namespace autograd {
+
+// The recording form of index_select (autograd/index_backward.hpp):
+// repeat_interleave and combinations record as a selection of positions.
+template <Element T>
+Tensor<T> index_select(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index);
+
+}  // namespace autograd
 namespace detail {
+
+/// A 1-d index tensor of `positions` on `device`.
+inline Tensor<int64_t> positions(const std::vector<int64_t>& values, Device device) {
+  auto t = empty<int64_t>({static_cast<int64_t>(values.size())});
+  std::copy(values.begin(), values.end(), t.data_ptr());
+  return device == Device(kCPU) ? t : t.to(device);
+}
 
 /// Wraps every dim of `dims` and rejects repeats (flip's wording).
 inline std::vector<bool> dim_mask(const Shape& dims, int64_t ndim, const char* op) {
@@ -170,6 +186,13 @@ Tensor<value_type_t<E>> repeat_interleave(const E& input, int64_t repeats, std::
   detail::check<ValueError>(!output_size || *output_size == target[d],
                             "repeat_interleave: allocated size does not match required size (output_size ",
                             output_size.value_or(0), ", required ", target[d], ")");
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x)) {  // as PyTorch: an index_select, whose backward sums each group of copies
+      std::vector<int64_t> index;
+      for (int64_t i = 0; i < x.size(d); ++i) index.insert(index.end(), static_cast<std::size_t>(repeats), i);
+      return autograd::index_select(x, d, detail::positions(index, x.device()));
+    }
+  }
   auto out = empty<T>(target, {.device = x.device()});
   if (out.numel() == 0) return out;
   if (x.dim() == Shape::kMaxDims) {  // make room for the repeat dimension
@@ -215,6 +238,9 @@ Tensor<value_type_t<E>> repeat_interleave(const E& input, const Tensor<int64_t>&
   detail::check<ValueError>(!output_size || *output_size == total,
                             "repeat_interleave: allocated size does not match required size (output_size ",
                             output_size.value_or(0), ", required ", total, ")");
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x)) return autograd::index_select(x, d, detail::positions(index, x.device()));
+  }
   Shape target = x.sizes();
   target[d] = total;
   auto out = empty<T>(target, {.device = x.device()});
@@ -502,6 +528,10 @@ Tensor<value_type_t<E>> combinations(const E& input, int64_t r = 2, bool with_re
       pos[static_cast<std::size_t>(j)] = pos[static_cast<std::size_t>(j - 1)] + (with_replacement ? 0 : 1);
   }
   const auto rows = static_cast<int64_t>(index.size()) / r;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(x) && rows > 0)
+      return autograd::index_select(x, 0, detail::positions(index, x.device())).view({rows, r});
+  }
   auto out = empty<T>({rows, r}, {.device = x.device()});
   if (out.numel() == 0) return out;
   const Tensor<T> src = x.contiguous();

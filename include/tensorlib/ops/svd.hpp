@@ -173,9 +173,11 @@ linalg::SVD<T> svd_impl(const Tensor<T>& A, bool full, bool vectors, const char*
 namespace linalg {}  // namespace linalg
 namespace autograd {
 
-// The recording form (autograd/decomposition_backward.hpp).
+// The recording forms (autograd/decomposition_backward.hpp).
 template <Element T>
 linalg::SVD<T> svd(const Tensor<T>& a, bool full_matrices);
+template <Element T>
+Tensor<T> pinv(const Tensor<T>& a, std::optional<double> atol, std::optional<double> rtol, bool hermitian);
 
 }  // namespace autograd
 namespace linalg {
@@ -237,6 +239,7 @@ Tensor<int64_t> matrix_rank(const E& A_expr, std::optional<double> atol = std::n
 /// The pseudo-inverse of each matrix, (*, n, m) (`torch.linalg.pinv`):
 /// V diag(1/S) U^T over the singular values above max(atol, rtol * largest);
 /// with `hermitian`, from the eigen-decomposition of the lower triangle.
+/// Differentiable through svd (eigh when `hermitian`), as PyTorch's composite.
 template <Expression E, class T = value_type_t<E>>
 Tensor<T> pinv(const E& A_expr, std::optional<double> atol = std::nullopt, std::optional<double> rtol = std::nullopt,
                bool hermitian = false) {
@@ -246,6 +249,7 @@ Tensor<T> pinv(const E& A_expr, std::optional<double> atol = std::nullopt, std::
   const char* op = "linalg.pinv";
   detail::check_at_least_matrix(A, op);
   if (hermitian) detail::check_square(A, "linalg.eigh");
+  if (detail::records_grad(A)) return autograd::pinv(A, atol, rtol, hermitian);
   const int64_t m = A.size(-2), n = A.size(-1);
   const Tensor<T> As = detail::as_matrix_batch(A);
   auto out = empty<T>(detail::batch_with(detail::batch_of(A.sizes()), {n, m}), {.device = A.device()});
@@ -281,7 +285,8 @@ Tensor<T> pinv(const E& A_expr, std::optional<double> atol = std::nullopt, std::
 /// dimensions broadcast; `rank` has A's batch shape. Singular values at or below rcond * largest are treated as 0;
 /// rcond defaults to eps * max(m, n). Computed from the SVD (PyTorch's
 /// default CPU driver 'gelsy' uses QR with column pivoting: the same
-/// solution up to rounding whenever the numerical rank is clear-cut).
+/// solution up to rounding whenever the numerical rank is clear-cut). Only
+/// the solution is differentiable, as in PyTorch.
 template <Expression EA, Expression EB, class T = value_type_t<EA>>
 Lstsq<T> lstsq(const EA& A_expr, const EB& B_expr, std::optional<double> rcond = std::nullopt) {
   static_assert(std::is_same_v<T, value_type_t<EB>>,
@@ -340,6 +345,9 @@ Lstsq<T> lstsq(const EA& A_expr, const EB& B_expr, std::optional<double> rcond =
   Tensor<int64_t> a_rank = rank;
   for (int64_t d = 0; d < a_rank.dim(); ++d)
     if (A.size(d) == 1) a_rank = a_rank.narrow(d, 0, 1);
+  // Recording: PyTorch's linalg_lstsq_backward is the derivative of pinv(A) B,
+  // so the solution is computed that way (the same values up to rounding).
+  if (detail::records_grad(A, B)) X = matmul(autograd::pinv(A, std::nullopt, cut, false), B2);
   return {vector_case ? X.squeeze(-1) : X, empty<T>({0}, {.device = A.device()}), a_rank.contiguous(),
           empty<T>({0}, {.device = A.device()})};
 }
