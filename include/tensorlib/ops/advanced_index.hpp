@@ -240,7 +240,8 @@ void index_put_any(const Tensor<T>& self, const Indices& indices, const V& value
   }
   bool value_requires_grad = false;
   if constexpr (!Scalar<V>)
-    for_each_tensor(value, [&](const auto& leaf) { value_requires_grad = value_requires_grad || leaf.requires_grad(); });
+    for_each_tensor(value,
+                    [&](const auto& leaf) { value_requires_grad = value_requires_grad || leaf.requires_grad(); });
   begin_inplace(self, "index_put_", value_requires_grad);
   AdvancedIndex<T> a = resolve_index(self, indices);
   plan_index(a, "index_put_");
