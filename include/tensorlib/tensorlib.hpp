@@ -96,6 +96,7 @@
 #include "tensorlib/autograd/decomposition_backward.hpp"
 #include "tensorlib/autograd/dual.hpp"
 #include "tensorlib/autograd/engine.hpp"
+#include "tensorlib/autograd/fft_backward.hpp"
 #include "tensorlib/autograd/forward_ad.hpp"
 #include "tensorlib/autograd/function.hpp"
 #include "tensorlib/autograd/functional.hpp"

@@ -375,6 +375,41 @@ TEST_CASE("gradcheck: repeat_interleave and combinations (selections of position
   CHECK(w.grad().to_vector() == std::vector<double>{3.0, 1.0});
 }
 
+TEST_CASE("gradcheck: every FFT (the adjoint transforms), complex data as (re, im) pairs") {
+  tl::Generator gen(29);
+  using C = tl::ComplexTensor<double>;
+  auto z = leaf({3, 5, 2}, gen), z6 = leaf({2, 6, 2}, gen), r = leaf({3, 5}, gen), r6 = leaf({2, 6}, gen);
+  const std::vector<tl::Tensor<double>> complex_in = {z, z6}, real_in = {r, r6};
+  for (const char* norm : {"backward", "forward", "ortho"}) {
+    CAPTURE(norm);
+    for (const auto& c : complex_in) {
+      CHECK(check([norm](const Inputs& in) { return tl::fft::fft(C(in[0]), std::nullopt, -1, norm).pairs(); }, {c}));
+      CHECK(check([norm](const Inputs& in) { return tl::fft::ifft(C(in[0]), 4, 0, norm).pairs(); }, {c}));
+      CHECK(check([norm](const Inputs& in) { return tl::fft::fft(C(in[0]), 8, -1, norm).pairs(); }, {c}));
+      CHECK(check([norm](const Inputs& in) { return tl::fft::irfft(C(in[0]), std::nullopt, -1, norm); }, {c}));
+      CHECK(check([norm](const Inputs& in) { return tl::fft::irfft(C(in[0]), 7, -1, norm); }, {c}));
+      CHECK(check([norm](const Inputs& in) { return tl::fft::hfft(C(in[0]), 4, -1, norm); }, {c}));
+      CHECK(check([norm](const Inputs& in) { return tl::fft::fftn(C(in[0]), {}, {}, norm).pairs(); }, {c}));
+      CHECK(check([norm](const Inputs& in) { return tl::fft::irfftn(C(in[0]), {3, 6}, {}, norm); }, {c}));
+    }
+    for (const auto& x : real_in) {
+      CHECK(check([norm](const Inputs& in) { return tl::fft::fft(in[0], std::nullopt, -1, norm).pairs(); }, {x}));
+      CHECK(check([norm](const Inputs& in) { return tl::fft::rfft(in[0], std::nullopt, -1, norm).pairs(); }, {x}));
+      CHECK(check([norm](const Inputs& in) { return tl::fft::rfft(in[0], 3, 0, norm).pairs(); }, {x}));
+      CHECK(check([norm](const Inputs& in) { return tl::fft::ihfft(in[0], 7, -1, norm).pairs(); }, {x}));
+      CHECK(check([norm](const Inputs& in) { return tl::fft::rfftn(in[0], {}, {}, norm).pairs(); }, {x}));
+      CHECK(check([norm](const Inputs& in) { return tl::fft::ifft2(in[0], {4, 4}, {0, 1}, norm).pairs(); }, {x}));
+    }
+  }
+  // Second derivatives through a transform (its backward is a transform too).
+  CHECK(tl::autograd::gradgradcheck(
+      [](const Inputs& in) { return tl::Tensor<double>(tl::fft::rfft(in[0] * in[0]).pairs() * 1.0); }, {r}));
+  // A round trip gives back the input, and its gradient is the identity.
+  auto x = leaf({8}, gen);
+  tl::fft::irfft(tl::fft::rfft(x), 8).sum().backward();
+  for (double g : x.grad().to_vector()) CHECK(g == doctest::Approx(1.0));
+}
+
 TEST_CASE("gradcheck: svd and svdvals (sign-invariant functions of the factors)") {
   tl::Generator gen(24);
   for (const tl::Shape& shape : {tl::Shape{4, 3}, tl::Shape{3, 4}, tl::Shape{2, 3, 3}}) {

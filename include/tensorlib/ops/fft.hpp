@@ -77,6 +77,21 @@ inline void check_points(int64_t n, const char* op) {
 /// Complex-to-complex, real-to-complex (full or one-sided) and complex-to-real.
 enum class Kind { C2C, R2C, R2COneSided, C2R };
 
+}  // namespace detail
+}  // namespace tensorlib::fft
+
+namespace tensorlib::autograd {
+
+// The recording form of one transform (autograd/fft_backward.hpp).
+template <ComplexPart T>
+Tensor<T> fft_transform(const Tensor<T>& x, bool complex_in, int64_t d, fft::detail::Kind kind, int64_t n, bool inverse,
+                        double scale);
+
+}  // namespace tensorlib::autograd
+
+namespace tensorlib::fft {
+namespace detail {
+
 /// Offset (in elements) of the start of every line along dimension d of the
 /// first nd dimensions of a tensor with these sizes and strides, row-major
 /// over the other dimensions.
@@ -110,9 +125,12 @@ inline std::vector<int64_t> line_starts(const Shape& sizes, const Shape& strides
 /// last dimension holds (re, im) pairs (stride 1) when `complex_in`. The
 /// kernel reads x's lines in place, whatever their layout, and writes a new
 /// contiguous tensor with x's dimension order.
+/// Every transform records through here: its backward is the adjoint
+/// transform (autograd/fft_backward.hpp).
 template <ComplexPart T>
 Tensor<T> transform_dim(const Tensor<T>& x, bool complex_in, int64_t d, Kind kind, int64_t n, bool inverse,
                         double scale) {
+  if (tensorlib::detail::records_grad(x)) return autograd::fft_transform(x, complex_in, d, kind, n, inverse, scale);
   const int64_t nd = x.dim() - (complex_in ? 1 : 0);
   const bool complex_out = kind != Kind::C2R;
   Shape out_shape = x.sizes();
