@@ -118,8 +118,8 @@ TEST_CASE("what is not built is refused, before anything is written") {
   CHECK(y._version() == 0);
   y.mul_(2.0);  // no view left
   check_values(y.detach(), {4.0, 8.0, 12.0});
-  // The in-place indexing ops still refuse graph tensors.
-  CHECK_THROWS_WITH_AS(y.index_fill_(0, tl::tensor<int64_t>({0}), 1.0), doctest::Contains("index_fill_"),
+  // index_put_ with a list of slices and index tensors still refuses graph tensors.
+  CHECK_THROWS_WITH_AS(y.index_put_({tl::Slice(), tl::tensor<int64_t>({0})}, 1.0), doctest::Contains("index_put_"),
                        tl::NotImplementedError);
 }
 
@@ -143,4 +143,48 @@ TEST_CASE("masked_fill_ records like the other pointwise writes; index_put_ with
   auto plain = tl::zeros<double>({3});
   CHECK_THROWS_AS(plain.index_put_({tl::tensor<int64_t>({0})}, x.narrow(0, 0, 1)), tl::NotImplementedError);
   CHECK(z.detach().to_vector() == before);
+}
+
+TEST_CASE("the in-place indexing ops record through their out-of-place forms") {
+  tl::Generator gen(32);
+  const Inputs in = {tl::Tensor<double>(tl::rand({4, 3}, gen).to<double>()).requires_grad_(),
+                     tl::Tensor<double>(tl::rand({2, 3}, gen).to<double>()).requires_grad_()};
+  const auto rows = tl::tensor<int64_t>({2, 0});
+  const auto index = tl::tensor<int64_t>({{1, 0, 3}, {2, 2, 0}});
+  const auto mask = tl::tensor({{true, false, true}, {false, false, true}, {true, true, false}, {false, true, false}});
+  auto f = [&](const Inputs& x, int which) {
+    tl::Tensor<double> y = x[0] * 3.0;
+    switch (which) {
+      case 0:
+        y.index_add_(0, rows, x[1], 2.0);
+        break;
+      case 1:
+        y.index_copy_(0, rows, x[1]);
+        break;
+      case 2:
+        y.index_fill_(1, tl::tensor<int64_t>({1}), -1.0);
+        break;
+      case 3:
+        y.scatter_(0, index, x[1]);
+        break;
+      case 4:
+        y.scatter_add_(0, index, x[1]);
+        break;
+      case 5:
+        y.masked_scatter_(mask, x[1]);
+        break;
+      default:
+        y.index_put_({std::optional<tl::Tensor<int64_t>>(rows)}, x[1], true);
+        break;
+    }
+    return tl::Tensor<double>(y * y);
+  };
+  for (int which = 0; which < 7; ++which) {
+    CAPTURE(which);
+    CHECK(tl::autograd::gradcheck([&](const Inputs& x) { return f(x, which); }, in));
+  }
+  // Without a differentiable form: refused before writing.
+  tl::Tensor<double> y = in[0] * 1.0;
+  CHECK_THROWS_AS(y.scatter_reduce_(0, index, in[1], "amax"), tl::NotImplementedError);
+  CHECK(y._version() == 0);
 }

@@ -32,6 +32,7 @@
 #include "tensorlib/autograd/fused.hpp"
 #include "tensorlib/autograd/node.hpp"
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/map.hpp"
 #include "tensorlib/expr/traverse.hpp"
@@ -129,6 +130,28 @@ void write_recorded(const Tensor<T>& dst, const E& src, const char* op) {
     set_history(dst, std::make_shared<FusedBackward<std::remove_cvref_t<decltype(node)>>>(node));
   }
 #endif
+}
+
+/// `dst` <- out_of_place(old value of dst), with history: the in-place
+/// indexing ops through their recorded out-of-place forms. `dst` takes the
+/// result's node as its history.
+template <Element T, class F>
+void rebase_with(const Tensor<T>& dst, const char* op, F&& out_of_place) {
+  detail::check_rebasable(dst, op);
+  const Edge old_history = gradient_edge(dst);
+  const Tensor<T> result = out_of_place(dst.clone());
+  {
+    NoGradGuard no_grad;
+    ::tensorlib::detail::dispatch_pointwise(dst, result);
+  }
+  dst.storage().bump_version();
+  if (result.requires_grad()) {
+    AutogradMeta& meta = dst.impl()->autograd_meta();
+    meta.grad_fn = result.grad_fn();
+    meta.output_nr = result.output_nr();
+  } else if (old_history.valid()) {
+    detail::record_zero_grad(dst, old_history, "CopyBackwards");
+  }
 }
 
 /// `dst.fill_(value)` with history: its old history gets a zero gradient.

@@ -301,6 +301,9 @@ Tensor<T>& Tensor<T>::index_put_(const std::vector<TensorIndex>& indices, const 
 template <Element T>
 Tensor<T> index_put_(const Tensor<T>& self, const std::vector<std::optional<Tensor<int64_t>>>& indices,
                      const Tensor<T>& values, bool accumulate = false) {
+  if (detail::inplace_through(self, "index_put_", values.requires_grad(),
+                              [&](const Tensor<T>& old) { return index_put(old, indices, values, accumulate); }))
+    return self;
   detail::begin_inplace(self, "index_put_", values.requires_grad());
   detail::AdvancedIndex<T> a = detail::resolve_index(self, detail::index_list(self, indices, "index_put_"));
   detail::plan_index(a, "index_put_");

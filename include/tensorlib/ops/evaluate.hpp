@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "tensorlib/core/error.hpp"
@@ -36,6 +37,8 @@ template <Element T, Expression E>
 void write_recorded(const Tensor<T>& dst, const E& src, const char* op);
 template <Element T>
 void fill_recorded(const Tensor<T>& dst, T value);
+template <Element T, class F>
+void rebase_with(const Tensor<T>& dst, const char* op, F&& out_of_place);
 
 }  // namespace autograd
 
@@ -114,6 +117,21 @@ void begin_inplace(const Tensor<T>& dst, const char* op, bool other_requires_gra
                              ": this in-place op on tensors that take part in autograd is not implemented yet "
                              "(the pointwise in-place ops are); use the out-of-place form");
   dst.storage().bump_version();
+}
+
+/// An in-place op on a tensor that takes part in autograd (it requires grad,
+/// or `other_requires_grad`), run through its recorded out-of-place form
+/// (Note [in-place on graph tensors]): `out_of_place(old)` computes the
+/// result from self's old value. True when it ran.
+template <Element T, class F>
+bool inplace_through(const Tensor<T>& self, const char* op, bool other_requires_grad, F&& out_of_place) {
+  if constexpr (is_floating<T> && !is_dual_tag(scalar_type_of<T>)) {
+    if (is_grad_enabled() && (self.requires_grad() || other_requires_grad)) {
+      autograd::rebase_with(self, op, std::forward<F>(out_of_place));
+      return true;
+    }
+  }
+  return false;
 }
 
 /// Writes `src` (broadcast and converted to T) into the memory of `dst`,

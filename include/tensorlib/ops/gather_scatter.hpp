@@ -242,6 +242,9 @@ Tensor<T> gather(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& ind
 template <Element T>
 Tensor<T> scatter_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src,
                    std::string_view reduce = {}) {
+  if (detail::inplace_through(self, "scatter_", src.requires_grad(),
+                              [&](const Tensor<T>& old) { return scatter(old, dim, index, src, reduce); }))
+    return self;
   detail::begin_inplace(self, "scatter_", src.requires_grad());
   const auto r = detail::parse_scatter_reduce(reduce, true, "scatter_");
   detail::scatter_reduce_into(self, dim, index, src, r, true, "scatter_");
@@ -252,6 +255,9 @@ Tensor<T> scatter_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& in
 template <Element T>
 Tensor<T> scatter_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, T value,
                    std::string_view reduce = {}) {
+  if (detail::inplace_through(self, "scatter_", false,
+                              [&](const Tensor<T>& old) { return scatter(old, dim, index, value, reduce); }))
+    return self;
   detail::begin_inplace(self, "scatter_", false);
   const auto r = detail::parse_scatter_reduce(reduce, true, "scatter_");
   const int64_t d = wrap_dim(dim, self.dim(), "scatter_");
@@ -296,6 +302,9 @@ Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& in
 /// indexed position (repeated indices accumulate).
 template <Element T>
 Tensor<T> scatter_add_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src) {
+  if (detail::inplace_through(self, "scatter_add_", src.requires_grad(),
+                              [&](const Tensor<T>& old) { return scatter_add(old, dim, index, src); }))
+    return self;
   detail::begin_inplace(self, "scatter_add_", src.requires_grad());
   detail::scatter_reduce_into(self, dim, index, src, detail::ScatterReduce::sum, true, "scatter_add_");
   return self;
@@ -318,6 +327,10 @@ Tensor<T> scatter_add(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>
 template <Element T>
 Tensor<T> scatter_reduce_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src,
                           std::string_view reduce, bool include_self = true) {
+  if (detail::inplace_through(self, "scatter_reduce_", src.requires_grad(), [&](const Tensor<T>& old) {
+        return scatter_reduce(old, dim, index, src, reduce, include_self);
+      }))
+    return self;
   detail::begin_inplace(self, "scatter_reduce_", src.requires_grad());
   const auto r = detail::parse_scatter_reduce(reduce, false, "scatter_reduce_");
   detail::scatter_reduce_into(self, dim, index, src, r, include_self, "scatter_reduce_");

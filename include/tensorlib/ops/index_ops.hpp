@@ -155,6 +155,9 @@ Tensor<T> index_select(const Tensor<T>& input, int64_t dim, const Tensor<int32_t
 template <Element T>
 Tensor<T> index_add_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& source,
                      T alpha = T(1)) {
+  if (detail::inplace_through(self, "index_add_", source.requires_grad(),
+                              [&](const Tensor<T>& old) { return index_add(old, dim, index, source, alpha); }))
+    return self;
   detail::begin_inplace(self, "index_add_", source.requires_grad());
   detail::index_combine(self, dim, index, source, "index_add_", [alpha](T a, T b) {
     if constexpr (std::is_same_v<T, bool>)
@@ -185,6 +188,9 @@ Tensor<T> index_add(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& 
 /// `Tensor.index_copy_(dim, index, source)`: self[index[i]] = source[i] along `dim`.
 template <Element T>
 Tensor<T> index_copy_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& source) {
+  if (detail::inplace_through(self, "index_copy_", source.requires_grad(),
+                              [&](const Tensor<T>& old) { return index_copy(old, dim, index, source); }))
+    return self;
   detail::begin_inplace(self, "index_copy_", source.requires_grad());
   detail::index_combine(self, dim, index, source, "index_copy_", [](T, T b) { return b; });
   return self;
@@ -203,6 +209,9 @@ Tensor<T> index_copy(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>&
 /// (negative positions count from the end) along `dim` to `value`.
 template <Element T>
 Tensor<T> index_fill_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index_, T value) {
+  if (detail::inplace_through(self, "index_fill_", false,
+                              [&](const Tensor<T>& old) { return index_fill(old, dim, index_, value); }))
+    return self;
   detail::begin_inplace(self, "index_fill_", false);
   const int64_t d = wrap_dim(dim, self.dim(), "index_fill_");
   detail::check_devices("index_fill_", self.device(), index_);
@@ -260,6 +269,9 @@ Tensor<T> take(const Tensor<T>& input, const Tensor<int64_t>& index) {
 /// (row-major) at the flat positions `index` holds, or adds them.
 template <Element T>
 Tensor<T> put_(const Tensor<T>& self, const Tensor<int64_t>& index, const Tensor<T>& source, bool accumulate = false) {
+  if (detail::inplace_through(self, "put_", source.requires_grad(),
+                              [&](const Tensor<T>& old) { return put(old, index, source, accumulate); }))
+    return self;
   detail::begin_inplace(self, "put_", source.requires_grad());
   detail::check_devices("put_", self.device(), index, source);
   detail::check<ShapeError>(index.numel() == source.numel(),

@@ -126,6 +126,9 @@ Tensor<T> masked_select(const Tensor<T>& input, const Tensor<bool>& mask) {
 /// elements as the mask has true values.
 template <Element T>
 Tensor<T> masked_scatter_(const Tensor<T>& self, const Tensor<bool>& mask_, const Tensor<T>& source) {
+  if (detail::inplace_through(self, "masked_scatter_", source.requires_grad(),
+                              [&](const Tensor<T>& old) { return masked_scatter(old, mask_, source); }))
+    return self;
   detail::begin_inplace(self, "masked_scatter_", source.requires_grad());
   detail::check_devices("masked_scatter_", self.device(), mask_, source);
   const Shape mask_strides = detail::checked_mask_strides(mask_, self.sizes(), "masked_scatter_");
