@@ -15,12 +15,30 @@
 /// A write whose new value needs no gradient (`fill_`, `zero_`, a copy of a
 /// constant) records a node that gives y's old history a zero gradient, as
 /// PyTorch's FillBackward does. A leaf that requires grad is refused, as in
-/// PyTorch. Not built (NotImplementedError): a y that shares memory with another
-/// tensor (a view, the base of a view, a detached alias, an output saved by its
-/// own grad_fn), whose writes PyTorch propagates to the base's history
-/// (CopySlices); and the in-place indexing ops (index_add_, scatter_,
-/// masked_fill_, index_put_, ...), which still refuse graph tensors.
+/// PyTorch.
+///
+/// The in-place indexing ops (index_add_, index_copy_, index_fill_, scatter_,
+/// scatter_add_, masked_scatter_, index_put_ with a list of index tensors) run
+/// their recorded out-of-place form on the clone and take its node
+/// (`rebase_with`).
+///
+/// A write into a view (TensorImpl::view_base) goes through its base, as
+/// PyTorch's CopySlices: the base is cloned (CloneBackward), the view's new
+/// elements are computed out of place from the clone's view, written into the
+/// view's memory, and the base's history becomes `copy_slices` of the clone
+/// and those elements (the base's gradient with the view's positions zeroed,
+/// the elements' gradient read at them); the view's history becomes a view of
+/// the new base. So `y.narrow(0, 0, 2).mul_(3)` and `buffer.select(1, 0).copy_(w)`
+/// differentiate as in PyTorch. Not built (NotImplementedError): writes into a
+/// tensor whose memory other live tensors share (a base with live views, one
+/// of several live views of a base, a view of a temporary view in the same
+/// statement such as `t.t().select(0, 0).fill_(1)`, a detached alias, an
+/// output saved for backward), whose histories PyTorch regenerates lazily; a view of a
+/// non-contiguous base; index_put_ with a mixed list of slices and index
+/// tensors; and the ops whose out-of-place forms do not differentiate (put_,
+/// scatter_reduce_, scatter_ with a reduction).
 
+#include <array>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -31,6 +49,7 @@
 #include "tensorlib/autograd/accumulate_grad.hpp"
 #include "tensorlib/autograd/fused.hpp"
 #include "tensorlib/autograd/node.hpp"
+#include "tensorlib/autograd/op_backward.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -77,17 +96,90 @@ class ZeroGradBackward final : public Node {
   std::string name_;
 };
 
-/// Refuses what Note [in-place on graph tensors] does not build.
+/// Refuses what Note [in-place on graph tensors] does not build; true when
+/// `dst` is a view written through its base (CopySlices), false when it is
+/// alone in its memory.
 template <Element T>
-void check_rebasable(const Tensor<T>& dst, const char* op) {
+bool view_write(const Tensor<T>& dst, const char* op) {
   ::tensorlib::detail::check<AutogradError>(!(dst.requires_grad() && dst.is_leaf()), op,
                                             ": a leaf Variable that requires grad is being used in an in-place "
                                             "operation.");
+  const long users = dst.storage().use_count();
+  if (users == 1) return false;
+  const std::shared_ptr<TensorImpl>& base = dst.impl()->view_base;
   ::tensorlib::detail::check<NotImplementedError>(
-      dst.storage().use_count() == 1, op,
-      ": an in-place write into a tensor that shares memory with another tensor (a view, the base of a view, a "
-      "detached alias or an output saved for backward) is not supported by autograd yet (PyTorch's CopySlices); "
-      "use the out-of-place form");
+      base && users == 2, op,
+      ": an in-place write into a tensor that shares memory with other tensors (a base with live views, several "
+      "views of one base, a detached alias or an output saved for backward) is not supported by autograd yet; use "
+      "the out-of-place form");
+  ::tensorlib::detail::check<AutogradError>(!(base->requires_grad() && !base->autograd->grad_fn), op,
+                                            ": a view of a leaf Variable that requires grad is being used in an "
+                                            "in-place operation.");
+  ::tensorlib::detail::check<NotImplementedError>(base->is_contiguous(), op,
+                                                  ": an in-place write into a view of a non-contiguous tensor is not "
+                                                  "supported by autograd yet; use the out-of-place form");
+  return true;
+}
+
+/// `base` with the elements of the view (sizes, strides, offset from base's
+/// start) replaced by `region`, recorded: base's gradient is the incoming
+/// one with the view's positions zeroed, region's is the incoming one read
+/// at those positions (PyTorch's CopySlices). `base` is contiguous.
+template <Element T>
+Tensor<T> copy_slices(const Tensor<T>& base, const Tensor<T>& region, const Shape& sizes, const Shape& strides,
+                      int64_t offset) {
+  Tensor<T> keep = ones<T>(base.sizes(), {.device = base.device()});
+  {
+    NoGradGuard no_grad;
+    keep.as_strided(sizes, strides, offset).fill_(T(0));
+  }
+  auto formula = [keep, sizes, strides, offset](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 0>&,
+                                                const std::vector<bool>& needs) {
+    std::vector<Tensor<T>> out(2);
+    if (needs[0]) out[0] = Tensor<T>(g[0] * keep);
+    if (needs[1]) {
+      const Tensor<T> gc = g[0].contiguous();
+      out[1] = gc.as_strided(sizes, strides, gc.storage_offset() + offset);
+    }
+    return out;
+  };
+  return record<T>(
+      "CopySlices",
+      [&] {
+        Tensor<T> out = base.clone();
+        out.as_strided(sizes, strides, offset).copy_(region);
+        return out;
+      },
+      formula, std::array<SavedTensor<T>, 0>{}, base, region);
+}
+
+/// Makes `dst` share `from`'s place in the graph (its node and output).
+template <Element T>
+void adopt_history(const Tensor<T>& dst, const Tensor<T>& from) {
+  AutogradMeta& meta = dst.impl()->autograd_meta();
+  meta.grad_fn = from.grad_fn();
+  meta.output_nr = from.output_nr();
+}
+
+/// The write into the view `dst` of its base (view_write): `region_of(old
+/// view)` computes the view's new elements out of place from a clone of the
+/// base; the base's history becomes a CopySlices of its old one, and the
+/// view's a view of the new base.
+template <Element T, class F>
+void rebase_view(const Tensor<T>& dst, F&& region_of) {
+  const Tensor<T> base(dst.impl()->view_base);
+  const Shape sizes = dst.sizes(), strides = dst.strides();
+  const int64_t offset = dst.storage_offset() - base.storage_offset();
+  const Tensor<T> old_base = base.clone();
+  const Tensor<T> region = region_of(old_base.as_strided(sizes, strides, old_base.storage_offset() + offset));
+  {
+    NoGradGuard no_grad;
+    ::tensorlib::detail::dispatch_pointwise(dst, region);
+  }
+  dst.storage().bump_version();
+  if (!old_base.requires_grad() && !region.requires_grad()) return;
+  adopt_history(base, copy_slices(old_base, region, sizes, strides, offset));
+  adopt_history(dst, base.as_strided(sizes, strides, dst.storage_offset()));
 }
 
 /// Makes `dst`'s history a node that gives its old history a zero gradient.
@@ -104,7 +196,12 @@ void record_zero_grad(const Tensor<T>& dst, const Edge& old_history, const char*
 /// the in-place op. Grad mode is on and dst or a leaf of src requires grad.
 template <Element T, Expression E>
 void write_recorded(const Tensor<T>& dst, const E& src, const char* op) {
-  detail::check_rebasable(dst, op);
+  if (detail::view_write(dst, op)) {
+    detail::rebase_view(dst, [&](const Tensor<T>& old_view) {
+      return Tensor<T>(as_node<T>(detail::replace_leaf(src, dst.impl().get(), old_view)));
+    });
+    return;
+  }
   const Edge old_history = gradient_edge(dst);
   bool reads_dst = false;
   for_each_tensor(src, [&](const auto& leaf) { reads_dst = reads_dst || leaf.impl() == dst.impl(); });
@@ -137,7 +234,7 @@ void write_recorded(const Tensor<T>& dst, const E& src, const char* op) {
 /// result's node as its history.
 template <Element T, class F>
 void rebase_with(const Tensor<T>& dst, const char* op, F&& out_of_place) {
-  detail::check_rebasable(dst, op);
+  if (detail::view_write(dst, op)) return detail::rebase_view(dst, std::forward<F>(out_of_place));
   const Edge old_history = gradient_edge(dst);
   const Tensor<T> result = out_of_place(dst.clone());
   {
@@ -145,19 +242,20 @@ void rebase_with(const Tensor<T>& dst, const char* op, F&& out_of_place) {
     ::tensorlib::detail::dispatch_pointwise(dst, result);
   }
   dst.storage().bump_version();
-  if (result.requires_grad()) {
-    AutogradMeta& meta = dst.impl()->autograd_meta();
-    meta.grad_fn = result.grad_fn();
-    meta.output_nr = result.output_nr();
-  } else if (old_history.valid()) {
+  if (result.requires_grad())
+    detail::adopt_history(dst, result);
+  else if (old_history.valid())
     detail::record_zero_grad(dst, old_history, "CopyBackwards");
-  }
 }
 
 /// `dst.fill_(value)` with history: its old history gets a zero gradient.
 template <Element T>
 void fill_recorded(const Tensor<T>& dst, T value) {
-  detail::check_rebasable(dst, "fill_");
+  if (detail::view_write(dst, "fill_")) {
+    detail::rebase_view(
+        dst, [&](const Tensor<T>& old_view) { return full<T>(old_view.sizes(), value, {.device = dst.device()}); });
+    return;
+  }
   const Edge old_history = gradient_edge(dst);
   ::tensorlib::detail::dispatch_fill(dst, value);
   dst.storage().bump_version();

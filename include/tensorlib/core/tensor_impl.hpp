@@ -27,6 +27,10 @@ struct TensorImpl {
   ScalarType dtype;
   /// Autograd state; null for tensors that never took part in autograd.
   std::unique_ptr<AutogradMeta> autograd;
+  /// For a view (ops/views.hpp): the tensor it views, the root of a chain of
+  /// views; null otherwise. In-place writes into a view rebase its history
+  /// (Note [in-place on graph tensors]).
+  std::shared_ptr<TensorImpl> view_base;
 
   TensorImpl(Storage s, Shape sz, Shape st, int64_t off, ScalarType t)
       : storage(std::move(s)), sizes(sz), strides(st), offset(off), dtype(t) {}

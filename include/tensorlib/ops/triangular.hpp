@@ -97,7 +97,7 @@ Tensor<value_type_t<E>> diagonal(const E& input, int64_t offset = 0, int64_t dim
   strides.erase(std::min(d1, d2));
   sizes.push_back(length);
   strides.push_back(step);
-  return Tensor<value_type_t<E>>::from_storage(x.storage(), sizes, strides, storage_offset);
+  return detail::mark_view(Tensor<value_type_t<E>>::from_storage(x.storage(), sizes, strides, storage_offset), x);
 }
 
 /// For a 1-d input, a square matrix with the input on diagonal `diagonal`

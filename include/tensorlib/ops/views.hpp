@@ -34,9 +34,16 @@ Tensor<T> record_view(const Tensor<T>& self, const char* name, ViewFn view, Back
 }  // namespace autograd
 namespace detail {
 
+/// Marks `view` as a view of `of` (TensorImpl::view_base: the root).
+template <Element T>
+Tensor<T> mark_view(Tensor<T> view, const Tensor<T>& of) {
+  view.impl()->view_base = of.impl()->view_base ? of.impl()->view_base : of.impl();
+  return view;
+}
+
 template <Element T>
 Tensor<T> restride(const Tensor<T>& t, const Shape& sizes, const Shape& strides, int64_t offset) {
-  return Tensor<T>::from_storage(t.storage(), sizes, strides, offset);
+  return mark_view(Tensor<T>::from_storage(t.storage(), sizes, strides, offset), t);
 }
 
 /// Replaces one -1 in `sizes` so that the product is `numel`.
