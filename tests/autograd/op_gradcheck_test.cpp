@@ -410,6 +410,42 @@ TEST_CASE("gradcheck: every FFT (the adjoint transforms), complex data as (re, i
   for (double g : x.grad().to_vector()) CHECK(g == doctest::Approx(1.0));
 }
 
+TEST_CASE("second derivatives through the indexing ops, or a clear refusal") {
+  tl::Generator gen(30);
+  auto x = leaf({3, 4}, gen);
+  auto sq = [](const tl::Tensor<double>& t) { return tl::Tensor<double>(t * t); };
+  const auto idx = tl::tensor<int64_t>({{0, 2, 1, 0}, {1, 1, 0, 2}});
+  CHECK(tl::autograd::gradgradcheck([&](const Inputs& in) { return sq(tl::gather(in[0], 0, idx)); }, {x}));
+  CHECK(tl::autograd::gradgradcheck(
+      [&](const Inputs& in) {
+        return sq(tl::index_select(in[0], 1, tl::tensor<int64_t>({3, 0, 3})));
+      },
+      {x}));
+  CHECK(tl::autograd::gradgradcheck(
+      [&](const Inputs& in) { return sq(tl::masked_select(in[0], in[0].detach() > 0.0)); }, {x}));
+  CHECK(tl::autograd::gradgradcheck([&](const Inputs& in) { return sq(tl::diagonal(in[0], 1)); }, {x}));
+  // These backwards do not record: create_graph through them is refused.
+  auto second = [&](auto f) {
+    tl::Tensor<double> y = sq(f(x)).sum();
+    return tl::autograd::grad<double>({y}, {x}, {}, true, true);
+  };
+  CHECK_THROWS_WITH_AS(second([](const tl::Tensor<double>& t) {
+                         return t.index({tl::tensor<int64_t>({2, 0})});
+                       }),
+                       doctest::Contains("IndexBackward"), tl::NotImplementedError);
+  CHECK_THROWS_WITH_AS(second([](const tl::Tensor<double>& t) {
+                         return t.as_strided({2, 2}, {1, 2}, 1);
+                       }),
+                       doctest::Contains("AsStridedBackward"), tl::NotImplementedError);
+  CHECK_THROWS_AS(second([](const tl::Tensor<double>& t) {
+                    return tl::take(t, tl::tensor<int64_t>({5, 0}));
+                  }),
+                  tl::NotImplementedError);
+  auto z = tl::tensor<double>({1.5, 0.0, 2.0}, {.requires_grad = true});
+  CHECK_THROWS_WITH_AS(tl::autograd::grad<double>({tl::cumprod(z, 0).sum()}, {z}, {}, true, true),
+                       doctest::Contains("CumprodBackward"), tl::NotImplementedError);
+}
+
 TEST_CASE("gradcheck: svd and svdvals (sign-invariant functions of the factors)") {
   tl::Generator gen(24);
   for (const tl::Shape& shape : {tl::Shape{4, 3}, tl::Shape{3, 4}, tl::Shape{2, 3, 3}}) {

@@ -20,7 +20,8 @@
 ///     index_put(x, idx, v, acc)    dx = acc ? g : g.index_put(idx, 0)   dv = g.index(idx), summed to v's shape
 ///
 /// `x.index({...})` with index tensors records in ops/advanced_index.hpp
-/// (dx = zeros with g added at the indexed positions).
+/// (dx = zeros with g added at the indexed positions; create_graph through
+/// it is refused, as through as_strided, rather than silently wrong).
 ///
 /// Index tensors and masks are saved and version-checked like saved inputs;
 /// unlike them they are kept until the graph dies rather than freed after

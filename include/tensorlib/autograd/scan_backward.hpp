@@ -12,7 +12,8 @@
 ///            z as before, position z gets sum_{k >= z} g_k prod_{j <= k,
 ///            j != z} x_j, positions after z get 0 (PyTorch's
 ///            cumprod_backward). That slice loop runs on the host and does
-///            not record under create_graph.
+///            not record: under create_graph it is refused
+///            (NotImplementedError), not silently wrong.
 ///
 /// The other formulas use the public ops, so they record under create_graph.
 
@@ -22,6 +23,8 @@
 
 #include "tensorlib/autograd/op_backward.hpp"
 #include "tensorlib/core/dim_list.hpp"
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/functions.hpp"
@@ -146,6 +149,10 @@ Tensor<T> cumprod(const Tensor<T>& x, int64_t dim) {
     if (input.dim() == 0) return std::vector<Tensor<T>>{g[0]};
     if (!detail::has_zero(input))
       return std::vector<Tensor<T>>{Tensor<T>(detail::reverse_cumsum(Tensor<T>(g[0] * result), d) / input)};
+    ::tensorlib::detail::check<NotImplementedError>(
+        !(is_grad_enabled() && (g[0].requires_grad() || input.requires_grad())),
+        "CumprodBackward: create_graph through cumprod of an input with zeros is not implemented (its backward "
+        "loop does not record)");
     return std::vector<Tensor<T>>{detail::cumprod_backward_with_zeros(g[0], input, result, d)};
   };
   return record_with_output<T>(

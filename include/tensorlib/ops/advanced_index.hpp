@@ -30,6 +30,7 @@
 
 #include "tensorlib/backend/cpu/strided_loop.hpp"
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/slice.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -214,6 +215,11 @@ Tensor<T> index_any(const Tensor<T>& self, const Indices& indices) {
     return autograd::record_view(
         self, "IndexBackward", [&](const Tensor<T>& s) { return index_any(s, list); },
         [list, sizes = self.sizes()](const Tensor<T>& g) {
+          // The put below does not record: refuse a second derivative rather
+          // than give a wrong one.
+          check<NotImplementedError>(!(is_grad_enabled() && g.requires_grad()),
+                                     "IndexBackward: create_graph through indexing with index tensors is not "
+                                     "implemented (the gradient's own gradient would be lost)");
           Tensor<T> z = zeros<T>(sizes, {.device = g.device()});
           AdvancedIndex<T> za = resolve_index(z, list);
           plan_index(za, "index");

@@ -14,6 +14,7 @@
 
 #include "tensorlib/backend/cpu/strided_loop.hpp"
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/slice.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -447,6 +448,9 @@ Tensor<T> Tensor<T>::as_strided(const Shape& sizes_, const Shape& strides_, std:
           *this, "AsStridedBackward", [&](const Tensor& s) { return s.as_strided(sizes_, strides_, offset); },
           [in_sizes = sizes(), in_strides = strides(), in_offset = storage_offset(), sizes_, strides_,
            off = offset.value_or(storage_offset())](const Tensor& g) {
+            detail::check<NotImplementedError>(!(is_grad_enabled() && g.requires_grad()),
+                                               "AsStridedBackward: create_graph through as_strided is not "
+                                               "implemented (the gradient's own gradient would be lost)");
             return detail::as_strided_backward(g, in_sizes, in_strides, in_offset, sizes_, strides_, off);
           });
   }
