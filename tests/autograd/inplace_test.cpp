@@ -122,8 +122,8 @@ TEST_CASE("what is not built is refused, before anything is written") {
   CHECK(y._version() == 0);
   y.mul_(2.0);  // no view left
   check_values(y.detach(), {4.0, 8.0, 12.0});
-  // index_put_ with a list of slices and index tensors still refuses graph tensors.
-  CHECK_THROWS_WITH_AS(y.index_put_({tl::Slice(), tl::tensor<int64_t>({0})}, 1.0), doctest::Contains("index_put_"),
+  // index_put_ with a TensorIndex list of index tensors still refuses graph tensors.
+  CHECK_THROWS_WITH_AS(y.index_put_({tl::tensor<int64_t>({0})}, 1.0), doctest::Contains("index_put_"),
                        tl::NotImplementedError);
 }
 
@@ -231,4 +231,60 @@ TEST_CASE("the in-place indexing ops record through their out-of-place forms") {
   tl::Tensor<double> y = in[0] * 1.0;
   CHECK_THROWS_AS(y.scatter_reduce_(0, index, in[1], "amax"), tl::NotImplementedError);
   CHECK(y._version() == 0);
+}
+
+TEST_CASE("in-place writes: op results that view an internal temporary, broadcast sources, no-grad views") {
+  tl::Generator gen(34);
+  auto x = tl::Tensor<double>(tl::rand({2, 3, 4}, gen).to<double>()).requires_grad_();
+  auto w = tl::Tensor<double>(tl::rand({4, 2}, gen).to<double>()).requires_grad_();
+  // matmul's batched result is a view of a temporary nothing else holds.
+  tl::Tensor<double> y = tl::matmul(x, w);
+  y.mul_(2.0);
+  y.sum().backward();
+  const auto gw = w.grad().to_vector();
+  w.grad().zero_();
+  tl::Tensor<double>(tl::matmul(x, w) * 2.0).sum().backward();
+  CHECK(gw == w.grad().to_vector());
+  // reshape's copy of a transposed tensor.
+  auto m = tl::tensor<double>({{1.0, -2.0}, {3.0, -4.0}}, {.requires_grad = true});
+  tl::Tensor<double> flat = m.t().reshape({-1});
+  flat.relu_();
+  flat.sum().backward();
+  check_values(m.grad(), {1.0, 0.0, 1.0, 0.0});
+  // A broadcast source gets the sum over the broadcast dimensions.
+  auto row = tl::tensor<double>({1.0, 2.0, 3.0}, {.requires_grad = true});
+  auto target = tl::zeros<double>({2, 3});
+  target.copy_(row);
+  (target * tl::tensor<double>({{1.0, 1.0, 1.0}, {10.0, 10.0, 10.0}})).sum().backward();
+  check_values(row.grad(), {11.0, 11.0, 11.0});
+  auto into_view = tl::zeros<double>({3, 3});
+  into_view.narrow(0, 0, 2).copy_(row * 1.0);
+  into_view.sum().backward();
+  check_values(row.grad(), {13.0, 13.0, 13.0});
+  // A view made under NoGradGuard, written with grad on, goes through its base.
+  tl::Tensor<double> base = row * 1.0;
+  tl::Tensor<double> v;
+  {
+    tl::NoGradGuard no_grad;
+    v = base.narrow(0, 1, 2);
+  }
+  v.mul_(3.0);
+  CHECK(base.grad_fn()->name() == "CopySlices");
+  row.grad().zero_();
+  base.sum().backward();
+  check_values(row.grad(), {1.0, 3.0, 3.0});
+  tl::Tensor<double> leaf_view;
+  {
+    tl::NoGradGuard no_grad;
+    leaf_view = row.narrow(0, 0, 1);
+  }
+  CHECK_THROWS_AS(leaf_view.fill_(0.0), tl::AutogradError);
+  // Refused before writing: a source that reads the view's base, an
+  // overlapping view.
+  tl::Tensor<double> square = tl::Tensor<double>(m * 1.0);
+  CHECK_THROWS_WITH_AS(square.t().add_(square), doctest::Contains("reads the base"), tl::NotImplementedError);
+  CHECK(square._version() == 0);
+  tl::Tensor<double> line = tl::Tensor<double>(row * 1.0);
+  CHECK_THROWS_AS(line.expand({2, 3}).index_fill_(0, tl::tensor<int64_t>({0}), 0.0), tl::Error);
+  CHECK(line._version() == 0);
 }

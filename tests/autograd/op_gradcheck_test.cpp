@@ -340,7 +340,7 @@ TEST_CASE("gradcheck: qr (tall, square, wide, batched; reduced and complete)") {
                        tl::AutogradError);
 }
 
-TEST_CASE("gradcheck: pinv and lstsq (through svd / eigh, as PyTorch's composites)") {
+TEST_CASE("gradcheck: pinv and lstsq (PyTorch's closed form), second derivatives of the factorizations") {
   tl::Generator gen(27);
   for (const tl::Shape& shape : {tl::Shape{4, 3}, tl::Shape{3, 4}, tl::Shape{2, 3, 3}}) {
     CAPTURE(shape);
@@ -356,6 +356,29 @@ TEST_CASE("gradcheck: pinv and lstsq (through svd / eigh, as PyTorch's composite
   auto a = leaf({5, 3}, gen), b = leaf({5, 2}, gen), bv = leaf({5}, gen);
   CHECK(check([](const Inputs& in) { return tl::linalg::lstsq(in[0], in[1]).solution; }, {a, b}));
   CHECK(check([](const Inputs& in) { return tl::linalg::lstsq(in[0], in[1]).solution; }, {a, bv}));
+  // PyTorch's closed form is finite where singular values repeat or vanish.
+  auto eye = tl::eye<double>(3).requires_grad_();
+  tl::linalg::pinv(eye).sum().backward();
+  for (double g : eye.grad().to_vector()) CHECK(std::isfinite(g));
+  auto deficient = tl::tensor<double>({{1.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}}, {.requires_grad = true});
+  tl::linalg::pinv(deficient).sum().backward();
+  for (double g : deficient.grad().to_vector()) CHECK(std::isfinite(g));
+  // Second derivatives through the factorizations' saved outputs.
+  auto sq = leaf({3, 3}, gen), tall = leaf({4, 3}, gen);
+  CHECK(tl::autograd::gradgradcheck([](const Inputs& in) { return tl::linalg::pinv(in[0]); }, {tall}));
+  CHECK(tl::autograd::gradgradcheck(
+      [](const Inputs& in) {
+        const auto [Q, R] = tl::linalg::qr(in[0]);
+        return tl::cat({tl::Tensor<double>(Q * Q).reshape({-1}), tl::Tensor<double>(R * R).reshape({-1})});
+      },
+      {tall}));
+  CHECK(tl::autograd::gradgradcheck(
+      [](const Inputs& in) {
+        const auto r = tl::linalg::eigh(in[0] + in[0].transpose(-1, -2));
+        return tl::Tensor<double>(r.eigenvectors * r.eigenvectors + r.eigenvalues);
+      },
+      {sq}));
+  CHECK(tl::autograd::gradgradcheck([](const Inputs& in) { return tl::linalg::svdvals(in[0]); }, {tall}));
   // The recorded solution is the unrecorded one up to rounding.
   const auto raw = tl::linalg::lstsq(a.detach(), b.detach()).solution;
   CHECK(tl::allclose(tl::linalg::lstsq(a, b).solution.detach(), raw, 1e-12, 1e-12));

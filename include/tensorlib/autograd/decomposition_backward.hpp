@@ -25,10 +25,11 @@
 ///
 /// eigh's and svd's vector gradients are infinite where eigenvalues or
 /// singular values repeat, and svd's where one is zero (as in PyTorch, which
-/// documents it). The formulas use the public ops, so they
-/// record under create_graph; eigh and svd, multi-output ops, are
-/// `tl::autograd::Function`s, whose saved outputs are detached: a second
-/// derivative does not flow through the saved factors.
+/// documents it). pinv has PyTorch's closed form (PinvFunction), finite
+/// there; lstsq's solution records as pinv(A) B. The formulas use the public
+/// ops, so they record under create_graph; qr, eigh, svd and pinv are
+/// `tl::autograd::Function`s, whose saved outputs get their history back when
+/// unpacked, so second derivatives flow through the factors too.
 
 #include <algorithm>
 #include <limits>
@@ -199,36 +200,38 @@ linalg::QR<T> qr(const Tensor<T>& a, std::string_view mode) {
   return {out[0], out[1]};
 }
 
-/// PyTorch's composite linalg.pinv: V diag(1/S) U^T through the recorded
-/// svd (Q diag(1/L) Q^T through eigh when `hermitian`), the singular values
-/// at or below the tolerance dropped by a mask decided without grad.
+namespace detail {
+
+/// pinv as a custom function with PyTorch's closed form (pinv_backward; the
+/// derivative of P = A+ at constant rank):
+///     gA = -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A)
+/// finite where singular values repeat or vanish (differentiating through
+/// the SVD would divide by their differences).
+template <Element T>
+struct PinvFunction : Function<PinvFunction<T>> {
+  static Tensor<T> forward(FunctionCtx& ctx, const Tensor<T>& a, std::optional<double> atol, std::optional<double> rtol,
+                           bool hermitian) {
+    Tensor<T> p = linalg::pinv(a, atol, rtol, hermitian);
+    ctx.save_for_backward(a, p);
+    return p;
+  }
+  static std::vector<Tensor<T>> backward(FunctionCtx& ctx, const std::vector<Tensor<T>>& g) {
+    const variable_list saved = ctx.saved_tensors();
+    const Tensor<T> A = saved[0].as<T>(), P = saved[1].as<T>();
+    const Tensor<T> Pt = mT(P), Gt = mT(g[0]);
+    const Tensor<T> X = tensorlib::matmul(tensorlib::matmul(Gt, P), Pt);  // G^T P P^T
+    const Tensor<T> Y = tensorlib::matmul(tensorlib::matmul(Pt, P), Gt);  // P^T P G^T
+    const Tensor<T> first = tensorlib::matmul(tensorlib::matmul(Pt, g[0]), Pt);
+    return {Tensor<T>(X - tensorlib::matmul(tensorlib::matmul(A, P), X) + Y -
+                      tensorlib::matmul(Y, tensorlib::matmul(P, A)) - first)};
+  }
+};
+
+}  // namespace detail
+
 template <Element T>
 Tensor<T> pinv(const Tensor<T>& a, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
-  Tensor<T> s, u, vh;
-  if (hermitian) {
-    const linalg::Eigh<T> r = linalg::eigh(a);
-    s = r.eigenvalues;
-    u = r.eigenvectors;
-    vh = detail::mT(u);
-  } else {
-    const linalg::SVD<T> r = linalg::svd(a, false);
-    s = r.S;
-    u = r.U;
-    vh = r.Vh;
-  }
-  Tensor<bool> keep;
-  {
-    NoGradGuard no_grad;
-    const Tensor<T> magnitude = tensorlib::abs(s.detach());
-    const int64_t m = a.size(-2), n = a.size(-1);
-    const double eps = std::numeric_limits<T>::epsilon();
-    const double r = rtol ? *rtol : (atol && *atol > 0 ? 0.0 : eps * static_cast<double>(std::max(m, n)));
-    const Tensor<T> largest = s.numel() > 0 ? tensorlib::amax(magnitude, {-1}, true) : magnitude;
-    keep =
-        Tensor<bool>(magnitude > tensorlib::maximum(largest * static_cast<T>(r), static_cast<T>(atol.value_or(0.0))));
-  }
-  const Tensor<T> s_inv = Tensor<T>(tensorlib::where(keep, T(1) / s, T(0)));
-  return tensorlib::matmul(Tensor<T>(detail::mT(vh) * s_inv.unsqueeze(-2)), detail::mT(u));
+  return detail::PinvFunction<T>::apply(a, atol, rtol, hermitian);
 }
 
 template <Element T>

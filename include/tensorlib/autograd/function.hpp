@@ -37,7 +37,9 @@
 /// An output that is a tensor argument returned unchanged (not marked
 /// dirty) comes back as a new tensor sharing its memory, so the input's own
 /// history is untouched (PyTorch returns a view). A saved tensor that is an
-/// output is kept without its history, so the node does not own itself.
+/// output is kept without its history, so the node does not own itself, and
+/// gets it back when unpacked (a new alias that is the node's output), so a
+/// create_graph backward differentiates through it, as in PyTorch.
 
 #include <any>
 #include <cstddef>
@@ -84,7 +86,7 @@ class FunctionCtx {
   template <Element... Ts>
   void save_for_backward(const Tensor<Ts>&... tensors) {
     saved_.clear();
-    (saved_.push_back({AnyTensor(tensors), tensors.defined() ? tensors._version() : 0u}), ...);
+    (saved_.push_back(Saved{AnyTensor(tensors), tensors.defined() ? tensors._version() : 0u, false, {}, 0}), ...);
   }
   /// The saved tensors, in order; `.as<T>()` gives them typed.
   variable_list saved_tensors() const {
@@ -94,6 +96,16 @@ class FunctionCtx {
       if (s.data.defined()) {
         const uint32_t now = s.data.impl()->storage.version();
         if (now != s.version) detail::throw_modified_inplace("a tensor saved by a custom Function", now, s.version);
+      }
+      const std::shared_ptr<Node> node = s.node.lock();
+      if (s.output && node) {  // a saved output gets its history back: a new alias, output of this node
+        const TensorImpl& i = *s.data.impl();
+        auto alias = std::make_shared<TensorImpl>(i.storage, i.sizes, i.strides, i.offset, i.dtype);
+        AutogradMeta& meta = alias->autograd_meta();
+        meta.grad_fn = node;
+        meta.output_nr = s.output_nr;
+        out.push_back(AnyTensor::from_impl(std::move(alias)));
+        continue;
       }
       out.push_back(s.data);
     }
@@ -127,6 +139,9 @@ class FunctionCtx {
   struct Saved {
     AnyTensor data;
     uint32_t version;
+    bool output = false;       // an output of this node, kept without history
+    std::weak_ptr<Node> node;  // ... whose history unpacking restores,
+    uint32_t output_nr = 0;    // so a create_graph backward differentiates through it
   };
   bool is_dirty(const TensorImpl* t) const {
     for (const TensorImpl* d : dirty_)
@@ -252,7 +267,8 @@ struct Function {
                                               "mark_dirty: some tensors marked as dirty were not returned as "
                                               "outputs by forward");
     }
-    // A saved output (or dirty input) would own its own node: keep it without history.
+    // A saved output (or dirty input) would own its own node: keep it without
+    // history, with a weak link that gives it back when unpacked.
     for (auto& s : ctx.saved_) {
       if (!s.data.defined()) continue;
       const Tensor<T>* match = nullptr;
@@ -262,7 +278,13 @@ struct Function {
         for (const Tensor<T>& out : result)
           if (s.data.impl() == out.impl()) match = &out;
       }
-      if (match) s.data = AnyTensor(match->detach());
+      if (!match) continue;
+      s.data = AnyTensor(match->detach());
+      if (match->grad_fn().get() == node.get()) {
+        s.output = true;
+        s.node = node;
+        s.output_nr = match->output_nr();
+      }
     }
     return result;
   }

@@ -104,9 +104,13 @@ bool view_write(const Tensor<T>& dst, const char* op) {
   ::tensorlib::detail::check<AutogradError>(!(dst.requires_grad() && dst.is_leaf()), op,
                                             ": a leaf Variable that requires grad is being used in an in-place "
                                             "operation.");
+  ::tensorlib::detail::check_no_internal_overlap(dst, op);
+  std::shared_ptr<TensorImpl>& base = dst.impl()->view_base;
+  // A view of a tensor nothing else holds (an op's internal temporary, e.g.
+  // reshape's copy or matmul's batched result) is alone in its memory.
+  if (base && base.use_count() == 1) base.reset();
   const long users = dst.storage().use_count();
   if (users == 1) return false;
-  const std::shared_ptr<TensorImpl>& base = dst.impl()->view_base;
   ::tensorlib::detail::check<NotImplementedError>(
       base && users == 2, op,
       ": an in-place write into a tensor that shares memory with other tensors (a base with live views, several "
@@ -115,6 +119,10 @@ bool view_write(const Tensor<T>& dst, const char* op) {
   ::tensorlib::detail::check<AutogradError>(!(base->requires_grad() && !base->autograd->grad_fn), op,
                                             ": a view of a leaf Variable that requires grad is being used in an "
                                             "in-place operation.");
+  ::tensorlib::detail::check<NotImplementedError>(
+      !(dst.requires_grad() && !base->requires_grad()), op,
+      ": the tensor has a history of its own but shares memory with a tensor that has none; use the out-of-place "
+      "form");
   ::tensorlib::detail::check<NotImplementedError>(base->is_contiguous(), op,
                                                   ": an in-place write into a view of a non-contiguous tensor is not "
                                                   "supported by autograd yet; use the out-of-place form");
@@ -171,7 +179,8 @@ void rebase_view(const Tensor<T>& dst, F&& region_of) {
   const Shape sizes = dst.sizes(), strides = dst.strides();
   const int64_t offset = dst.storage_offset() - base.storage_offset();
   const Tensor<T> old_base = base.clone();
-  const Tensor<T> region = region_of(old_base.as_strided(sizes, strides, old_base.storage_offset() + offset));
+  Tensor<T> region = region_of(old_base.as_strided(sizes, strides, old_base.storage_offset() + offset));
+  if (region.sizes() != sizes) region = region.expand(sizes);  // a broadcast source
   {
     NoGradGuard no_grad;
     ::tensorlib::detail::dispatch_pointwise(dst, region);
@@ -197,6 +206,13 @@ void record_zero_grad(const Tensor<T>& dst, const Edge& old_history, const char*
 template <Element T, Expression E>
 void write_recorded(const Tensor<T>& dst, const E& src, const char* op) {
   if (detail::view_write(dst, op)) {
+    // The base read by the source would be both the written tensor's history
+    // and an input of its new value (a cycle); PyTorch refuses such overlap too.
+    for_each_tensor(src, [&](const auto& leaf) {
+      ::tensorlib::detail::check<NotImplementedError>(
+          leaf.impl() == dst.impl() || leaf.impl() != dst.impl()->view_base, op,
+          ": the source reads the base of the view being written; clone() it first");
+    });
     detail::rebase_view(dst, [&](const Tensor<T>& old_view) {
       return Tensor<T>(as_node<T>(detail::replace_leaf(src, dst.impl().get(), old_view)));
     });
@@ -208,6 +224,16 @@ void write_recorded(const Tensor<T>& dst, const E& src, const char* op) {
   const Tensor<T> old = reads_dst ? dst.clone() : Tensor<T>();
   const auto node = as_node<T>(detail::replace_leaf(src, dst.impl().get(), old));
   const bool needs = ::tensorlib::detail::records_grad(node);
+  if (needs && node.shape() != dst.sizes()) {  // a broadcast source: its node, then the expansion's
+    const Tensor<T> value(node);
+    {
+      NoGradGuard no_grad;
+      ::tensorlib::detail::dispatch_pointwise(dst, value);
+    }
+    dst.storage().bump_version();
+    detail::adopt_history(dst, value.expand(dst.sizes()));
+    return;
+  }
 #if defined(TENSORLIB_NO_FUSED_BACKWARD)  // Note [no fused backward]; refused before writing
   if (needs) detail::throw_no_fused_backward();
 #endif

@@ -248,9 +248,9 @@ void index_put_any(const Tensor<T>& self, const Indices& indices, const V& value
   if constexpr (!Scalar<V>)
     for_each_tensor(value,
                     [&](const auto& leaf) { value_requires_grad = value_requires_grad || leaf.requires_grad(); });
-  begin_inplace(self, "index_put_", value_requires_grad);
   AdvancedIndex<T> a = resolve_index(self, indices);
   plan_index(a, "index_put_");
+  begin_inplace(self, "index_put_", value_requires_grad);
   if constexpr (Scalar<V>)
     advanced_index_put(a, scalar_tensor<T>(checked_scalar_cast<T>(value), {.device = self.device()}), false,
                        "index_put_");

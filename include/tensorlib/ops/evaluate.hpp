@@ -119,6 +119,14 @@ void begin_inplace(const Tensor<T>& dst, const char* op, bool other_requires_gra
   dst.storage().bump_version();
 }
 
+/// Whether an in-place write into `t` must go through autograd besides its
+/// sources': it requires grad, or it views a tensor that does (a view made
+/// under NoGradGuard).
+template <Element T>
+bool in_graph(const Tensor<T>& t) {
+  return t.requires_grad() || (t.impl()->view_base && t.impl()->view_base->requires_grad());
+}
+
 /// An in-place op on a tensor that takes part in autograd (it requires grad,
 /// or `other_requires_grad`), run through its recorded out-of-place form
 /// (Note [in-place on graph tensors]): `out_of_place(old)` computes the
@@ -126,7 +134,7 @@ void begin_inplace(const Tensor<T>& dst, const char* op, bool other_requires_gra
 template <Element T, class F>
 bool inplace_through(const Tensor<T>& self, const char* op, bool other_requires_grad, F&& out_of_place) {
   if constexpr (is_floating<T> && !is_dual_tag(scalar_type_of<T>)) {
-    if (is_grad_enabled() && (self.requires_grad() || other_requires_grad)) {
+    if (is_grad_enabled() && (in_graph(self) || other_requires_grad)) {
       autograd::rebase_with(self, op, std::forward<F>(out_of_place));
       return true;
     }
@@ -155,7 +163,7 @@ void write_into(const Tensor<T>& dst, const E& src, const char* op) {
   bool src_requires_grad = false;
   for_each_tensor(src, [&](const auto& leaf) { src_requires_grad = src_requires_grad || leaf.requires_grad(); });
   if constexpr (is_floating<T> && !is_dual_tag(scalar_type_of<T>)) {
-    if (is_grad_enabled() && (dst.requires_grad() || src_requires_grad))
+    if (is_grad_enabled() && (in_graph(dst) || src_requires_grad))
       return autograd::write_recorded(dst, src, op);  // Note [in-place on graph tensors]
   }
   begin_inplace(dst, op, src_requires_grad);

@@ -36,7 +36,7 @@ template <Element T>
 Tensor<T>& Tensor<T>::fill_(T value) {
   detail::check_no_internal_overlap(*this, "fill_");
   if constexpr (is_floating<T> && !is_dual_tag(scalar_type_of<T>)) {
-    if (is_grad_enabled() && requires_grad()) {
+    if (is_grad_enabled() && detail::in_graph(*this)) {
       autograd::fill_recorded(*this, value);  // Note [in-place on graph tensors]
       return *this;
     }
