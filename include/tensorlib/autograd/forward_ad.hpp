@@ -60,11 +60,6 @@ struct DualPart {
   }
 };
 
-template <class T>
-inline constexpr bool dual_element = false;
-template <class T, int K>
-inline constexpr bool dual_element<Dual<T, K>> = true;
-
 }  // namespace detail
 
 /// A dual tensor's parts (PyTorch's UnpackedDualTensor, with K tangents).
@@ -95,7 +90,7 @@ requires(std::is_same_v<Tangents, Tensor<T>>&&...) auto make_dual(const Tensor<T
 
 /// The primal and the tangents of a dual tensor or dual expression.
 template <Expression E, class D = value_type_t<E>>
-requires detail::dual_element<D>
+requires is_dual<D>
 auto unpack_dual(const E& dual) {
   using T = decltype(D::value);
   constexpr int K = static_cast<int>(sizeof(D::tangent) / sizeof(T));

@@ -99,12 +99,11 @@ class FunctionCtx {
       }
       const std::shared_ptr<Node> node = s.node.lock();
       if (s.output && node) {  // a saved output gets its history back: a new alias, output of this node
-        const TensorImpl& i = *s.data.impl();
-        auto alias = std::make_shared<TensorImpl>(i.storage, i.sizes, i.strides, i.offset, i.dtype);
-        AutogradMeta& meta = alias->autograd_meta();
+        AnyTensor alias = s.data.visit([](const auto& t) { return AnyTensor(t.detach()); });
+        AutogradMeta& meta = alias.impl()->autograd_meta();
         meta.grad_fn = node;
         meta.output_nr = s.output_nr;
-        out.push_back(AnyTensor::from_impl(std::move(alias)));
+        out.push_back(std::move(alias));
         continue;
       }
       out.push_back(s.data);
