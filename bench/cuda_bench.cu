@@ -6,6 +6,7 @@
 //   HandChain      the same chain as a hand-written CUDA kernel
 //   BroadcastChain the chain with d a broadcast row of a [N/1024, 1024] shape
 //   SumAxis0/1     sum of [8192, 8192] along each axis
+//   Softmax/C      softmax along rows of C floats, 2^26 floats in all
 //   Sgemm/Dgemm    tl::mm at 4096 beside a direct cublasSgemm/Dgemm call
 //   AdamStep/50,1  tl::optim::Adam (weight_decay 1e-2) over 10M parameters in
 //                  50 tensors or one: one kernel per parameter, 28 bytes per element
@@ -110,6 +111,15 @@ void SumAxis(benchmark::State& state) {
   time_gpu(state, 8192.0 * 8192 * 4, [&] { r = tl::sum(x, {axis}); });
 }
 
+void Softmax(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  tl::Generator g(5);
+  const int64_t cols = state.range(0), rows = kChainN / cols;
+  const auto x = tl::randn({rows, cols}, g, {.device = tl::kCUDA});
+  tl::Tensor<float> y;
+  time_gpu(state, 2.0 * kChainN * 4, [&] { y = tl::softmax(x, -1); });
+}
+
 template <class T>
 void Gemm(benchmark::State& state) {
   if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
@@ -163,6 +173,7 @@ BENCHMARK(FusedChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0
 BENCHMARK(HandChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(BroadcastChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(SumAxis)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(Softmax)->Arg(1024)->Arg(32768)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(Gemm<float>)->Name("Sgemm")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(GemmCublas<float>)->Name("SgemmCublas")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(Gemm<double>)->Name("Dgemm")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);

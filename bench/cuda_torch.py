@@ -49,6 +49,10 @@ def main():
     x = torch.randn(8192, 8192, device=dev, generator=g)
     for axis in (0, 1):
         report(f"SumAxis/{axis}", timed(lambda: x.sum(axis)), 8192.0 * 8192 * 4)
+    for cols in (1024, 32768):
+        xs = torch.randn(n // cols, cols, device=dev, generator=g)
+        report(f"Softmax/{cols}", timed(lambda: torch.softmax(xs, -1)), 2.0 * n * 4)
+        del xs
     for dtype, name in ((torch.float32, "Sgemm"), (torch.float64, "Dgemm")):
         m = torch.randn(4096, 4096, device=dev, dtype=dtype, generator=g)
         k = torch.randn(4096, 4096, device=dev, dtype=dtype, generator=g)

@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 
 #include <tensorlib/tensorlib.hpp>
@@ -78,6 +79,40 @@ TEST_CASE("CUDA: broadcast, strided, misaligned and scalar operands") {
   check_parity(m.cuda().to<double>(), m.to<double>(), 0, 0, "cast");
 }
 
+TEST_CASE("CUDA: broadcasts on the row path and beside it (Note [row path])") {
+  if (no_gpu()) return;
+  tl::Generator g(5);
+  const auto m = tl::randn({64, 96}, g), row = tl::randn({96}, g), col = tl::randn({64, 1}, g);
+  const auto gm = m.cuda(), grow = row.cuda(), gcol = col.cuda();
+  // Row path: inner runs of stride 1 or 0, a multiple of kVec long, aligned.
+  check_parity(tl::Tensor<float>(tl::exp(gm) - grow), tl::Tensor<float>(tl::exp(m) - row), 2e-6, 0, "row");
+  check_parity(tl::Tensor<float>(gm * gcol), tl::Tensor<float>(m * col), 0, 0, "column");
+  check_parity(tl::Tensor<float>(gcol + grow), tl::Tensor<float>(col + row), 0, 0, "outer sum");
+  const auto t3 = tl::randn({6, 8, 12}, g), b3 = tl::randn({8, 1}, g);
+  check_parity(tl::Tensor<float>(t3.cuda() * b3.cuda()), tl::Tensor<float>(t3 * b3), 0, 0, "3-d");
+  // An output that is a strided view whose rows stay aligned.
+  auto out = tl::zeros<float>({64, 100}, {.device = tl::kCUDA});
+  out.narrow(1, 0, 96).copy_(gm + grow);
+  check_parity(out.narrow(1, 0, 96).contiguous(), tl::Tensor<float>(m + row), 0, 0, "strided output rows");
+  check_parity(out.narrow(1, 96, 4), tl::zeros<float>({64, 4}), 0, 0, "untouched columns");
+  // Beside it (the strided path): a row length not a multiple of kVec, rows
+  // that start unaligned, an unaligned pointer, a non-unit inner stride.
+  const auto odd = tl::randn({64, 95}, g), odd_row = tl::randn({95}, g);
+  check_parity(tl::Tensor<float>(odd.cuda() * odd_row.cuda()), tl::Tensor<float>(odd * odd_row), 0, 0, "odd rows");
+  const auto wide = tl::randn({64, 98}, g);
+  check_parity(tl::Tensor<float>(wide.cuda().narrow(1, 0, 96) + grow), tl::Tensor<float>(wide.narrow(1, 0, 96) + row),
+               0, 0, "unaligned row starts");
+  check_parity(tl::Tensor<float>(wide.cuda().narrow(1, 1, 96) + grow), tl::Tensor<float>(wide.narrow(1, 1, 96) + row),
+               0, 0, "unaligned pointer");
+  check_parity(tl::Tensor<float>(m.cuda().t() * gcol.t()), tl::Tensor<float>(m.t() * col.t()), 0, 0, "transposed");
+  // Integer and double rows.
+  const auto i = tl::arange(0, 256).reshape({16, 16});
+  check_parity(tl::Tensor<int64_t>(i.cuda() * i.cuda().narrow(0, 0, 1)), tl::Tensor<int64_t>(i * i.narrow(0, 0, 1)), 0,
+               0, "int64 rows");
+  const auto d = tl::randn<double>({32, 8}, g), drow = tl::randn<double>({8}, g);
+  check_parity(tl::Tensor<double>(d.cuda() / drow.cuda()), tl::Tensor<double>(d / drow), 0, 0, "double rows");
+}
+
 TEST_CASE("CUDA: mixing devices in one op is an error naming both") {
   if (no_gpu()) return;
   const auto a = tl::ones<float>({3}), b = tl::ones<float>({3}, {.device = tl::kCUDA});
@@ -109,8 +144,57 @@ TEST_CASE("CUDA: reductions of expressions along every dimension match the CPU")
   const auto tall = tl::randn({4096, 64}, g);
   check_parity(tl::sum(tall.cuda(), {0}), tl::sum(tall, {0}), 1e-5, 1e-4, "split column sum");
   check_parity(tl::sum(tall.cuda().t(), {1}), tl::sum(tall.t(), {1}), 1e-5, 1e-4, "transposed row sum");
+  // Vectorized kernels (Note [vectorized reductions]) and their fallbacks.
+  const auto w = tl::randn({300, 132}, g), wrow = tl::randn({132}, g), wcol = tl::randn({300, 1}, g);
+  const auto gw = w.cuda(), gwrow = wrow.cuda(), gwcol = wcol.cuda();
+  check_parity(tl::sum(gw, {1}), tl::sum(w, {1}), 1e-5, 1e-5, "rows, vector loads");
+  check_parity(tl::sum(gw * gwcol, {1}), tl::sum(w * wcol, {1}), 1e-5, 1e-5, "rows with a broadcast column");
+  check_parity(tl::sum(gw.narrow(1, 0, 130), {1}), tl::sum(w.narrow(1, 0, 130), {1}), 1e-5, 1e-5, "rows with a tail");
+  check_parity(tl::sum(gw.narrow(1, 1, 128), {1}), tl::sum(w.narrow(1, 1, 128), {1}), 1e-5, 1e-5, "rows unaligned");
+  check_parity(tl::sum(gw, {0}), tl::sum(w, {0}), 1e-5, 1e-5, "columns, vector loads");
+  check_parity(tl::sum(gw * gwrow, {0}), tl::sum(w * wrow, {0}), 1e-5, 1e-5, "columns with a broadcast row");
+  check_parity(tl::sum(gw * gwcol, {0}), tl::sum(w * wcol, {0}), 1e-5, 1e-5, "columns with a broadcast column");
+  check_parity(tl::sum(gw.narrow(1, 0, 130), {0}), tl::sum(w.narrow(1, 0, 130), {0}), 1e-5, 1e-5, "columns, odd");
+  check_parity(tl::mean(gw.narrow(1, 4, 128), {0}), tl::mean(w.narrow(1, 4, 128), {0}), 1e-5, 1e-6, "mean columns");
+  check_parity(tl::amax(gw, {0}), tl::amax(w, {0}), 0, 0, "amax columns");
+  check_parity(tl::amin(gw, {1}), tl::amin(w, {1}), 0, 0, "amin rows");
+  const auto long_rows = tl::randn({3, 1 << 18}, g);  // split rows: splits start at multiples of kVec
+  check_parity(tl::sum(long_rows.cuda(), {1}), tl::sum(long_rows, {1}), 1e-5, 1e-3, "split rows");
+  const auto w3 = tl::randn({5, 64, 8}, g);  // outer, reduced and inner dimensions
+  check_parity(tl::sum(w3.cuda(), {1}), tl::sum(w3, {1}), 1e-5, 1e-5, "outer, reduced, inner");
+  const auto w4 = tl::randn({6, 8, 10, 12}, g);  // groups of several dimensions
+  check_parity(tl::sum(w4.cuda(), {1, 3}), tl::sum(w4, {1, 3}), 1e-5, 1e-5, "two reduced dims");
+  check_parity(tl::sum(w4.cuda().permute({3, 1, 0, 2}), {0, 2}), tl::sum(w4.permute({3, 1, 0, 2}), {0, 2}), 1e-5, 1e-5,
+               "permuted");
   // Empty reductions give the identity.
   check_parity(tl::sum(tl::zeros<float>({0, 3}, {.device = tl::kCUDA}), {0}), tl::zeros<float>({3}), 0, 0, "empty");
+}
+
+TEST_CASE("CUDA: softmax and log_softmax match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(8);
+  for (const tl::Shape& shape : {tl::Shape{37, 1000}, tl::Shape{5, 3}, tl::Shape{2, 70000}, tl::Shape{4, 6, 33}}) {
+    const auto x = tl::randn(shape, g) * 4.0f;
+    const auto gx = x.cuda();
+    const std::string what = std::to_string(shape.numel());
+    check_parity(tl::softmax(gx, -1), tl::softmax(x, -1), 1e-6, 1e-6, "softmax rows " + what);
+    check_parity(tl::log_softmax(gx, -1), tl::log_softmax(x, -1), 1e-5, 1e-6, "log_softmax rows " + what);
+    check_parity(tl::softmax(gx, 0), tl::softmax(x, 0), 1e-6, 1e-6, "softmax dim 0 " + what);
+    check_parity(tl::log_softmax(gx, 0), tl::log_softmax(x, 0), 1e-5, 1e-6, "log_softmax dim 0 " + what);
+  }
+  // A transposed input is made contiguous first; doubles.
+  const auto t = tl::randn({40, 30}, g);
+  check_parity(tl::softmax(t.cuda().t(), -1), tl::softmax(t.t(), -1), 1e-6, 1e-6, "softmax of a view");
+  const auto d = tl::randn<double>({9, 129}, g);
+  check_parity(tl::log_softmax(d.cuda(), -1), tl::log_softmax(d, -1), 1e-13, 1e-13, "log_softmax double");
+  // Special values: a large shift stays exact, NaN and -inf propagate as on the CPU.
+  const auto big = tl::tensor<float>({1e8f, 1e8f});
+  check_parity(tl::log_softmax(big.cuda(), -1), tl::log_softmax(big, -1), 0, 0, "log_softmax large");
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const auto special = tl::tensor<float>({1.0f, nan, 2.0f, -inf, 0.0f, 1.0f}).reshape({3, 2});
+  const auto y = tl::softmax(special.cuda(), -1).to_vector(), ref = tl::softmax(special, -1).to_vector();
+  for (std::size_t i = 0; i < ref.size(); ++i)
+    CHECK(((y[i] != y[i] && ref[i] != ref[i]) || y[i] == doctest::Approx(ref[i])));
 }
 
 TEST_CASE("CUDA: matrix products through cuBLAS match the CPU") {

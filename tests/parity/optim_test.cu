@@ -34,8 +34,9 @@ void check_rule(const Options& options) {
     const auto before = tl::stats::snapshot();
     on_cpu.step();
     on_gpu.step();
-    // The first step also fills each parameter's state buffers with zeros.
-    if (step > 0) CHECK((tl::stats::snapshot() - before).fused_kernels == 2);
+    // Both parameters' updates run as one multi-tensor kernel (Note
+    // [multi-tensor steps]); the first step also fills the state with zeros.
+    if (step > 0) CHECK((tl::stats::snapshot() - before).fused_kernels == 1);
   }
   CHECK(tl::allclose(gpu_w.detach().cpu(), cpu_w.detach(), 1e-5, 1e-6));
   CHECK(tl::allclose(gpu_b.detach().cpu(), cpu_b.detach(), 1e-5, 1e-6));
@@ -56,4 +57,57 @@ TEST_CASE("CUDA: every update rule matches its CPU steps") {
   check_rule<o::Adadelta>(o::AdadeltaOptions{});
   check_rule<o::Rprop>(o::RpropOptions{});
   check_rule<o::ASGD>(o::ASGDOptions{.t0 = 5});
+}
+
+TEST_CASE("CUDA: a step over many parameters runs as few multi-tensor kernels and matches the CPU") {
+  if (cuda_support::no_gpu()) return;
+  tl::Generator gen(5);
+  std::vector<tl::Tensor<float>> cpu_params, gpu_params;
+  // 100 parameters of sizes 1 to ~20000 and one of several blocks' chunks.
+  for (int i = 0; i < 101; ++i) {
+    const int64_t n = i == 100 ? 3 * tl::cuda::detail::kListChunk + 5 : 1 + (i * 7919) % 20000;
+    auto p = tl::randn({n}, gen);
+    cpu_params.push_back(p.clone().requires_grad_());
+    gpu_params.push_back(p.cuda().requires_grad_());
+  }
+  o::Adam<float> on_cpu(cpu_params, o::AdamOptions{.lr = 0.01, .weight_decay = 0.1});
+  o::Adam<float> on_gpu(gpu_params, o::AdamOptions{.lr = 0.01, .weight_decay = 0.1});
+  using List = tl::cuda::detail::ForEachList<o::detail::AdamStep<float>, float*, const float*, float*, float*>;
+  const int64_t launches = (101 + List::kCapacity - 1) / List::kCapacity;
+  for (int step = 0; step < 5; ++step) {
+    for (std::size_t i = 0; i < cpu_params.size(); ++i) {
+      const auto grad = tl::randn(cpu_params[i].sizes(), gen);
+      cpu_params[i].set_grad(grad);
+      gpu_params[i].set_grad(grad.cuda());
+    }
+    on_cpu.step();
+    const auto before = tl::stats::snapshot();
+    on_gpu.step();
+    if (step > 0) CHECK((tl::stats::snapshot() - before).fused_kernels == launches);
+  }
+  for (std::size_t i = 0; i < cpu_params.size(); ++i)
+    CHECK(tl::allclose(gpu_params[i].detach().cpu(), cpu_params[i].detach(), 1e-5, 1e-6));
+}
+
+TEST_CASE("CUDA: parameters that cannot join the multi-tensor kernel are updated at once") {
+  if (cuda_support::no_gpu()) return;
+  tl::Generator gen(6);
+  auto base_cpu = tl::randn({6, 9}, gen);
+  // A non-contiguous parameter (a transposed leaf) beside contiguous ones.
+  auto cpu_t = base_cpu.t().detach().requires_grad_(), cpu_v = tl::randn({40}, gen).requires_grad_();
+  auto gpu_t = base_cpu.cuda().t().detach().requires_grad_(), gpu_v = cpu_v.detach().cuda().requires_grad_();
+  o::SGD<float> on_cpu(std::vector{cpu_t, cpu_v}, o::SGDOptions{.lr = 0.1, .momentum = 0.9});
+  o::SGD<float> on_gpu(std::vector{gpu_t, gpu_v}, o::SGDOptions{.lr = 0.1, .momentum = 0.9});
+  for (int step = 0; step < 4; ++step) {
+    const auto gt = tl::randn({9, 6}, gen), gv = tl::randn({40}, gen);
+    cpu_t.set_grad(gt);
+    cpu_v.set_grad(gv);
+    gpu_t.set_grad(gt.cuda());
+    gpu_v.set_grad(gv.cuda());
+    on_cpu.step();
+    on_gpu.step();
+  }
+  CHECK(!gpu_t.is_contiguous());
+  CHECK(tl::allclose(gpu_t.detach().cpu(), cpu_t.detach(), 1e-5, 1e-6));
+  CHECK(tl::allclose(gpu_v.detach().cpu(), cpu_v.detach(), 1e-5, 1e-6));
 }

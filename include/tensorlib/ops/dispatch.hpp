@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "tensorlib/backend/cpu/fill.hpp"
 #include "tensorlib/backend/cpu/for_each.hpp"
@@ -29,6 +31,7 @@
 #include "tensorlib/backend/cuda/for_each.hpp"
 #include "tensorlib/backend/cuda/pointwise.hpp"
 #include "tensorlib/backend/cuda/reduce.hpp"
+#include "tensorlib/backend/cuda/softmax.hpp"
 #endif
 
 #if !TENSORLIB_CUDA_RUNTIME
@@ -82,6 +85,18 @@ void dispatch_for_each(Device device, const F& f, int64_t n, P... ptrs) {
       if (auto* kernel = cuda::detail::for_each_kernel<T, F, P...>) return kernel(f, n, device.index, ptrs...);
       no_cuda_backend("for_each");
   }
+}
+
+/// Runs the multi-output loops of `items` (buffers on GPU `device`) in as
+/// few kernels as possible: one multi-tensor kernel where an nvcc
+/// translation unit registered it, else one kernel per item.
+template <Element T, class F, class... P>
+void dispatch_for_each_list(Device device, std::vector<cuda::detail::ForEachItem<F, P...>>& items) {
+  if (auto* kernel = cuda::detail::for_each_list_kernel<T, F, P...>) return kernel(items, device.index);
+  for (const auto& item : items) [&]<std::size_t... I>(std::index_sequence<I...>) {
+      dispatch_for_each<T>(device, item.f, item.n, static_cast<P>(const_cast<void*>(item.ptrs[I]))...);
+    }
+  (std::index_sequence_for<P...>{});
 }
 
 /// Copies `nbytes` between two buffers, one of them (at least) on a GPU.
@@ -167,8 +182,15 @@ void dispatch_softmax_rows(const Tensor<T>& x, const Tensor<T>& y) {
       cpu::softmax_rows<Log>(x.data_ptr(), y.data_ptr(), x.numel() / cols, cols);
       return;
     }
-    case DeviceType::CUDA:
+    case DeviceType::CUDA: {
+#if defined(__CUDACC__)
+      (void)cuda::detail::softmax_registered<Log, T>;
+#endif
+      const int64_t cols = x.size(-1);
+      if (auto* kernel = cuda::detail::softmax_kernel<Log, T>)
+        return kernel(x.data_ptr(), y.data_ptr(), x.numel() / cols, cols, x.device().index);
       no_cuda_backend(Log ? "log_softmax" : "softmax");
+    }
   }
 }
 

@@ -2,7 +2,8 @@
 /// \file
 /// `fused_update(f, tensors...)`: runs an update rule's element functor over
 /// a parameter, its gradient and its state buffers as ONE fused loop (CPU) or
-/// kernel (CUDA), Note [multi-output loops]. Tensors passed as non-const
+/// kernel (CUDA), Note [multi-output loops]; inside an optimizer step the
+/// GPU updates of all parameters share one kernel (Note [multi-tensor steps]). Tensors passed as non-const
 /// lvalues are written, const ones only read.
 
 #include <cstddef>
@@ -16,6 +17,7 @@
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/dispatch.hpp"
+#include "tensorlib/optim/step_batch.hpp"
 
 namespace tensorlib::optim {
 
@@ -66,7 +68,13 @@ void run_contiguous(const F& f, Tuple& work, Orig& orig, std::index_sequence<I..
   const auto& first = std::get<0>(work);
   check_overlap({{reinterpret_cast<const std::byte*>(std::get<I>(work).data_ptr()),
                   static_cast<std::size_t>(first.numel()) * sizeof(T)}...});
-  tensorlib::detail::dispatch_for_each<T>(first.device(), f, first.numel(), buffer_of(std::get<I>(w))...);
+  // Inside an optimizer step, contiguous GPU updates join the step's
+  // multi-tensor launch (Note [multi-tensor steps]).
+  StepBatch* batch = StepBatch::active();
+  if (batch != nullptr && first.is_cuda() && ((std::get<I>(work).impl() == std::get<I>(orig).impl()) && ...))
+    batch->add<T>(first.device(), f, first.numel(), buffer_of(std::get<I>(w))...);
+  else
+    tensorlib::detail::dispatch_for_each<T>(first.device(), f, first.numel(), buffer_of(std::get<I>(w))...);
   (copy_back(std::get<I>(orig), std::get<I>(work)), ...);
   (bump_written(std::get<I>(orig)), ...);
 }

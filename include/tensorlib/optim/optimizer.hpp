@@ -26,6 +26,7 @@
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/inplace.hpp"
 #include "tensorlib/optim/optimizer_base.hpp"
+#include "tensorlib/optim/step_batch.hpp"
 
 namespace tensorlib::optim {
 
@@ -154,9 +155,11 @@ class Optimizer : public OptimizerBase {
     return it == state_.end() ? nullptr : &it->second;
   }
 
-  /// One update of every parameter that has a gradient: one fused pass each.
+  /// One update of every parameter that has a gradient: one fused pass each
+  /// (on a GPU, one multi-tensor kernel for all: Note [multi-tensor steps]).
   void step() {
     NoGradGuard no_grad;
+    detail::StepBatch batch;
     for (auto& group : groups_) {
       for (auto& p : group.params) {
         const Tensor<T> grad = p.grad();
@@ -166,6 +169,7 @@ class Optimizer : public OptimizerBase {
         R::update(group.options(), it->second, p, grad);
       }
     }
+    batch.flush();
   }
   /// Evaluates `closure` (which recomputes the loss and its gradients) with
   /// gradients enabled, then steps; returns the closure's loss.

@@ -2,16 +2,22 @@
 /// \file
 /// The CUDA form of the multi-output loop (backend/cpu/for_each.hpp, Note
 /// [multi-output loops]): one kernel per element type, functor and buffer
-/// kinds, that loads every
-/// buffer's element, calls the functor and stores the written ones, in a
-/// grid-stride loop. Only translation units compiled by nvcc include this
-/// header; they register the launcher for the others (Note [kernels across
-/// translation units]).
+/// kinds, that loads every buffer's element, calls the functor and stores
+/// the written ones, in a grid-stride loop; and its multi-tensor form, one
+/// kernel over many buffer lists (Note [multi-tensor steps] in
+/// optim/step_batch.hpp). Only translation units compiled by nvcc include
+/// this header; they register the launchers for the others (Note [kernels
+/// across translation units]).
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <tuple>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "tensorlib/backend/cuda/pointwise.hpp"
 #include "tensorlib/backend/cuda/registry.hpp"
@@ -47,8 +53,86 @@ void launch_for_each(const F& f, int64_t n, int device, P... ptrs) {
   check(cudaGetLastError(), "fused for_each kernel launch");
 }
 
+/// Elements one block of the multi-tensor kernel handles.
+inline constexpr int64_t kListChunk = int64_t{kThreads} * 16;
+
+/// The items of one multi-tensor launch, passed as the kernel's argument
+/// (4 KiB at most on every driver), as bytes: a functor need not be default
+/// constructible.
+template <class F, class... P>
+struct ForEachList {
+  using Item = ForEachItem<F, P...>;
+  static constexpr int kCapacity = static_cast<int>((4000 - sizeof(int)) / sizeof(Item));
+  static_assert(kCapacity >= 1, "a multi-tensor item larger than a kernel argument");
+  alignas(Item) unsigned char bytes[kCapacity * sizeof(Item)];
+  int count = 0;
+
+  __host__ __device__ const Item& operator[](int i) const { return reinterpret_cast<const Item*>(bytes)[i]; }
+};
+
+template <class T, class F, class... P, std::size_t... I>
+__device__ void run_item(const ForEachItem<F, P...>& item, int64_t start, int64_t end, std::index_sequence<I...>) {
+  const F f = item.f;
+  const std::tuple<P...> ptrs{static_cast<P>(const_cast<void*>(item.ptrs[I]))...};
+  for (int64_t i = start + threadIdx.x; i < end; i += kThreads) {
+    [&](auto... v) {
+      f(v...);
+      (store_element(v, std::get<I>(ptrs) + i), ...);
+    }(static_cast<T>(std::get<I>(ptrs)[i])...);
+  }
+}
+
+/// Block b runs chunk b - first_block of the last item whose first_block <= b.
+template <class T, class F, class... P>
+__global__ void __launch_bounds__(kThreads)
+    for_each_list_kernel_body(const __grid_constant__ ForEachList<F, P...> list) {
+  const auto block = static_cast<int64_t>(blockIdx.x);
+  int lo = 0, hi = list.count - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (list[mid].first_block <= block)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const auto& item = list[lo];
+  const int64_t start = (block - item.first_block) * kListChunk;
+  run_item<T>(item, start, std::min(item.n, start + kListChunk), std::index_sequence_for<P...>{});
+}
+
+/// Runs every item's loop on GPU `device`, on the current stream: one kernel
+/// per ForEachList::kCapacity items, one block per kListChunk elements.
+template <Element T, class F, class... P>
+void launch_for_each_list(std::vector<ForEachItem<F, P...>>& items, int device) {
+  using List = ForEachList<F, P...>;
+  DeviceGuard guard(device);
+  const cudaStream_t stream = current_stream(device).handle();
+  std::size_t i = 0;
+  while (i < items.size()) {
+    List list;
+    int64_t blocks = 0;
+    for (; i < items.size() && list.count < List::kCapacity; ++i) {
+      if (items[i].n == 0) continue;
+      items[i].first_block = blocks;
+      blocks += (items[i].n + kListChunk - 1) / kListChunk;
+      std::memcpy(list.bytes + sizeof(typename List::Item) * static_cast<std::size_t>(list.count++), &items[i],
+                  sizeof(typename List::Item));
+    }
+    if (list.count == 0) continue;
+    stats::detail::count_fused_kernel();
+    for_each_list_kernel_body<T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(list);
+    check(cudaGetLastError(), "multi-tensor for_each kernel launch");
+  }
+}
+
+template <Element T, class F, class... P>
+bool register_for_each() {
+  for_each_kernel<T, F, P...> = &launch_for_each<T, F, P...>;
+  if constexpr (std::is_trivially_copyable_v<F>) for_each_list_kernel<T, F, P...> = &launch_for_each_list<T, F, P...>;
+  return true;
+}
+
 /// Set before main by each nvcc translation unit that runs f.
 template <Element T, class F, class... P>
-inline const bool for_each_registered = (for_each_kernel<T, F, P...> = &launch_for_each<T, F, P...>, true);
-
+inline const bool for_each_registered = register_for_each<T, F, P...>();
 }  // namespace tensorlib::cuda::detail

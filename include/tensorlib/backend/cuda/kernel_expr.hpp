@@ -89,6 +89,17 @@ __device__ inline I offset_of(const I* idx, const I* strides, int ndim) {
   return off;
 }
 
+/// Offset of outer coordinates `idx` in the row path's layout, whose
+/// dimension 0 is the row and dimensions 1..ndim the outer ones.
+template <class I>
+__device__ inline I row_offset(const I* idx, const I* strides, int ndim) {
+  I off = 0;
+#pragma unroll
+  for (int d = 0; d + 1 < kMaxKernelDims; ++d)
+    if (d < ndim) off += idx[d] * strides[d + 1];
+  return off;
+}
+
 /// kVec elements of T, aligned for one vector access.
 template <class T>
 struct alignas(sizeof(T) * kVec) Packet {
@@ -103,20 +114,35 @@ struct KernelLeaf {
   const T* ptr = nullptr;
   I strides[kMaxKernelDims] = {};
   I base = 0;
-  I red_stride = 0;  // the stride of a one-dimensional reduced range (set by reduce.hpp's seek)
+  I red_stride = 0;    // the stride of a one-dimensional reduced range (set by reduce.hpp's seek)
+  I inner_stride = 0;  // the stride of the first inner dimension (set by reduce.hpp's seek)
   T regs[kVec] = {};
 
-  /// kVec consecutive elements from `first` (stride 1) or one broadcast value (stride 0).
-  __device__ void load_vec(int64_t first) {
-    if (strides[0] == 0) {
+  /// kVec consecutive elements from `at` (one aligned vector load), or the
+  /// value at `at` in every register when `broadcast`.
+  __device__ void load_packet(const T* at, bool broadcast) {
+    if (broadcast) {
+      const T v = *at;
 #pragma unroll
-      for (int j = 0; j < kVec; ++j) regs[j] = ptr[0];
+      for (int j = 0; j < kVec; ++j) regs[j] = v;
     } else {
-      const Packet<T> p = *reinterpret_cast<const Packet<T>*>(ptr + first);
+      const Packet<T> p = *reinterpret_cast<const Packet<T>*>(at);
 #pragma unroll
       for (int j = 0; j < kVec; ++j) regs[j] = p.v[j];
     }
   }
+  /// kVec consecutive elements from `first` (stride 1) or one broadcast value (stride 0).
+  __device__ void load_vec(int64_t first) { load_packet(strides[0] == 0 ? ptr : ptr + first, strides[0] == 0); }
+  /// The row path's load (Note [row path]): kVec consecutive elements from
+  /// offset `off` when dimension 0 (the row) has stride 1, one broadcast value
+  /// when it has stride 0.
+  __device__ void load_row(I off) { load_packet(ptr + off, strides[0] == 0); }
+  /// Reduced elements [r, r + kVec) at the current base (Note [vectorized
+  /// reductions]), or one broadcast value when the reduced stride is 0.
+  __device__ void load_reduced_vec(I r) { load_packet(ptr + base + (red_stride == 0 ? 0 : r), red_stride == 0); }
+  /// kVec consecutive inner elements of reduced element r, or one broadcast
+  /// value when the inner stride is 0.
+  __device__ void load_inner_vec(I r) { load_packet(ptr + base + r * red_stride, inner_stride == 0); }
   /// Element `i` of a one-dimensional nest.
   __device__ void load_linear(int64_t i) { regs[0] = ptr[i * static_cast<int64_t>(strides[0])]; }
   /// The element at coordinates `idx` of the first `ndim` dimensions.

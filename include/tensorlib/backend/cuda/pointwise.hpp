@@ -1,12 +1,27 @@
 #pragma once
 /// \file
 /// The CUDA executor of pointwise expressions: one kernel per expression
-/// type (DESIGN 3.4), in three instantiations chosen at run time: the
+/// type (DESIGN 3.4), in four instantiations chosen at run time: the
 /// contiguous path (every operand dense or a broadcast scalar, pointers
 /// aligned: kVec elements per thread with vector loads and stores, Note
-/// [vectorized loads]) and the strided path over the coalesced loop nest with
-/// 32-bit indices and precomputed divisions when every offset fits, 64-bit
-/// otherwise. All use a grid-stride loop over a grid sized to the GPU.
+/// [vectorized loads]), the row path for broadcasts (Note [row path]) and
+/// the strided path over the coalesced loop nest with 32-bit indices and
+/// precomputed divisions when every offset fits, 64-bit otherwise. All use a
+/// grid-stride loop over a grid sized to the GPU.
+///
+/// Note [row path]
+/// A broadcast (a bias row over a matrix, a column, a scalar tensor) leaves
+/// a loop nest of several dimensions whose innermost one every operand
+/// either walks with stride 1 or does not move along. When that row's length
+/// is a multiple of kVec and every vector access is aligned, a thread
+/// handles kVec consecutive elements of one row: one division finds the row,
+/// the outer coordinates give each operand's row offset, and each operand
+/// loads its kVec elements with one vector load (stride 1) or one broadcast
+/// value (stride 0). The leaves keep the row's stride at index 0 and the
+/// outer dimensions after it, so every stride a thread reads has an index
+/// known at compile time once the loops unroll: a run-time index would put
+/// the expression argument in local memory (nvcc's resource report shows it
+/// as a stack frame).
 /// Only translation units compiled by nvcc include this header; they
 /// register each launcher for the others (Note [kernels across translation
 /// units]).
@@ -62,6 +77,25 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+template <class T, class K>
+__global__ void __launch_bounds__(kThreads)
+    rows_kernel(T* out, KernelLeaf<T, int32_t> out_strides, Decomposer<int32_t> outer, FastDivmod row_vecs, K expr,
+                int32_t n_vec) {
+  const int32_t step = static_cast<int32_t>(gridDim.x) * kThreads;
+  for (int32_t v = static_cast<int32_t>(blockIdx.x) * kThreads + static_cast<int32_t>(threadIdx.x); v < n_vec;
+       v += step) {
+    const auto row = static_cast<int32_t>(row_vecs.div(static_cast<uint32_t>(v)));
+    const int32_t col = (v - row * static_cast<int32_t>(row_vecs.divisor)) * kVec;
+    int32_t idx[kMaxKernelDims];
+    outer.coords(row, idx);
+    for_each_leaf(expr, [&](auto& l) { l.load_row(row_offset(idx, l.strides, outer.ndim) + col * l.strides[0]); });
+    Packet<T> r;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) r.v[j] = static_cast<T>(expr.value(j));
+    *reinterpret_cast<Packet<T>*>(out + row_offset(idx, out_strides.strides, outer.ndim) + col) = r;
+  }
+}
+
 /// Blocks for `work` thread-items: enough to fill every SM several times,
 /// not more (the grid-stride loop covers the rest).
 inline unsigned grid_for(int64_t work, int device) {
@@ -94,6 +128,29 @@ void launch_strided(const Tensor<T>& out, const E& expr, const cpu::LoopPlan& pl
       <<<grid_for(n, device), kThreads, 0, stream>>>(out.data_ptr(), o, Decomposer<I>(plan.sizes), k, n);
 }
 
+/// The plan of Note [row path] (the row first, then the outer dimensions),
+/// or an empty plan when the nest does not qualify. `aligned_all`: every
+/// operand's pointer is aligned to kVec elements.
+inline cpu::LoopPlan row_plan(const cpu::LoopPlan& plan, bool aligned_all) {
+  const int64_t nd = plan.ndim();
+  if (!aligned_all || nd < 2 || plan.inner() % kVec != 0 || plan.strides[0][nd - 1] != 1) return {};
+  if (max_offset(plan) >= std::numeric_limits<int32_t>::max() / 2) return {};
+  cpu::LoopPlan rows;
+  rows.sizes.push_back(plan.inner());
+  for (int64_t d = 0; d + 1 < nd; ++d) rows.sizes.push_back(plan.sizes[d]);
+  for (const Shape& s : plan.strides) {
+    const int64_t inner = s[nd - 1];
+    if (inner != 0 && inner != 1) return {};
+    Shape r{inner};
+    for (int64_t d = 0; d + 1 < nd; ++d) {
+      if (inner == 1 && s[d] % kVec != 0) return {};  // each row's start stays aligned
+      r.push_back(s[d]);
+    }
+    rows.strides.push_back(r);
+  }
+  return rows;
+}
+
 /// Evaluates `expr` into `out` on `out`'s GPU (same rules as cpu::run_pointwise).
 template <Element T, class E>
 void launch_pointwise(const Tensor<T>& out, const E& expr) {
@@ -118,6 +175,17 @@ void launch_pointwise(const Tensor<T>& out, const E& expr) {
     auto k = make_kernel_node<int64_t>(expr, plan, operand);
     const int64_t n = plan.sizes[0];
     contiguous_kernel<T><<<grid_for((n + kVec - 1) / kVec, device), kThreads, 0, stream>>>(out.data_ptr(), k, n);
+  } else if (const cpu::LoopPlan rows = row_plan(plan, aligned_all); rows.ndim() > 0) {
+    int64_t operand = 1;
+    auto k = make_kernel_node<int32_t>(expr, rows, operand);
+    KernelLeaf<T, int32_t> o;
+    for (int64_t d = 0; d < rows.ndim(); ++d) o.strides[d] = static_cast<int32_t>(rows.strides[0][d]);
+    Shape outer_sizes;
+    for (int64_t d = 1; d < rows.ndim(); ++d) outer_sizes.push_back(rows.sizes[d]);
+    const int64_t n_vec = plan.sizes.numel() / kVec;
+    rows_kernel<T><<<grid_for(n_vec, device), kThreads, 0, stream>>>(
+        out.data_ptr(), o, Decomposer<int32_t>(outer_sizes), FastDivmod(static_cast<uint32_t>(rows.sizes[0] / kVec)), k,
+        static_cast<int32_t>(n_vec));
   } else if (max_offset(plan) < std::numeric_limits<int32_t>::max() / 2) {
     launch_strided<int32_t>(out, expr, plan, device, stream);
   } else {

@@ -13,9 +13,28 @@
 /// dimensions (reducing the innermost run) a block of threads reduces one
 /// output, consecutive threads reading consecutive elements, merged by warp
 /// shuffles; otherwise each thread reduces one output, consecutive threads
-/// holding consecutive inner positions (coalesced reads). When there are too few outputs to fill the
-/// GPU, the reduced range is split across blocks: a first kernel writes one
-/// partial accumulator per split, a second merges them in split order.
+/// holding consecutive inner positions (coalesced reads). When there are
+/// too few outputs to fill the GPU, the reduced range is split across
+/// blocks: a first kernel writes one partial accumulator per split, a second
+/// merges them in split order.
+///
+/// Note [vectorized reductions]
+/// Reading a reduction's input one element per load leaves the GPU's memory
+/// system half idle. When every leaf walks the run the threads follow with
+/// stride 1 (or 0: a broadcast operand) and every access is aligned, a
+/// thread loads kVec consecutive elements at once: along the reduced run
+/// when reducing the innermost dimension (threads then take every kVec-th
+/// element of the row; splits start at multiples of kVec), along the inner
+/// run otherwise (a thread then holds kVec consecutive outputs). The order
+/// of each fold stays fixed, so results stay deterministic.
+///
+/// Note [static indices]
+/// Every stride a kernel reads is indexed by a loop variable that is a
+/// compile-time constant once the loop over kMaxKernelDims unrolls; group
+/// boundaries only enter as conditions. A stride read at a run-time index
+/// (`strides[a.red_first]`) makes nvcc keep the whole expression argument in
+/// local memory: the first version of these kernels had a 424-byte stack
+/// frame (nvcc's resource report) and reached half the copy bandwidth.
 
 #include <cuda_runtime_api.h>
 
@@ -83,40 +102,67 @@ inline ReducePlan make_reduce_plan(const Shape& shape, const std::vector<Shape>&
   return p;
 }
 
-/// Where a kernel is in the nest: group sizes and their decomposers.
+/// Where a kernel is in the nest. The leaves' strides keep the plan's order
+/// (outer, reduced, inner); one decomposer covers every dimension and each
+/// group is decomposed over its own range of it (Note [static indices]).
 struct ReduceArgs {
-  Decomposer<int64_t> outer, red, inner;  // each over its own group's dims
-  int red_first = 0, inner_first = 0;     // index of the group's first dim in the leaves' strides
+  Decomposer<int64_t> dec;  // over all the plan's dimensions
+  int outer_dims = 0, red_dims = 1, inner_dims = 0;
+  int red_first = 0, inner_first = 0;  // index of the group's first dimension
   int64_t n_outer = 1, n_red = 1, n_inner = 1;
   int64_t split_len = 1;  // reduced elements per split
+  bool vec = false;       // the vectorized form of the kernel applies (Note [vectorized reductions])
 };
 
-// Sets every leaf's base to the offset of (outer o, inner i).
+// Coordinates of `linear` over dimensions [first, first + count) of the nest into idx.
+__device__ inline void group_coords(const Decomposer<int64_t>& dec, int64_t linear, int first, int count,
+                                    int64_t* idx) {
+#pragma unroll
+  for (int d = kMaxKernelDims - 1; d >= 0; --d) {
+    if (d >= first && d < first + count) {
+      idx[d] = linear % dec.sizes[d];
+      linear /= dec.sizes[d];
+    }
+  }
+}
+
+// Sets every leaf's base to the offset of (outer o, inner i) and reads its
+// reduced and inner strides (those of the groups' first dimension).
 template <class K>
 __device__ void seek(K& k, const ReduceArgs& a, int64_t o, int64_t i) {
-  int64_t oc[kMaxKernelDims], ic[kMaxKernelDims];
-  a.outer.coords(o, oc);
-  a.inner.coords(i, ic);
+  int64_t c[kMaxKernelDims] = {};
+  group_coords(a.dec, o, 0, a.outer_dims, c);
+  group_coords(a.dec, i, a.inner_first, a.inner_dims, c);
   for_each_leaf(k, [&](auto& l) {
-    int64_t b = 0;
-    for (int d = 0; d < a.outer.ndim; ++d) b += oc[d] * l.strides[d];
-    for (int d = 0; d < a.inner.ndim; ++d) b += ic[d] * l.strides[a.inner_first + d];
+    // Arithmetic, not conditional assignments: nvcc turns `if (d == first)
+    // x = strides[d]` into a load through a selected pointer, which puts the
+    // leaf in local memory.
+    int64_t b = 0, red = 0, inner = 0;
+#pragma unroll
+    for (int d = 0; d < kMaxKernelDims; ++d) {
+      const int64_t s = l.strides[d];
+      b += c[d] * s;
+      red += s * int64_t{d == a.red_first};
+      inner += s * int64_t{d == a.inner_first};
+    }
     l.base = b;
-    l.red_stride = l.strides[a.red_first];
+    l.red_stride = red;
+    l.inner_stride = inner;
   });
 }
 
 // Loads reduced element r into register j of every leaf.
 template <class K>
 __device__ void load_red(K& k, const ReduceArgs& a, int64_t r, int j) {
-  if (a.red.ndim == 1) {
+  if (a.red_dims == 1) {
     for_each_leaf(k, [&](auto& l) { l.regs[j] = l.ptr[l.base + r * l.red_stride]; });
   } else {
-    int64_t rc[kMaxKernelDims];
-    a.red.coords(r, rc);
+    int64_t rc[kMaxKernelDims] = {};
+    group_coords(a.dec, r, a.red_first, a.red_dims, rc);
     for_each_leaf(k, [&](auto& l) {
       int64_t off = l.base;
-      for (int d = 0; d < a.red.ndim; ++d) off += rc[d] * l.strides[a.red_first + d];
+#pragma unroll
+      for (int d = 0; d < kMaxKernelDims; ++d) off += rc[d] * l.strides[d];
       l.regs[j] = l.ptr[off];
     });
   }
@@ -162,8 +208,9 @@ __device__ A warp_merge(A acc) {
   return acc;
 }
 
-/// One block per (output, split): threads stride through the reduced range,
-/// then merge by warp shuffles (fixed order, deterministic).
+/// One block per (output, split): threads stride through the reduced range
+/// (kVec elements per vector load when `a.vec`), then merge by warp shuffles
+/// (fixed order, deterministic).
 template <class R, class Out, class K, class Finish>
 __global__ void __launch_bounds__(kThreads)
     reduce_rows_kernel(K expr, ReduceArgs a, Out* out, typename R::acc_type* partial, Finish finish) {
@@ -173,7 +220,24 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t o = blockIdx.x, split = blockIdx.y;
   seek(expr, a, o, 0);
   const int64_t r0 = split * a.split_len, r1 = std::min(a.n_red, r0 + a.split_len);
-  A acc = warp_merge<R>(fold<R>(expr, a, r0 + threadIdx.x, r1, kThreads));
+  A acc;
+  if (a.vec) {
+    // split_len is a multiple of kVec: every vector load is aligned.
+    acc = R::identity();
+    const int64_t vec_end = r0 + (r1 - r0) / kVec * kVec;
+    for (int64_t r = r0 + static_cast<int64_t>(threadIdx.x) * kVec; r < vec_end; r += kThreads * kVec) {
+      for_each_leaf(expr, [&](auto& l) { l.load_reduced_vec(r); });
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) acc = R::step(acc, expr.value(j));
+    }
+    for (int64_t r = vec_end + threadIdx.x; r < r1; r += kThreads) {
+      load_red(expr, a, r, 0);
+      acc = R::step(acc, expr.value(0));
+    }
+  } else {
+    acc = fold<R>(expr, a, r0 + threadIdx.x, r1, kThreads);
+  }
+  acc = warp_merge<R>(acc);
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   if (lane == 0) warps[warp] = acc;
   __syncthreads();
@@ -187,21 +251,46 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// One thread per (output, split): consecutive threads hold consecutive inner positions.
+/// One thread per (output, split), or per kVec consecutive outputs when
+/// `a.vec`: consecutive threads hold consecutive inner positions.
 template <class R, class Out, class K, class Finish>
 __global__ void __launch_bounds__(kThreads)
     reduce_columns_kernel(K expr, ReduceArgs a, Out* out, typename R::acc_type* partial, Finish finish) {
+  using A = typename R::acc_type;
   const int64_t outputs = a.n_outer * a.n_inner;
+  const int per_thread = a.vec ? kVec : 1;
   const int64_t t = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (t >= outputs) return;
+  if (t * per_thread >= outputs) return;
   const int64_t split = blockIdx.y;
-  seek(expr, a, t / a.n_inner, t % a.n_inner);
   const int64_t r0 = split * a.split_len, r1 = std::min(a.n_red, r0 + a.split_len);
-  const auto acc = fold<R>(expr, a, r0, r1, 1);
-  if (partial != nullptr)
-    partial[split * outputs + t] = acc;
-  else
-    out[t] = static_cast<Out>(finish(acc));
+  A* dst = partial != nullptr ? partial + split * outputs : nullptr;
+  if (a.vec) {
+    const int64_t first = t * kVec;  // kVec outputs in one inner run (n_inner % kVec == 0)
+    seek(expr, a, first / a.n_inner, first % a.n_inner);
+    A acc[kVec];
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) acc[j] = R::identity();
+#pragma unroll 4
+    for (int64_t r = r0; r < r1; ++r) {
+      for_each_leaf(expr, [&](auto& l) { l.load_inner_vec(r); });
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) acc[j] = R::step(acc[j], expr.value(j));
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) {
+      if (dst != nullptr)
+        dst[first + j] = acc[j];
+      else
+        out[first + j] = static_cast<Out>(finish(acc[j]));
+    }
+  } else {
+    seek(expr, a, t / a.n_inner, t % a.n_inner);
+    const A acc = fold<R>(expr, a, r0, r1, 1);
+    if (dst != nullptr)
+      dst[t] = acc;
+    else
+      out[t] = static_cast<Out>(finish(acc));
+  }
 }
 
 /// Merges the partial accumulators of each output in split order.
@@ -213,6 +302,26 @@ __global__ void __launch_bounds__(kThreads) merge_partials_kernel(const typename
   auto acc = partial[t];
   for (int64_t s = 1; s < splits; ++s) acc = R::merge(acc, partial[s * outputs + t]);
   out[t] = static_cast<Out>(finish(acc));
+}
+
+/// Whether the vectorized kernels of Note [vectorized reductions] apply:
+/// every leaf walks the run the vector loads follow (the reduced dimension
+/// when reducing the innermost run, the inner one otherwise) with stride 1
+/// or 0, an inner run's length is a multiple of kVec, and every vector
+/// access is aligned.
+template <class E>
+bool vectorizable(const E& expr, const ReducePlan& p, bool rows) {
+  if (rows ? p.red_dims != 1 : (p.inner_dims != 1 || p.inner % kVec != 0)) return false;
+  const int64_t run = rows ? p.outer_dims : p.outer_dims + p.red_dims;  // the run's dimension
+  bool ok = true;
+  std::size_t leaf = 0;
+  for_each_tensor(expr, [&](const auto& t) {
+    const Shape& s = p.strides[leaf++];
+    const int64_t stride = s[run];
+    ok = ok && (stride == 0 || stride == 1) && aligned(t.data_ptr(), sizeof(t.data_ptr()[0]) * kVec);
+    for (int64_t d = 0; ok && stride == 1 && d < s.size(); ++d) ok = d == run || s[d] % kVec == 0;
+  });
+  return ok;
 }
 
 /// Reduces `expr` over the dimensions in `mask` into the contiguous `out`
@@ -228,18 +337,10 @@ void launch_reduce(const Tensor<Out>& out, const E& expr, uint32_t mask, Finish 
                   [&](const auto& leaf) { strides.push_back(broadcast_strides(leaf.sizes(), leaf.strides(), shape)); });
   const ReducePlan p = make_reduce_plan(shape, strides, mask);
   ReduceArgs a;
-  auto group = [&](int first, int count) {
-    Shape s;
-    for (int d = first; d < first + count; ++d) s.push_back(p.sizes[d]);
-    if (s.size() == 0) s.push_back(1);
-    return Decomposer<int64_t>(s);
-  };
-  a.outer = group(0, p.outer_dims);
-  a.red = group(p.outer_dims, p.red_dims);
-  a.inner = group(p.outer_dims + p.red_dims, p.inner_dims);
-  a.outer.ndim = p.outer_dims;
-  a.inner.ndim = p.inner_dims;
-  a.red.ndim = std::max(p.red_dims, 1);
+  a.dec = Decomposer<int64_t>(p.sizes.size() == 0 ? Shape{1} : p.sizes);
+  a.outer_dims = p.outer_dims;
+  a.red_dims = std::max(p.red_dims, 1);
+  a.inner_dims = p.inner_dims;
   a.red_first = p.outer_dims;
   a.inner_first = p.outer_dims + p.red_dims;
   a.n_outer = p.outer;
@@ -254,16 +355,20 @@ void launch_reduce(const Tensor<Out>& out, const E& expr, uint32_t mask, Finish 
   int64_t operand = 1;
   auto k = make_kernel_node<int64_t>(expr, leaf_plan, operand);
 
+  const bool rows = p.inner_dims == 0;
+  a.vec = vectorizable(expr, p, rows);
   const int device = out.device().index;
   DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device).handle();
   const int64_t target_threads = int64_t{multiprocessor_count(device)} * 2048;
-  const bool rows = p.inner_dims == 0;
-  const int64_t busy = rows ? outputs * kThreads : outputs;
+  const int64_t column_threads = a.vec ? outputs / kVec : outputs;
+  const int64_t busy = rows ? outputs * kThreads : column_threads;
   const int64_t min_split = rows ? int64_t{kThreads} * kVec * 4 : 64;
   int64_t splits = std::clamp<int64_t>(target_threads / std::max<int64_t>(busy, 1), 1, 65535);
   splits = std::clamp<int64_t>(std::min(splits, a.n_red / min_split), 1, 65535);
   a.split_len = (a.n_red + splits - 1) / splits;
+  if (rows && a.vec) a.split_len = (a.split_len + kVec - 1) / kVec * kVec;
+  a.split_len = std::max<int64_t>(a.split_len, 1);
   splits = a.n_red == 0 ? 1 : (a.n_red + a.split_len - 1) / a.split_len;
 
   DataPtr scratch;
@@ -276,7 +381,7 @@ void launch_reduce(const Tensor<Out>& out, const E& expr, uint32_t mask, Finish 
     const dim3 grid(static_cast<unsigned>(outputs), static_cast<unsigned>(splits));
     reduce_rows_kernel<R, Out><<<grid, kThreads, 0, stream>>>(k, a, out.data_ptr(), partial, finish);
   } else {
-    const dim3 grid(static_cast<unsigned>((outputs + kThreads - 1) / kThreads), static_cast<unsigned>(splits));
+    const dim3 grid(static_cast<unsigned>((column_threads + kThreads - 1) / kThreads), static_cast<unsigned>(splits));
     reduce_columns_kernel<R, Out><<<grid, kThreads, 0, stream>>>(k, a, out.data_ptr(), partial, finish);
   }
   check(cudaGetLastError(), "reduction kernel launch");

@@ -16,6 +16,9 @@
 /// the error that says to compile that file with nvcc. Host-only code
 /// never includes a CUDA header.
 
+#include <cstdint>
+#include <vector>
+
 #include "tensorlib/core/tensor.hpp"
 
 namespace tensorlib::cuda::detail {
@@ -35,5 +38,28 @@ inline void (*reduce_kernel)(const Tensor<Out>& out, const E& expr, uint32_t mas
 /// registers it.
 template <Element T, class F, class... P>
 inline void (*for_each_kernel)(const F& f, int64_t n, int device, P... ptrs) = nullptr;
+
+/// Softmax (Log: log-softmax) of contiguous rows (see
+/// backend/cuda/softmax.hpp); null until an nvcc translation unit registers it.
+template <bool Log, class T>
+inline void (*softmax_kernel)(const T* x, T* y, int64_t rows, int64_t cols, int device) = nullptr;
+
+/// One buffer list of a multi-tensor loop (Note [multi-tensor steps] in
+/// optim/step_batch.hpp): the functor, the element count and the buffers
+/// (of types P..., stored untyped so the item stays trivially copyable).
+/// `first_block` is set by the launcher.
+template <class F, class... P>
+struct ForEachItem {
+  F f;
+  int64_t n = 0;
+  int64_t first_block = 0;
+  const void* ptrs[sizeof...(P)] = {};
+};
+
+/// Runs every item's loop in as few kernels as the argument space allows
+/// (see backend/cuda/for_each.hpp); null until an nvcc translation unit
+/// registers it, and for functors that are not trivially copyable.
+template <Element T, class F, class... P>
+inline void (*for_each_list_kernel)(std::vector<ForEachItem<F, P...>>& items, int device) = nullptr;
 
 }  // namespace tensorlib::cuda::detail
