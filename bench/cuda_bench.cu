@@ -4,12 +4,15 @@
 //   CopyD2D        cudaMemcpyAsync device to device (the bandwidth ceiling)
 //   FusedChain     y = a*b + c*sigmoid(d) - 0.5*exp(e), one tensorlib kernel
 //   HandChain      the same chain as a hand-written CUDA kernel
+//   HandChainX2    the hand kernel with 8 elements (two vector loads) per thread
 //   BroadcastChain the chain with d a broadcast row of a [N/1024, 1024] shape
 //   SumAxis0/1     sum of [8192, 8192] along each axis
 //   Softmax/C      softmax along rows of C floats, 2^26 floats in all
 //   Sgemm/Dgemm    tl::mm at 4096 beside a direct cublasSgemm/Dgemm call
 //   AdamStep/50,1  tl::optim::Adam (weight_decay 1e-2) over 10M parameters in
-//                  50 tensors or one: one kernel per parameter, 28 bytes per element
+//                  50 tensors or one (multi-tensor kernels, Note [multi-tensor
+//                  steps]), 28 bytes per element; the host time of the call
+//   AdamStepQueued the same step behind queued GPU work (its GPU time alone)
 // PyTorch 2.11's figures for the same operations come from
 // bench/cuda_torch.py run on the same machine (bench/RESULTS.md).
 // Run: ./cuda_bench --benchmark_counters_tabular=true
@@ -17,6 +20,7 @@
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -95,6 +99,41 @@ void HandChain(benchmark::State& state) {
   });
 }
 
+// The hand kernel with two float4 per operand and thread (more loads in
+// flight): whether the fused kernel's kVec = 4 leaves bandwidth unused.
+__global__ void hand_chain_x2(const float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ c,
+                              const float* __restrict__ d, const float* __restrict__ e, float* __restrict__ y,
+                              int64_t n) {
+  const int64_t i = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * 8;
+  if (i + 8 > n) return;
+  auto f = [](float p, float q, float r, float s, float t) {
+    return p * q + r * (1.0f / (1.0f + __expf(-s))) - 0.5f * __expf(t);
+  };
+  float4 v[5][2];
+  const float* in[5] = {a, b, c, d, e};
+#pragma unroll
+  for (int k = 0; k < 5; ++k)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) v[k][h] = *reinterpret_cast<const float4*>(in[k] + i + 4 * h);
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+    *reinterpret_cast<float4*>(y + i + 4 * h) = make_float4(f(v[0][h].x, v[1][h].x, v[2][h].x, v[3][h].x, v[4][h].x),
+                                                            f(v[0][h].y, v[1][h].y, v[2][h].y, v[3][h].y, v[4][h].y),
+                                                            f(v[0][h].z, v[1][h].z, v[2][h].z, v[3][h].z, v[4][h].z),
+                                                            f(v[0][h].w, v[1][h].w, v[2][h].w, v[3][h].w, v[4][h].w));
+}
+
+void HandChainX2(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  auto in = chain_inputs({kChainN}, {kChainN});
+  const auto stream = tl::cuda::current_stream().handle();
+  const auto blocks = static_cast<unsigned>(kChainN / 8 / 256);
+  time_gpu(state, 6.0 * kChainN * 4, [&] {
+    hand_chain_x2<<<blocks, 256, 0, stream>>>(in.a.data_ptr(), in.b.data_ptr(), in.c.data_ptr(), in.d.data_ptr(),
+                                              in.e.data_ptr(), in.y.data_ptr(), kChainN);
+  });
+}
+
 void BroadcastChain(benchmark::State& state) {
   if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
   auto in = chain_inputs({kChainN / 1024, 1024}, {1024});
@@ -165,12 +204,58 @@ void AdamStep(benchmark::State& state) {
     params.push_back(p);
   }
   tl::optim::Adam opt(params, {.lr = 1e-3, .weight_decay = 1e-2});
-  time_gpu(state, 28.0 * tensors * per_tensor, [&] { opt.step(); });
+  // Host time of the step call alone (it returns once its kernels are queued).
+  double host_s = 0;
+  int64_t calls = 0;
+  time_gpu(state, 28.0 * tensors * per_tensor, [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    opt.step();
+    host_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++calls;
+  });
+  state.counters["host_us"] = host_s / static_cast<double>(calls) * 1e6;
+}
+
+// Holds the GPU for about `cycles` clock cycles (one thread).
+__global__ void spin(int64_t cycles) {
+  const int64_t start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+// One Adam step behind ~0.5 ms of queued GPU work, as in a training loop
+// where the step follows the backward kernels: the host queues the whole
+// step before the GPU reaches it, so the events time the GPU's part alone.
+void AdamStepQueued(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  const int64_t tensors = state.range(0), per_tensor = 10'000'000 / tensors;
+  tl::Generator g(4);
+  std::vector<tl::Tensor<float>> params;
+  for (int64_t i = 0; i < tensors; ++i) {
+    auto p = tl::randn({per_tensor}, g, {.device = tl::kCUDA}).requires_grad_();
+    p.set_grad(tl::randn({per_tensor}, g, {.device = tl::kCUDA}));
+    params.push_back(p);
+  }
+  tl::optim::Adam opt(params, {.lr = 1e-3, .weight_decay = 1e-2});
+  opt.step();
+  tl::cuda::synchronize();
+  const auto stream = tl::cuda::current_stream().handle();
+  tl::cuda::Event start(true), stop(true);
+  for (auto _ : state) {
+    spin<<<1, 1, 0, stream>>>(1'000'000);
+    start.record();
+    opt.step();
+    stop.record();
+    stop.synchronize();
+    state.SetIterationTime(static_cast<double>(start.elapsed_time(stop)) / 1e3);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(28.0 * 10'000'000 * static_cast<double>(state.iterations())));
 }
 
 BENCHMARK(CopyD2D)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(FusedChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(HandChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(HandChainX2)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(BroadcastChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(SumAxis)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(Softmax)->Arg(1024)->Arg(32768)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
@@ -179,6 +264,7 @@ BENCHMARK(GemmCublas<float>)->Name("SgemmCublas")->UseManualTime()->Unit(benchma
 BENCHMARK(Gemm<double>)->Name("Dgemm")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(GemmCublas<double>)->Name("DgemmCublas")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(AdamStep)->Arg(50)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(AdamStepQueued)->Arg(50)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 
 }  // namespace
 

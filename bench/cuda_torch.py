@@ -10,13 +10,17 @@ import statistics
 import torch
 
 
-def timed(fn, runs=50):
+def timed(fn, runs=50, queue=False):
+    """queue: start behind ~1e6 cycles of GPU work (as cuda_bench's
+    AdamStepQueued), so the events time the GPU's part alone."""
     for _ in range(5):
         fn()
     torch.cuda.synchronize()
     times = []
     for _ in range(runs):
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        if queue:
+            torch.cuda._sleep(1_000_000)
         s.record()
         fn()
         e.record()
@@ -65,6 +69,7 @@ def main():
         for impl in ("foreach", "fused"):
             opt = torch.optim.Adam(params, lr=1e-3, weight_decay=1e-2, **{impl: True})
             report(f"AdamStep/{count}/{impl}", timed(opt.step), 28.0 * 10_000_000)
+            report(f"AdamStepQueued/{count}/{impl}", timed(opt.step, queue=True), 28.0 * 10_000_000)
     if hasattr(torch, "compile"):
         try:
             f = torch.compile(lambda p, q, r, s, t: p * q + r * torch.sigmoid(s) - 0.5 * torch.exp(t))

@@ -18,8 +18,11 @@ for t in test_cuda_runtime test_parity; do
 done
 if command -v compute-sanitizer > /dev/null; then
   compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/test_parity" \
-    -tc='*row path*,*reductions*,*multi-tensor*,*at once*' > "$OUT/memcheck.txt" 2>&1
+    -tc='*row path*,*reductions*,*multi-tensor*,*at once*,*softmax*,*cat*' > "$OUT/memcheck.txt" 2>&1
   echo "memcheck rc=$?"; tail -3 "$OUT/memcheck.txt"
+  compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/test_cuda_runtime" -tc='*pinned*' \
+    > "$OUT/memcheck_runtime.txt" 2>&1
+  echo "memcheck runtime rc=$?"; tail -3 "$OUT/memcheck_runtime.txt"
 fi
 "$BIN/cuda_bench" --benchmark_counters_tabular=true 2>&1 | tee "$OUT/cuda_bench.txt"
 PYTHONUNBUFFERED=1 python3 bench/cuda_torch.py 2>&1 | tee "$OUT/cuda_torch.txt"

@@ -1,10 +1,13 @@
 // The CUDA runtime layer from a translation unit compiled by the host
 // compiler (TENSORLIB_CUDA, no nvcc): availability, the errors a machine
 // without a GPU gives (these run in CI), and on a GPU the caching
-// allocator, streams, events, copies, cuBLAS products, and the error for a
-// fused expression that no nvcc translation unit compiled.
+// allocator, pinned host memory, streams, events, copies, cuBLAS products,
+// and the error for a fused expression that no nvcc translation unit compiled.
 
 #include <doctest/doctest.h>
+
+#include <atomic>
+#include <thread>
 
 #include <tensorlib/tensorlib.hpp>
 
@@ -28,6 +31,10 @@ TEST_CASE("CUDA runtime: without a GPU, CUDA tensors and events are clear errors
   CHECK_THROWS_WITH_AS(tl::cuda::Event(), doctest::Contains("no CUDA GPU is available"), tl::DeviceError);
   CHECK_THROWS_WITH_AS(tl::cuda::synchronize(), doctest::Contains("no CUDA GPU is available"), tl::DeviceError);
   CHECK_NOTHROW(tl::cuda::empty_cache());
+  const auto host = tl::ones<float>({4});
+  CHECK(!host.is_pinned());
+  CHECK_THROWS_WITH_AS((void)host.pin_memory(), doctest::Contains("no CUDA GPU is available"), tl::DeviceError);
+  CHECK_THROWS_AS((void)tl::empty<float>({4}, {.pin_memory = true}), tl::DeviceError);
 }
 
 TEST_CASE("CUDA allocator: freed blocks are reused without cudaMalloc, stats and empty_cache") {
@@ -126,4 +133,61 @@ TEST_CASE("CUDA tensors reach no host loop: ops without a GPU path say so (host 
   CHECK_THROWS_AS(tl::linalg::vector_norm(x), tl::DeviceError);
   CHECK_THROWS_WITH_AS(tl::Tensor<float>(x + tl::zeros<float>({2, 3})), doctest::Contains("cpu"), tl::DeviceError);
   if (!tl::cuda::is_available()) CHECK_THROWS_AS(x.cpu(), tl::DeviceError);
+}
+
+TEST_CASE("CUDA pinned memory: pin_memory, is_pinned, asynchronous copies and block reuse") {
+  if (no_gpu()) return;
+  const auto x = tl::arange(0, 1000).to<float>();
+  CHECK(!x.is_pinned());
+  const auto p = x.pin_memory();
+  CHECK(p.is_pinned());
+  CHECK(p.is_cpu());
+  CHECK(p.pin_memory().data_ptr() == p.data_ptr());  // already pinned: itself
+  CHECK(p.narrow(0, 10, 5).is_pinned());             // views of pinned memory are pinned
+  fixtures::check_close(p, x);
+  CHECK(tl::empty<float>({8}, {.pin_memory = true}).is_pinned());
+  // Host to device and back without blocking; the result is pinned.
+  const auto d = p.cuda(-1, /*non_blocking=*/true);
+  const auto back = d.to(tl::kCPU, /*non_blocking=*/true);
+  CHECK(back.is_pinned());
+  tl::cuda::synchronize();
+  fixtures::check_close(back, x);
+  CHECK_THROWS_WITH_AS((void)d.pin_memory(), doctest::Contains("only CPU tensors can be pinned"), tl::DeviceError);
+  CHECK_THROWS_AS((void)tl::empty<float>({2}, {.device = tl::kCUDA, .pin_memory = true}), tl::DeviceError);
+}
+
+TEST_CASE("CUDA pinned memory: a block is not reused while a copy from it is in flight") {
+  if (no_gpu()) return;
+  tl::cuda::synchronize();
+  tl::cuda::empty_host_cache();
+  // Hold the stream with a host callback until the test releases it, so the
+  // copy queued behind it is certainly still pending.
+  static std::atomic<bool> release{false};
+  release = false;
+  const auto stream = tl::cuda::current_stream();
+  const void* first = nullptr;
+  {
+    auto src = tl::ones<float>({1 << 16}).pin_memory();
+    first = src.data_ptr();
+    tl::cuda::detail::check(cudaLaunchHostFunc(
+                                stream.handle(),
+                                [](void*) {
+                                  while (!release) std::this_thread::yield();
+                                },
+                                nullptr),
+                            "cudaLaunchHostFunc");
+    const auto dst = src.cuda(-1, /*non_blocking=*/true);
+    (void)dst;
+  }  // src freed while the copy waits
+  const void* second = nullptr;
+  {
+    const auto again = tl::empty<float>({1 << 16}, {.pin_memory = true});
+    second = again.data_ptr();
+    CHECK(second != first);  // the pending block was not handed out
+  }
+  release = true;
+  tl::cuda::synchronize();
+  CHECK(tl::cuda::host_cached_bytes() >= 2 * (int64_t{1} << 18));
+  const auto later = tl::empty<float>({1 << 16}, {.pin_memory = true});
+  CHECK((later.data_ptr() == first || later.data_ptr() == second));  // served from the cache
 }

@@ -63,17 +63,30 @@ TEST_CASE("CUDA: a step over many parameters runs as few multi-tensor kernels an
   if (cuda_support::no_gpu()) return;
   tl::Generator gen(5);
   std::vector<tl::Tensor<float>> cpu_params, gpu_params;
-  // 100 parameters of sizes 1 to ~20000 and one of several blocks' chunks.
+  // 100 parameters of sizes 1 to ~40000 and one of several blocks' chunks.
   for (int i = 0; i < 101; ++i) {
-    const int64_t n = i == 100 ? 3 * tl::cuda::detail::kListChunk + 5 : 1 + (i * 7919) % 20000;
+    const int64_t n = i == 100 ? 3 * tl::cuda::detail::kListChunk + 5 : 1 + (i * 7919) % 40000;
     auto p = tl::randn({n}, gen);
     cpu_params.push_back(p.clone().requires_grad_());
     gpu_params.push_back(p.cuda().requires_grad_());
   }
   o::Adam<float> on_cpu(cpu_params, o::AdamOptions{.lr = 0.01, .weight_decay = 0.1});
   o::Adam<float> on_gpu(gpu_params, o::AdamOptions{.lr = 0.01, .weight_decay = 0.1});
+  // Launches: a kind is launched once it holds StepBatch::kFlushElements
+  // elements and at the end of the step, in lists of at most kCapacity items.
   using List = tl::cuda::detail::ForEachList<o::detail::AdamStep<float>, float*, const float*, float*, float*>;
-  const int64_t launches = (101 + List::kCapacity - 1) / List::kCapacity;
+  int64_t launches = 0, queued = 0, elements = 0, threshold = o::detail::StepBatch::kFlushElements;
+  for (const auto& p : cpu_params) {
+    ++queued;
+    elements += p.numel();
+    const bool full = elements >= threshold;
+    if (full || &p == &cpu_params.back()) {
+      launches += (queued + List::kCapacity - 1) / List::kCapacity;
+      queued = elements = 0;
+      if (full) threshold *= 2;
+    }
+  }
+  CHECK(launches > 1);
   for (int step = 0; step < 5; ++step) {
     for (std::size_t i = 0; i < cpu_params.size(); ++i) {
       const auto grad = tl::randn(cpu_params[i].sizes(), gen);

@@ -67,6 +67,9 @@ class Allocator {
   /// The same on a given device of this allocator's kind (an index of -1
   /// means the current one); allocators of one-device kinds ignore it.
   virtual DataPtr allocate(int64_t nbytes, Device /*device*/) { return allocate(nbytes); }
+  /// True when `p` lies in a buffer this allocator handed out (answered by
+  /// the pinned host allocator, for `Tensor::is_pinned`).
+  virtual bool owns(const void* /*p*/) { return false; }
 };
 
 /// Host memory aligned to 64 bytes (a cache line, and the widest SIMD load),
@@ -113,6 +116,17 @@ inline std::array<Allocator*, 2>& allocator_table() {
   static CpuAllocator cpu;
   static std::array<Allocator*, 2> table{&cpu, nullptr};
   return table;
+}
+
+}  // namespace detail
+
+namespace detail {
+
+/// The allocator of pinned (page-locked) host memory: null until the CUDA
+/// runtime registers one (backend/cuda/host_allocator.hpp).
+inline Allocator*& pinned_allocator_slot() {
+  static Allocator* pinned = nullptr;
+  return pinned;
 }
 
 }  // namespace detail

@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "tensorlib/core/allocator.hpp"
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/tensor_options.hpp"
 
 namespace tensorlib {
 
@@ -51,5 +53,19 @@ class Storage {
   };
   std::shared_ptr<Impl> impl_;
 };
+
+namespace detail {
+
+/// Storage of `nbytes` for a new tensor with `options`: pinned host memory
+/// when `options.pin_memory` (CPU only, PyTorch's `pin_memory=True`).
+inline Storage make_storage(int64_t nbytes, const TensorOptions& options, const char* op) {
+  if (!options.pin_memory) return Storage(nbytes, options.device);
+  check<DeviceError>(options.device.is_cpu(), op, ": only CPU tensors can be pinned, not ", options.device);
+  Allocator* pinned = pinned_allocator_slot();
+  check<DeviceError>(pinned != nullptr, op, ": pinned memory needs the CUDA runtime and a GPU");
+  return Storage(pinned->allocate(nbytes), nbytes);
+}
+
+}  // namespace detail
 
 }  // namespace tensorlib

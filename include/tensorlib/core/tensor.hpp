@@ -261,6 +261,11 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   }
   /// `to(kCPU)`.
   Tensor cpu() const { return to(Device(kCPU)); }
+  /// A copy in pinned host memory (itself when already pinned); CPU tensors
+  /// only, needs the CUDA runtime (backend/cuda/host_allocator.hpp).
+  Tensor pin_memory() const;
+  /// True when this tensor's memory is pinned host memory.
+  bool is_pinned() const;
 
   // In-place pointwise ops (defined in ops/inplace.hpp). The result type must
   // be castable to T, as in PyTorch (Note [assignment semantics]).

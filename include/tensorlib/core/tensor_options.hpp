@@ -13,6 +13,8 @@ struct TensorOptions {
   Device device{kCPU};
   /// Makes the new tensor a leaf that requires grad (floating types only).
   bool requires_grad = false;
+  /// Allocates in pinned host memory (CPU tensors; needs the CUDA runtime).
+  bool pin_memory = false;
 };
 
 }  // namespace tensorlib

@@ -65,8 +65,33 @@ Tensor<T> Tensor<T>::to(Device device, bool non_blocking) const {
     return span.as_strided(sizes(), strides(), -lo).contiguous();
   }
   const Tensor src = contiguous();
-  auto out = empty<T>(sizes(), {.device = device});
+  // A non-blocking copy to the host lands in pinned memory, as in PyTorch
+  // (into pageable memory the driver would finish the copy before returning).
+  const bool pin = non_blocking && device.is_cpu() && detail::pinned_allocator_slot() != nullptr;
+  auto out = empty<T>(sizes(), {.device = device, .pin_memory = pin});
   detail::dispatch_copy_bytes(out.data_ptr(), out.device(), src.data_ptr(), src.device(), bytes, non_blocking);
+  return out;
+}
+
+template <Element T>
+bool Tensor<T>::is_pinned() const {
+  Allocator* pinned = detail::pinned_allocator_slot();
+  return is_cpu() && pinned != nullptr && pinned->owns(data_ptr());
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::pin_memory() const {
+  detail::check<DeviceError>(is_cpu(), "pin_memory: only CPU tensors can be pinned, not a tensor on ", device());
+  if (is_pinned()) return *this;
+  if constexpr (is_floating<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "PinMemoryBackward", [](const Tensor& s) { return s.pin_memory(); },
+          [](const Tensor& g) { return g; });
+  }
+  stats::detail::count_copy();
+  auto out = empty<T>(sizes(), {.pin_memory = true});
+  detail::dispatch_pointwise(out, *this);
   return out;
 }
 

@@ -31,7 +31,7 @@ Tensor<T> empty(const Shape& sizes, TensorOptions options = {}) {
   check_sizes(sizes, "empty");
   const Shape strides = contiguous_strides(sizes);
   const int64_t bytes = storage_bytes(storage_extent(sizes, strides, "empty"), sizeof(T), "empty");
-  auto t = Tensor<T>::from_storage(Storage(bytes, options.device), sizes, strides, 0);
+  auto t = Tensor<T>::from_storage(detail::make_storage(bytes, options, "empty"), sizes, strides, 0);
   // Factories fill through raw writes, which a leaf requiring grad allows.
   if (options.requires_grad) t.requires_grad_();
   return t;
@@ -41,7 +41,7 @@ Tensor<T> empty(const Shape& sizes, TensorOptions options = {}) {
 template <Element T = float>
 Tensor<T> empty_strided(const Shape& sizes, const Shape& strides, TensorOptions options = {}) {
   const int64_t bytes = storage_bytes(storage_extent(sizes, strides, "empty_strided"), sizeof(T), "empty_strided");
-  auto t = Tensor<T>::from_storage(Storage(bytes, options.device), sizes, strides, 0);
+  auto t = Tensor<T>::from_storage(detail::make_storage(bytes, options, "empty_strided"), sizes, strides, 0);
   if (options.requires_grad) t.requires_grad_();
   return t;
 }

@@ -107,7 +107,9 @@ Tensor<T> cat(const std::vector<Tensor<T>>& tensors, int64_t dim = 0) {
   }
   auto out = empty<T>(out_sizes, {.device = first.device()});
   if (out.numel() == 0) return out;
-  bool all_contiguous = true;
+  // Contiguous inputs on the host: row copies. Otherwise (and on a GPU) one
+  // fused copy kernel per input into its slice of `out`.
+  bool all_contiguous = out.is_cpu();
   for (const auto& t : tensors) all_contiguous = all_contiguous && t.is_contiguous();
   if (all_contiguous) {
     // (outer, size_i * inner) blocks of each input become strided rows of out.
@@ -115,15 +117,13 @@ Tensor<T> cat(const std::vector<Tensor<T>>& tensors, int64_t dim = 0) {
     for (int64_t k = 0; k < d; ++k) outer *= out_sizes[k];
     for (int64_t k = d + 1; k < out.dim(); ++k) inner *= out_sizes[k];
     const int64_t out_row = out_sizes[d] * inner;
-    detail::dispatch_cpu_only(out.device(), "cat", [&] {
-      int64_t offset = 0;
-      for (std::size_t i = ref; i < tensors.size(); ++i) {
-        if (detail::skipped_in_cat(tensors[i])) continue;
-        const int64_t row = tensors[i].size(d) * inner;
-        cpu::copy_rows(out.data_ptr() + offset, out_row, tensors[i].data_ptr(), row, outer, row);
-        offset += row;
-      }
-    });
+    int64_t offset = 0;
+    for (std::size_t i = ref; i < tensors.size(); ++i) {
+      if (detail::skipped_in_cat(tensors[i])) continue;
+      const int64_t row = tensors[i].size(d) * inner;
+      cpu::copy_rows(out.data_ptr() + offset, out_row, tensors[i].data_ptr(), row, outer, row);
+      offset += row;
+    }
     return out;
   }
   int64_t offset = 0;

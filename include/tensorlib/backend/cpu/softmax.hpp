@@ -44,13 +44,22 @@ T row_max(const T* p, int64_t n) {
   return m;
 }
 
+// fn::Exp on packets: off in nvcc translation units, which reject the
+// compiler's vector types in the functors' host+device bodies (Note [host
+// loops under nvcc] in docs/architecture.md).
+#if defined(__CUDACC__)
+inline constexpr bool kPacketExp = false;
+#else
+inline constexpr bool kPacketExp = true;
+#endif
+
 /// The sum of exp(x - m) over [0, n), storing the terms in y when Store.
 template <bool Store, class T>
 T exp_shifted_sum(const T* x, T* y, int64_t n, T m) {
   constexpr fn::Exp exp_fn;
   T s = 0;
   int64_t j = 0;
-  if constexpr (simd::Lane<T>) {
+  if constexpr (simd::Lane<T> && kPacketExp) {
     using V = simd::Vec<T>;
     constexpr int W = V::size;
     const V mv(m);

@@ -1,15 +1,17 @@
 #pragma once
 /// \file
 /// Byte copies between host and device memory, or between devices, on the
-/// current stream of the device involved (Note [current stream]). Host
-/// memory is pageable: a blocking copy waits for the stream; a non-blocking
-/// one returns at once and the caller keeps both buffers alive and
-/// untouched until the stream has run it (PyTorch's `non_blocking`).
+/// current stream of the device involved (Note [current stream]). A blocking
+/// copy waits for the stream; a non-blocking one returns at once (truly
+/// asynchronous only with pinned host memory, Note [pinned blocks]) and the
+/// caller keeps the buffers untouched until the stream has run it (PyTorch's
+/// `non_blocking`); a pinned block is not reused before that.
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 
+#include "tensorlib/backend/cuda/host_allocator.hpp"
 #include "tensorlib/backend/cuda/runtime.hpp"
 #include "tensorlib/core/device.hpp"
 
@@ -29,7 +31,13 @@ inline void copy_bytes(void* dst, Device dst_device, const void* src, Device src
   } else {
     detail::check(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault, stream.handle()), "cudaMemcpyAsync");
   }
-  if (!non_blocking) stream.synchronize();
+  if (!non_blocking) {
+    stream.synchronize();
+  } else {
+    // A pinned block must outlive the copy (Note [pinned blocks]).
+    if (!dst_device.is_cuda()) detail::pinned_allocator().record_use(dst, stream.handle());
+    if (!src_device.is_cuda()) detail::pinned_allocator().record_use(src, stream.handle());
+  }
 }
 
 }  // namespace tensorlib::cuda

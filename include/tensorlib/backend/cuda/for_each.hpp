@@ -57,8 +57,9 @@ void launch_for_each(const F& f, int64_t n, int device, P... ptrs) {
 inline constexpr int64_t kListChunk = int64_t{kThreads} * 16;
 
 /// The items of one multi-tensor launch, passed as the kernel's argument
-/// (4 KiB at most on every driver), as bytes: a functor need not be default
-/// constructible.
+/// (4 KiB, the limit of every driver: a 32 KiB argument, allowed since CUDA
+/// 12.1, made each launch cost about 8 us more on the host), as bytes: a
+/// functor need not be default constructible.
 template <class F, class... P>
 struct ForEachList {
   using Item = ForEachItem<F, P...>;
@@ -70,57 +71,76 @@ struct ForEachList {
   __host__ __device__ const Item& operator[](int i) const { return reinterpret_cast<const Item*>(bytes)[i]; }
 };
 
+// Runs elements [start, end) of one item. A thread loads kUnroll elements
+// of every buffer before updating any (more loads in flight): elements are
+// independent, as buffers are disjoint or the same (fused_update checks).
 template <class T, class F, class... P, std::size_t... I>
 __device__ void run_item(const ForEachItem<F, P...>& item, int64_t start, int64_t end, std::index_sequence<I...>) {
+  constexpr int kUnroll = 4;
   const F f = item.f;
   const std::tuple<P...> ptrs{static_cast<P>(const_cast<void*>(item.ptrs[I]))...};
-  for (int64_t i = start + threadIdx.x; i < end; i += kThreads) {
-    [&](auto... v) {
-      f(v...);
-      (store_element(v, std::get<I>(ptrs) + i), ...);
-    }(static_cast<T>(std::get<I>(ptrs)[i])...);
+  for (int64_t first = start + threadIdx.x; first < end; first += int64_t{kThreads} * kUnroll) {
+    T v[sizeof...(P)][kUnroll];
+#pragma unroll
+    for (int j = 0; j < kUnroll; ++j) {
+      const int64_t i = first + int64_t{j} * kThreads;
+      if (i < end) ((v[I][j] = static_cast<T>(std::get<I>(ptrs)[i])), ...);
+    }
+#pragma unroll
+    for (int j = 0; j < kUnroll; ++j) {
+      const int64_t i = first + int64_t{j} * kThreads;
+      if (i < end) {
+        f(v[I][j]...);
+        (store_element(v[I][j], std::get<I>(ptrs) + i), ...);
+      }
+    }
   }
 }
 
-/// Block b runs chunk b - first_block of the last item whose first_block <= b.
+/// Block b runs chunks b, b + gridDim.x, ...: chunk c is chunk c -
+/// first_block of the last item whose first_block <= c.
 template <class T, class F, class... P>
 __global__ void __launch_bounds__(kThreads)
-    for_each_list_kernel_body(const __grid_constant__ ForEachList<F, P...> list) {
-  const auto block = static_cast<int64_t>(blockIdx.x);
-  int lo = 0, hi = list.count - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (list[mid].first_block <= block)
-      lo = mid;
-    else
-      hi = mid - 1;
+    for_each_list_kernel_body(const __grid_constant__ ForEachList<F, P...> list, int64_t chunks) {
+  for (int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
+    int lo = 0, hi = list.count - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (list[mid].first_block <= chunk)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    const auto& item = list[lo];
+    const int64_t start = (chunk - item.first_block) * kListChunk;
+    run_item<T>(item, start, std::min(item.n, start + kListChunk), std::index_sequence_for<P...>{});
   }
-  const auto& item = list[lo];
-  const int64_t start = (block - item.first_block) * kListChunk;
-  run_item<T>(item, start, std::min(item.n, start + kListChunk), std::index_sequence_for<P...>{});
 }
 
 /// Runs every item's loop on GPU `device`, on the current stream: one kernel
-/// per ForEachList::kCapacity items, one block per kListChunk elements.
+/// per ForEachList::kCapacity items, its blocks looping over chunks of
+/// kListChunk elements (one wave of resident blocks at most).
 template <Element T, class F, class... P>
 void launch_for_each_list(std::vector<ForEachItem<F, P...>>& items, int device) {
   using List = ForEachList<F, P...>;
   DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device).handle();
+  const int64_t resident = resident_blocks(for_each_list_kernel_body<T, F, P...>, device);
   std::size_t i = 0;
   while (i < items.size()) {
     List list;
-    int64_t blocks = 0;
+    int64_t chunks = 0;
     for (; i < items.size() && list.count < List::kCapacity; ++i) {
       if (items[i].n == 0) continue;
-      items[i].first_block = blocks;
-      blocks += (items[i].n + kListChunk - 1) / kListChunk;
+      items[i].first_block = chunks;
+      chunks += (items[i].n + kListChunk - 1) / kListChunk;
       std::memcpy(list.bytes + sizeof(typename List::Item) * static_cast<std::size_t>(list.count++), &items[i],
                   sizeof(typename List::Item));
     }
     if (list.count == 0) continue;
     stats::detail::count_fused_kernel();
-    for_each_list_kernel_body<T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(list);
+    const auto grid = static_cast<unsigned>(std::min(chunks, resident));
+    for_each_list_kernel_body<T><<<grid, kThreads, 0, stream>>>(list, chunks);
     check(cudaGetLastError(), "multi-tensor for_each kernel launch");
   }
 }

@@ -132,7 +132,7 @@ struct KernelLeaf {
     }
   }
   /// kVec consecutive elements from `first` (stride 1) or one broadcast value (stride 0).
-  __device__ void load_vec(int64_t first) { load_packet(strides[0] == 0 ? ptr : ptr + first, strides[0] == 0); }
+  __device__ void load_vec(I first) { load_packet(strides[0] == 0 ? ptr : ptr + first, strides[0] == 0); }
   /// The row path's load (Note [row path]): kVec consecutive elements from
   /// offset `off` when dimension 0 (the row) has stride 1, one broadcast value
   /// when it has stride 0.
@@ -144,7 +144,7 @@ struct KernelLeaf {
   /// value when the inner stride is 0.
   __device__ void load_inner_vec(I r) { load_packet(ptr + base + r * red_stride, inner_stride == 0); }
   /// Element `i` of a one-dimensional nest.
-  __device__ void load_linear(int64_t i) { regs[0] = ptr[i * static_cast<int64_t>(strides[0])]; }
+  __device__ void load_linear(I i) { regs[0] = ptr[i * strides[0]]; }
   /// The element at coordinates `idx` of the first `ndim` dimensions.
   __device__ void load(const I* idx, int ndim) { regs[0] = ptr[offset_of(idx, strides, ndim)]; }
   __device__ T value(int j) const { return regs[j]; }

@@ -3,7 +3,7 @@
 /// Softmax and log-softmax of contiguous rows on a GPU (nvcc translation
 /// units only), the CUDA form of backend/cpu/softmax.hpp: one block per row
 /// sweeps it three times (maximum; sum of exp(x - max); output), the row
-/// staying in L2 between sweeps, with the reducers and the exponential the
+/// staying in L2 between sweeps, with packet loads where rows are aligned, with the reducers and the exponential the
 /// CPU uses (ops/reducers.hpp, fn::Exp). Block merges are fixed-order warp
 /// shuffles, so results are deterministic.
 
@@ -40,8 +40,25 @@ __device__ A block_merge(A acc) {
   return acc;
 }
 
+// Calls fn(j, v) for every element j of the row (v its value), a thread
+// taking elements j = threadIdx.x, +kThreads, ... or, when `vec`, kVec
+// consecutive elements per packet load.
+template <class T, class Fn>
+__device__ void for_row(const T* row, int64_t cols, bool vec, Fn&& fn) {
+  if (vec) {
+    for (int64_t j = int64_t{threadIdx.x} * kVec; j < cols; j += int64_t{kThreads} * kVec) {
+      const Packet<T> p = *reinterpret_cast<const Packet<T>*>(row + j);
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) fn(j + k, p.v[k]);
+    }
+  } else {
+    for (int64_t j = threadIdx.x; j < cols; j += kThreads) fn(j, row[j]);
+  }
+}
+
 template <bool Log, class T>
-__global__ void __launch_bounds__(kThreads) softmax_rows_kernel(const T* x, T* y, int64_t rows, int64_t cols) {
+__global__ void __launch_bounds__(kThreads)
+    softmax_rows_kernel(const T* x, T* y, int64_t rows, int64_t cols, bool vec) {
   using Max = tensorlib::detail::ExtremumReducer<T, true>;
   using Sum = tensorlib::detail::SumReducer<T>;
   constexpr fn::Exp exp_fn;
@@ -50,18 +67,18 @@ __global__ void __launch_bounds__(kThreads) softmax_rows_kernel(const T* x, T* y
     const T* xr = x + row * cols;
     T* yr = y + row * cols;
     auto m = Max::identity();
-    for (int64_t j = threadIdx.x; j < cols; j += kThreads) m = Max::step(m, xr[j]);
+    for_row(xr, cols, vec, [&](int64_t, T v) { m = Max::step(m, v); });
     const T mx = static_cast<T>(block_merge<Max>(m));
     auto s = Sum::identity();
-    for (int64_t j = threadIdx.x; j < cols; j += kThreads) s = Sum::step(s, exp_fn(xr[j] - mx));
+    for_row(xr, cols, vec, [&](int64_t, T v) { s = Sum::step(s, exp_fn(v - mx)); });
     const T total = static_cast<T>(block_merge<Sum>(s));
     if constexpr (Log) {
       // (x - m) - log(sum), in that order (backend/cpu/softmax.hpp's shift_row).
       const T l = log_fn(total);
-      for (int64_t j = threadIdx.x; j < cols; j += kThreads) yr[j] = (xr[j] - mx) - l;
+      for_row(xr, cols, vec, [&](int64_t j, T v) { yr[j] = (v - mx) - l; });
     } else {
       const T k = T(1) / total;
-      for (int64_t j = threadIdx.x; j < cols; j += kThreads) yr[j] = exp_fn(xr[j] - mx) * k;
+      for_row(xr, cols, vec, [&](int64_t j, T v) { yr[j] = exp_fn(v - mx) * k; });
     }
   }
 }
@@ -73,7 +90,9 @@ void launch_softmax_rows(const T* x, T* y, int64_t rows, int64_t cols, int devic
   if (rows == 0 || cols == 0) return;
   DeviceGuard guard(device);
   const auto blocks = static_cast<unsigned>(std::min<int64_t>(rows, int64_t{multiprocessor_count(device)} * 64));
-  softmax_rows_kernel<Log, T><<<blocks, kThreads, 0, current_stream(device).handle()>>>(x, y, rows, cols);
+  // Packet loads when every row starts aligned (the rows are contiguous).
+  const bool vec = cols % kVec == 0 && aligned(x, sizeof(T) * kVec);
+  softmax_rows_kernel<Log, T><<<blocks, kThreads, 0, current_stream(device).handle()>>>(x, y, rows, cols, vec);
   check(cudaGetLastError(), Log ? "log_softmax kernel launch" : "softmax kernel launch");
 }
 
