@@ -165,6 +165,13 @@ TEST_CASE("CUDA: reductions of expressions along every dimension match the CPU")
   check_parity(tl::sum(w3.cuda(), {1}), tl::sum(w3, {1}), 1e-5, 1e-5, "outer, reduced, inner");
   const auto w4 = tl::randn({6, 8, 10, 12}, g);  // groups of several dimensions
   check_parity(tl::sum(w4.cuda(), {1, 3}), tl::sum(w4, {1, 3}), 1e-5, 1e-5, "two reduced dims");
+  // Two reduced dimensions that do not merge, with an inner run of a multiple
+  // of kVec: the column kernel's scalar form (its vector form steps by one
+  // reduced stride only).
+  check_parity(tl::sum(w4.cuda(), {0, 2}), tl::sum(w4, {0, 2}), 1e-5, 1e-5, "two unmerged reduced dims");
+  const auto w5 = tl::randn({4, 10, 16}, g);
+  check_parity(tl::mean(w5.cuda().narrow(1, 0, 8), {0, 1}), tl::mean(w5.narrow(1, 0, 8), {0, 1}), 1e-5, 1e-6,
+               "reduced dims of a view");
   check_parity(tl::sum(w4.cuda().permute({3, 1, 0, 2}), {0, 2}), tl::sum(w4.permute({3, 1, 0, 2}), {0, 2}), 1e-5, 1e-5,
                "permuted");
   // Empty reductions give the identity.

@@ -32,14 +32,16 @@ Tensor<T> log_softmax(const Tensor<T>& x, int64_t dim);
 namespace detail {
 
 /// softmax/log_softmax along the last dimension by the row kernel (a strided
-/// input is made contiguous first); an empty optional for other dims, and for
-/// fewer rows than threads when a row outgrows L2 (the kernel splits rows
-/// only and sweeps each row three times; the fused passes use every thread).
+/// input is made contiguous first); an empty optional for other dims, and on
+/// the CPU for fewer rows than threads when a row outgrows L2 (the kernel
+/// splits rows only and sweeps each row three times; the fused passes use
+/// every thread).
 template <bool Log, Element T>
 std::optional<Tensor<T>> softmax_last_dim(const Tensor<T>& x, int64_t dim) {
   if (dim != x.dim() - 1) return std::nullopt;
   const int64_t cols = x.size(dim), rows = x.numel() / cols;
-  if (rows < get_num_threads() && cols * static_cast<int64_t>(sizeof(T)) > (int64_t{256} << 10)) return std::nullopt;
+  if (x.is_cpu() && rows < get_num_threads() && cols * static_cast<int64_t>(sizeof(T)) > (int64_t{256} << 10))
+    return std::nullopt;
   // A strided last dim is copied first: one copy costs less than the three
   // passes, which compute exp twice.
   const Tensor<T> in = x.is_contiguous() ? x : x.contiguous();

@@ -41,7 +41,10 @@ using Betas = std::array<double, 2>;
 ///   members (for state dicts);
 /// - `R::check(options)`, throwing PyTorch's message for bad values;
 /// - `R::init(options, param)`, the state before the first step;
-/// - `R::update(options, state, param, grad)`, the step of one parameter.
+/// - `R::update(options, state, param, grad)`, the step of one parameter,
+///   whose tensor work ends with one `fused_update`: inside `step` the GPU
+///   updates are deferred to multi-tensor kernels (Note [multi-tensor
+///   steps]), so an update must not read back on the GPU what it wrote.
 template <class R, class T>
 concept UpdateRule = Element<T> &&
     requires(const typename R::Options& o, typename R::template State<T>& s, Tensor<T>& p, const Tensor<T>& g) {

@@ -25,6 +25,10 @@
 /// Deferring is safe because a rule's `update` ends with its `fused_update`
 /// (its other work is on host scalars and on new state buffers, which the
 /// stream orders before the launch) and parameters are distinct tensors.
+/// That is part of the `UpdateRule` contract (optim/optimizer.hpp): a rule
+/// must not read on the GPU what its `fused_update` wrote within the same
+/// step, and two parameters must not share memory (their updates may now
+/// run in one kernel).
 /// Other updates (CPU tensors, non-contiguous ones, `fused_update` outside a
 /// step) run at once.
 
@@ -50,7 +54,7 @@ class StepBatch {
     active() = outer_;
     try {
       flush();
-    } catch (const Error&) {  // the exception already in flight is the one the caller sees
+    } catch (...) {  // the exception already in flight is the one the caller sees
     }
   }
 

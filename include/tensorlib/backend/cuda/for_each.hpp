@@ -125,7 +125,7 @@ void launch_for_each_list(std::vector<ForEachItem<F, P...>>& items, int device) 
   using List = ForEachList<F, P...>;
   DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device).handle();
-  const int64_t resident = resident_blocks(for_each_list_kernel_body<T, F, P...>, device);
+  const int64_t resident = resident_blocks<for_each_list_kernel_body<T, F, P...>>(device);
   std::size_t i = 0;
   while (i < items.size()) {
     List list;

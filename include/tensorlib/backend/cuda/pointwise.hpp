@@ -98,12 +98,14 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// Blocks of `kernel` (kThreads each) the GPU `device` runs at once.
-template <class Kernel>
-int64_t resident_blocks(Kernel* kernel, int device) {
-  static const int per_sm = [&] {
+/// Blocks of `Kernel` (kThreads each) the GPU `device` runs at once. The
+/// per-SM count is cached per kernel (the first device's: one program's GPUs
+/// are assumed to be of one architecture).
+template <auto Kernel>
+int64_t resident_blocks(int device) {
+  static const int per_sm = [] {
     int n = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0),
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, Kernel, kThreads, 0),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     return std::max(n, 1);
   }();

@@ -313,13 +313,14 @@ __global__ void __launch_bounds__(kThreads) merge_partials_kernel(const typename
 }
 
 /// Whether the vectorized kernels of Note [vectorized reductions] apply:
-/// every leaf walks the run the vector loads follow (the reduced dimension
-/// when reducing the innermost run, the inner one otherwise) with stride 1
-/// or 0, an inner run's length is a multiple of kVec, and every vector
-/// access is aligned.
+/// the reduced dimensions coalesce to one, every leaf walks the run the
+/// vector loads follow (the reduced dimension when reducing the innermost
+/// run, the inner one otherwise) with stride 1 or 0, an inner run's length
+/// is a multiple of kVec, and every vector access is aligned.
 template <class E>
 bool vectorizable(const E& expr, const ReducePlan& p, bool rows) {
-  if (rows ? p.red_dims != 1 : (p.inner_dims != 1 || p.inner % kVec != 0)) return false;
+  // One reduced dimension in both forms: the loads step by its stride alone.
+  if (p.red_dims != 1 || (!rows && (p.inner_dims != 1 || p.inner % kVec != 0))) return false;
   const int64_t run = rows ? p.outer_dims : p.outer_dims + p.red_dims;  // the run's dimension
   bool ok = true;
   std::size_t leaf = 0;
@@ -371,8 +372,8 @@ void launch_reduce(const Tensor<Out>& out, const E& expr, uint32_t mask, Finish 
   const int64_t column_threads = a.vec ? outputs / kVec : outputs;
   // Blocks of one split, and how many blocks the GPU holds at once (Note [one wave]).
   const int64_t per_split = rows ? outputs : (column_threads + kThreads - 1) / kThreads;
-  const int64_t resident = rows ? resident_blocks(reduce_rows_kernel<R, Out, decltype(k), Finish>, device)
-                                : resident_blocks(reduce_columns_kernel<R, Out, decltype(k), Finish>, device);
+  const int64_t resident = rows ? resident_blocks<reduce_rows_kernel<R, Out, decltype(k), Finish>>(device)
+                                : resident_blocks<reduce_columns_kernel<R, Out, decltype(k), Finish>>(device);
   const int64_t min_split = rows ? int64_t{kThreads} * kVec * 4 : 64;
   int64_t splits = std::clamp<int64_t>(resident / std::max<int64_t>(per_split, 1), 1, 65535);
   splits = std::clamp<int64_t>(std::min(splits, a.n_red / min_split), 1, 65535);
