@@ -193,9 +193,9 @@ void GemmCublas(benchmark::State& state) {
       benchmark::Counter(2.0 * n * n * double(n) * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void AdamStep(benchmark::State& state) {
-  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
-  const int64_t tensors = state.range(0), per_tensor = 10'000'000 / tensors;
+// 10M parameters on the GPU split into `tensors` tensors, with gradients.
+std::vector<tl::Tensor<float>> adam_params(int64_t tensors) {
+  const int64_t per_tensor = 10'000'000 / tensors;
   tl::Generator g(4);
   std::vector<tl::Tensor<float>> params;
   for (int64_t i = 0; i < tensors; ++i) {
@@ -203,6 +203,13 @@ void AdamStep(benchmark::State& state) {
     p.set_grad(tl::randn({per_tensor}, g, {.device = tl::kCUDA}));
     params.push_back(p);
   }
+  return params;
+}
+
+void AdamStep(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  const int64_t tensors = state.range(0), per_tensor = 10'000'000 / tensors;
+  std::vector<tl::Tensor<float>> params = adam_params(tensors);
   tl::optim::Adam opt(params, {.lr = 1e-3, .weight_decay = 1e-2});
   // Host time of the step call alone (it returns once its kernels are queued).
   double host_s = 0;
@@ -228,14 +235,7 @@ __global__ void spin(int64_t cycles) {
 // step before the GPU reaches it, so the events time the GPU's part alone.
 void AdamStepQueued(benchmark::State& state) {
   if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
-  const int64_t tensors = state.range(0), per_tensor = 10'000'000 / tensors;
-  tl::Generator g(4);
-  std::vector<tl::Tensor<float>> params;
-  for (int64_t i = 0; i < tensors; ++i) {
-    auto p = tl::randn({per_tensor}, g, {.device = tl::kCUDA}).requires_grad_();
-    p.set_grad(tl::randn({per_tensor}, g, {.device = tl::kCUDA}));
-    params.push_back(p);
-  }
+  std::vector<tl::Tensor<float>> params = adam_params(state.range(0));
   tl::optim::Adam opt(params, {.lr = 1e-3, .weight_decay = 1e-2});
   opt.step();
   tl::cuda::synchronize();

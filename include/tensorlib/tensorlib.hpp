@@ -93,6 +93,7 @@
 
 #include "tensorlib/autograd/accumulate_grad.hpp"
 #include "tensorlib/autograd/adjoint_pass.hpp"
+#include "tensorlib/autograd/cast_backward.hpp"
 #include "tensorlib/autograd/decomposition_backward.hpp"
 #include "tensorlib/autograd/dual.hpp"
 #include "tensorlib/autograd/engine.hpp"

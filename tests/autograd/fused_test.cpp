@@ -441,3 +441,55 @@ TEST_CASE("double backward of sigmoid far in the tail stays finite (declared der
     CHECK(got[i] == doctest::Approx(sg * (1 - sg) * (1 - 2 * sg)).epsilon(1e-5).scale(1e-30));
   }
 }
+
+TEST_CASE("autograd's own arithmetic (casts, gradient sums, sum_to_size) differentiates again") {
+  // Note [autograd's own arithmetic]: x feeds two casts to double, so the
+  // engine sums two float gradients at x; f = sum(u^2) + sum(v^3) with
+  // u = v = x gives f' = 2x + 3x^2 and f'' = 2 + 6x.
+  const std::vector<float> vx = {0.5f, -1.5f, 2.f};
+  auto x = tl::tensor<float>({0.5f, -1.5f, 2.f}, {.requires_grad = true});
+  const tl::Tensor<double> u = x.to<double>(), v = x.to<double>();
+  REQUIRE(u.grad_fn() != nullptr);
+  CHECK(u.grad_fn()->name() == "ToCopyBackward0");
+  tl::Tensor<double> fd = (u * u).sum() + (v * v * v).sum();
+  const tl::Tensor<float> f = fd.to<float>();
+  const auto g = tl::autograd::grad<float>({f}, {x}, {}, /*retain_graph=*/true, /*create_graph=*/true);
+  REQUIRE(g[0].grad_fn() != nullptr);
+  CHECK(g[0].grad_fn()->name() == "AddBackward0");
+  std::vector<float> first, second;
+  for (float e : vx) first.push_back(2 * e + 3 * e * e), second.push_back(2 + 6 * e);
+  check_values(g[0], first);
+  const auto h = tl::autograd::grad<float>({g[0].sum()}, {x}, {}, /*retain_graph=*/true);
+  check_values(h[0], second);
+
+  SUBCASE("accumulating into .grad under create_graph records the sum") {
+    f.backward({}, /*retain_graph=*/true, /*create_graph=*/true);
+    f.backward({}, /*retain_graph=*/true, /*create_graph=*/true);
+    const tl::Tensor<float> acc = x.grad();
+    REQUIRE(acc.grad_fn() != nullptr);
+    CHECK(acc.grad_fn()->name() == "AddBackward0");
+    std::vector<float> twice;
+    for (float e : first) twice.push_back(2 * e);
+    check_values(acc, twice);
+    // d/dx sum(2 f'(x)) = 2 f''(x).
+    const auto h2 = tl::autograd::grad<float>({acc.sum()}, {x});
+    for (float& e : second) e *= 2;
+    check_values(h2[0], second);
+    x.set_grad({});  // x.grad's graph holds x: break the cycle (PyTorch has it too)
+  }
+  SUBCASE("sum_to_size and mean of a tensor differentiate again") {
+    // A broadcast leaf b: d/db sum(b * y) sums over the broadcast rows,
+    // through a SumBackward of the materialized gradient.
+    auto b = tl::tensor<double>({{1.0, -2.0, 0.5}}, {.requires_grad = true});
+    const auto y = tl::tensor<double>({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}});
+    auto fn = [&y](const Inputs& in) -> tl::Tensor<double> {
+      const tl::Tensor<double> p = in[0] * in[0] * y;
+      return p.mean() + p.sum(0).mean();
+    };
+    CHECK(tl::autograd::gradcheck(fn, {b}));
+    CHECK(tl::autograd::gradgradcheck(fn, {b}));
+    const tl::Tensor<double> t = (b * b).sum(0);
+    CHECK(tl::Tensor<double>(b * 1.0).sum().grad_fn()->name() == "SumBackward");
+    CHECK(t.grad_fn()->name() == "SumBackward");
+  }
+}

@@ -27,11 +27,11 @@ namespace {
 using tl::optim::LBFGS;
 using tl::optim::LBFGSOptions;
 
-constexpr int kSteps = 100;
+constexpr int kLbfgsSteps = 100;
 
 /// The fixture's loss, written with the same ops as generate_lbfgs.py.
 template <class T>
-using Problem = std::function<tl::Tensor<T>(const std::vector<tl::Tensor<T>>&)>;
+using Objective = std::function<tl::Tensor<T>(const std::vector<tl::Tensor<T>>&)>;
 
 template <class T>
 tl::Tensor<T> rosenbrock(const std::vector<tl::Tensor<T>>& p) {
@@ -42,7 +42,7 @@ tl::Tensor<T> rosenbrock(const std::vector<tl::Tensor<T>>& p) {
 }
 
 template <class T>
-Problem<T> softmax_regression(const fixtures::Case& c) {
+Objective<T> softmax_regression(const fixtures::Case& c) {
   const auto X = c.get<double>("X").template to<T>();
   const auto onehot = c.get<double>("onehot").template to<T>();
   return [X, onehot](const std::vector<tl::Tensor<T>>& p) -> tl::Tensor<T> {
@@ -78,7 +78,7 @@ Setup setup(const std::string& name) {
 }
 
 template <class T>
-Problem<T> problem(const std::string& name) {
+Objective<T> problem(const std::string& name) {
   if (name.rfind("rosenbrock", 0) == 0) return rosenbrock<T>;
   return softmax_regression<T>(fixtures::load("lbfgs.txt")[name]);
 }
@@ -94,7 +94,7 @@ std::vector<tl::Tensor<T>> start(const std::string& name, const Setup& s) {
 
 /// PyTorch's closure: zero the gradients, evaluate, backward, return the loss.
 template <class T>
-auto make_closure(LBFGS<T>& opt, const Problem<T>& f) {
+auto make_closure(LBFGS<T>& opt, const Objective<T>& f) {
   return [&opt, &f] {
     opt.zero_grad();
     tl::Tensor<T> loss = f(opt.params());
@@ -106,11 +106,11 @@ auto make_closure(LBFGS<T>& opt, const Problem<T>& f) {
 void check_trajectory(const std::string& name) {
   const auto& c = fixtures::load("lbfgs.txt")[name];
   const Setup s = setup(name);
-  const Problem<double> f = problem<double>(name);
+  const Objective<double> f = problem<double>(name);
   LBFGS opt(start<double>(name, s), s.options);
   const auto closure = make_closure(opt, f);
   const auto losses = c.get<double>("loss");
-  for (int64_t step = 0; step < kSteps; ++step) {
+  for (int64_t step = 0; step < kLbfgsSteps; ++step) {
     const tl::Tensor<double> loss = opt.step(closure);
     fixtures::check_close(loss, losses.index({step}), 1e-6, 0, name + " loss of step " + std::to_string(step));
     for (std::size_t i = 0; i < s.names.size(); ++i)
@@ -148,10 +148,10 @@ TEST_CASE("LBFGS in float reaches PyTorch's float64 minimum") {
   // only the minimum, whose loss float resolves to about 1e-6 relative.
   for (const std::string name : {"softmax_wolfe", "softmax_fixed"}) {
     const Setup s = setup(name);
-    const Problem<float> f = problem<float>(name);
+    const Objective<float> f = problem<float>(name);
     LBFGS opt(start<float>(name, s), s.options);
     const auto closure = make_closure(opt, f);
-    for (int step = 0; step < kSteps; ++step) opt.step(closure);
+    for (int step = 0; step < kLbfgsSteps; ++step) opt.step(closure);
     const double expected = fixtures::load("lbfgs.txt")[name].get<double>("loss").to_vector().back();
     CHECK(static_cast<double>(f(opt.params()).item()) == doctest::Approx(expected).epsilon(1e-5));
   }
@@ -161,17 +161,17 @@ TEST_CASE("LBFGS resumed from a state dict continues bit for bit") {
   for (const std::string name : {"rosenbrock_wolfe", "softmax_fixed", "softmax_wolfe"}) {
     CAPTURE(name);
     const Setup s = setup(name);
-    const Problem<double> f = problem<double>(name);
+    const Objective<double> f = problem<double>(name);
 
     LBFGS whole(start<double>(name, s), s.options);
     const auto whole_closure = make_closure(whole, f);
     std::vector<double> whole_losses;
-    for (int step = 0; step < kSteps; ++step) whole_losses.push_back(whole.step(whole_closure).item());
+    for (int step = 0; step < kLbfgsSteps; ++step) whole_losses.push_back(whole.step(whole_closure).item());
 
     LBFGS first(start<double>(name, s), s.options);
     const auto first_closure = make_closure(first, f);
     std::vector<double> losses;
-    for (int step = 0; step < kSteps / 2; ++step) losses.push_back(first.step(first_closure).item());
+    for (int step = 0; step < kLbfgsSteps / 2; ++step) losses.push_back(first.step(first_closure).item());
     const auto dict = first.state_dict();
 
     std::vector<tl::Tensor<double>> resumed_params;
@@ -181,7 +181,7 @@ TEST_CASE("LBFGS resumed from a state dict continues bit for bit") {
     CHECK(second.options().lr == s.options.lr);
     CHECK(second.options().history_size == s.options.history_size);
     const auto second_closure = make_closure(second, f);
-    for (int step = kSteps / 2; step < kSteps; ++step) losses.push_back(second.step(second_closure).item());
+    for (int step = kLbfgsSteps / 2; step < kLbfgsSteps; ++step) losses.push_back(second.step(second_closure).item());
 
     CHECK(losses == whole_losses);
     for (std::size_t i = 0; i < s.names.size(); ++i)
@@ -193,7 +193,7 @@ TEST_CASE("LBFGS resumed from a state dict continues bit for bit") {
 
 TEST_CASE("LBFGS state_dict is a deep copy") {
   const Setup s = setup("softmax_wolfe");
-  const Problem<double> f = problem<double>("softmax_wolfe");
+  const Objective<double> f = problem<double>("softmax_wolfe");
   LBFGS opt(start<double>("softmax_wolfe", s), s.options);
   const auto closure = make_closure(opt, f);
   CHECK_FALSE(opt.state_dict().state.has_value());  // PyTorch's state is empty before the first step

@@ -241,4 +241,32 @@ TEST_CASE("CUDA: factories and random numbers equal the CPU's for the same seed"
   check_parity(tl::arange(0, 10, 1, {.device = tl::kCUDA}), tl::arange(0, 10, 1));
   tl::Generator g1(42), g2(42);
   check_parity(tl::randn({1000}, g1, {.device = tl::kCUDA}), tl::randn({1000}, g2));
+  // The Philox kernel (backend/cuda/philox_fill.hpp): the same words as the
+  // CPU, including a tail block that is partly used and a stream position
+  // past 2^32 blocks. Uniforms and integers are exact; normals go through
+  // CUDA's double log/cos/sin (1 ulp), hence 1e-15 relative for double.
+  for (const int64_t n : {int64_t{1}, int64_t{4099}, int64_t{1} << 20}) {
+    CAPTURE(n);
+    check_parity(tl::rand({n}, g1, {.device = tl::kCUDA}), tl::rand({n}, g2), 0, 0, "rand float");
+    check_parity(tl::rand<double>({n}, g1, {.device = tl::kCUDA}), tl::rand<double>({n}, g2), 0, 0, "rand double");
+    check_parity(tl::randn({n}, g1, {.device = tl::kCUDA}), tl::randn({n}, g2), 1e-7, 0, "randn float");
+    check_parity(tl::randn<double>({n}, g1, {.device = tl::kCUDA}), tl::randn<double>({n}, g2), 1e-15, 0,
+                 "randn double");
+    check_parity(tl::randint(-5, 1000003, {n}, g1, {.device = tl::kCUDA}), tl::randint(-5, 1000003, {n}, g2), 0, 0,
+                 "randint");
+    check_parity(tl::randint<int32_t>(0, 7, {n}, g1, {.device = tl::kCUDA}), tl::randint<int32_t>(0, 7, {n}, g2), 0, 0,
+                 "randint int32");
+  }
+  g1.set_state({5, (uint64_t{1} << 32) - 3});
+  g2.set_state({5, (uint64_t{1} << 32) - 3});
+  check_parity(tl::rand({64}, g1, {.device = tl::kCUDA}), tl::rand({64}, g2), 0, 0, "rand past 2^32 blocks");
+  check_parity(tl::randperm(1000, g1, {.device = tl::kCUDA}), tl::randperm(1000, g2), 0, 0, "randperm");
+  // bernoulli from a probability tensor and from a scalar, and its check.
+  const auto p = tl::rand({3000}, g1);
+  check_parity(tl::bernoulli(p.cuda(), g1), tl::bernoulli(p, g2), 0, 0, "bernoulli");
+  check_parity(tl::bernoulli<float>({3000}, 0.25, g1, {.device = tl::kCUDA}), tl::bernoulli<float>({3000}, 0.25, g2), 0,
+               0, "bernoulli scalar");
+  CHECK_THROWS_WITH_AS(tl::bernoulli(tl::Tensor<float>(p.cuda() + 1.5f), g1),
+                       doctest::Contains("all elements of p must be in [0, 1]"), tl::ValueError);
+  CHECK(g1.get_state() == g2.get_state());
 }

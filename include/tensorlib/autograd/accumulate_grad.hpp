@@ -5,7 +5,17 @@
 /// the edge target for every use of the leaf while it is alive (the leaf
 /// holds it weakly, the graph strongly), plus the graph-recording helpers
 /// every differentiable op uses: `gradient_edge`, `collect_next_edges`,
-/// `set_history`.
+/// `set_history`, and `add_recorded`, the sum of two gradients.
+///
+/// Note [autograd's own arithmetic]
+/// Every program that records anything reaches this node, and so whatever
+/// arithmetic the engine does on gradients (summing them here, scaling and
+/// casting them in FusedBackward) is compiled in every translation unit.
+/// Written as fused expressions, each of those would bring its own
+/// FusedBackward: forward, adjoint and second-order loops per element type,
+/// about half the compile time of a small program. So they are light nodes
+/// (AddBackward, MulBackward, ToCopyBackward) whose backward is the same
+/// light op, and the unrecorded writes use `write_unrecorded`.
 
 #include <memory>
 #include <mutex>
@@ -20,7 +30,7 @@
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/operators.hpp"
 #include "tensorlib/ops/copy.hpp"
-#include "tensorlib/ops/inplace.hpp"
+#include "tensorlib/ops/evaluate.hpp"
 
 namespace tensorlib::autograd {
 namespace detail {
@@ -49,34 +59,7 @@ class AccumulateGrad final : public Node {
     add_output({leaf_->dtype, leaf_->sizes, leaf_->storage.device()});
   }
 
-  variable_list apply(variable_list&& grads) override {
-    AnyTensor g = std::move(grads.at(0));
-    AutogradMeta& meta = leaf_->autograd_meta();
-    for (const GradHook& h : meta.hooks) g = detail::run_hook(h, std::move(g));
-    if (!g.defined()) return {};
-    std::lock_guard lock(meta.mutex);
-    detail::visit_floating(g, [&](auto incoming) {
-      using T = typename decltype(incoming)::value_type;
-      if (!meta.grad) {
-        // Without create_graph the gradient is stored detached; a buffer
-        // nobody else holds is adopted rather than copied (PyTorch does too).
-        if (is_grad_enabled())
-          meta.grad = incoming.impl();
-        else
-          meta.grad = (incoming.use_count() <= 2 && incoming.is_contiguous() && !incoming.requires_grad())
-                          ? incoming.impl()
-                          : incoming.detach().clone().impl();
-        return;
-      }
-      Tensor<T> current(meta.grad);
-      if (is_grad_enabled() || current.requires_grad()) {
-        meta.grad = Tensor<T>(current + incoming).impl();
-      } else {
-        current.add_(incoming.detach());
-      }
-    });
-    return {};
-  }
+  variable_list apply(variable_list&& grads) override;
   std::string name() const override { return "AccumulateGrad"; }
   /// The leaf this node accumulates into.
   const std::shared_ptr<TensorImpl>& leaf() const noexcept { return leaf_; }
@@ -126,6 +109,60 @@ void set_history(const Tensor<T>& out, const std::shared_ptr<Node>& node) {
   AutogradMeta& meta = out.impl()->autograd_meta();
   meta.grad_fn = node;
   meta.output_nr = node->add_output({out.dtype(), out.sizes(), out.device()});
+}
+
+/// The node of `add_recorded`: both inputs get the incoming gradient.
+class AddBackward final : public Node {
+ public:
+  variable_list apply(variable_list&& grads) override {
+    const std::vector<Edge>& edges = next_edges();
+    variable_list out;
+    for (const Edge& e : edges) out.push_back(e.valid() ? grads.at(0) : AnyTensor());
+    return out;
+  }
+  std::string name() const override { return "AddBackward0"; }
+};
+
+/// a + b for tensors of one shape, recorded as an AddBackward when grad mode
+/// is on and either requires grad (Note [autograd's own arithmetic]).
+template <Element T>
+Tensor<T> add_recorded(const Tensor<T>& a, const Tensor<T>& b) {
+  Tensor<T> out = ::tensorlib::detail::evaluate(a + b);
+  if (compute_requires_grad(a, b)) {
+    auto node = std::make_shared<AddBackward>();
+    node->mutable_next_edges() = collect_next_edges(a, b);
+    set_history(out, node);
+  }
+  return out;
+}
+
+inline variable_list AccumulateGrad::apply(variable_list&& grads) {
+  AnyTensor g = std::move(grads.at(0));
+  AutogradMeta& meta = leaf_->autograd_meta();
+  for (const GradHook& h : meta.hooks) g = detail::run_hook(h, std::move(g));
+  if (!g.defined()) return {};
+  std::lock_guard lock(meta.mutex);
+  detail::visit_floating(g, [&](auto incoming) {
+    using T = typename decltype(incoming)::value_type;
+    if (!meta.grad) {
+      // Without create_graph the gradient is stored detached; a buffer
+      // nobody else holds is adopted rather than copied (PyTorch does too).
+      if (is_grad_enabled())
+        meta.grad = incoming.impl();
+      else
+        meta.grad = (incoming.use_count() <= 2 && incoming.is_contiguous() && !incoming.requires_grad())
+                        ? incoming.impl()
+                        : incoming.detach().clone().impl();
+      return;
+    }
+    Tensor<T> current(meta.grad);
+    if (is_grad_enabled() || current.requires_grad()) {
+      meta.grad = add_recorded(current, incoming).impl();
+    } else {
+      ::tensorlib::detail::write_unrecorded(current, current + incoming.detach(), "AccumulateGrad");
+    }
+  });
+  return {};
 }
 
 }  // namespace tensorlib::autograd

@@ -35,7 +35,7 @@ inline AnyTensor add_gradients(const AnyTensor& a, const AnyTensor& b) {
   if (!b.defined()) return a;
   return visit_floating(a, [&](const auto& ta) -> AnyTensor {
     using T = typename std::remove_cvref_t<decltype(ta)>::value_type;
-    return Tensor<T>(ta + b.as<T>());
+    return add_recorded(ta, b.as<T>());
   });
 }
 

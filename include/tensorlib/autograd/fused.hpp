@@ -47,6 +47,7 @@
 /// requires grad then throws NotImplementedError naming the macro, and
 /// neither pass is instantiated. The test suites that never differentiate do.
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -56,7 +57,9 @@
 
 #include "tensorlib/autograd/accumulate_grad.hpp"
 #include "tensorlib/autograd/adjoint_pass.hpp"
+#include "tensorlib/autograd/cast_backward.hpp"
 #include "tensorlib/autograd/node.hpp"
+#include "tensorlib/autograd/op_backward.hpp"
 #include "tensorlib/autograd/saved_tensor.hpp"
 #include "tensorlib/autograd/second_order_pass.hpp"
 #include "tensorlib/core/any_tensor.hpp"
@@ -225,6 +228,23 @@ class FusedGradBackward final : public Node {
   bool released_ = false;
 };
 
+namespace detail {
+
+/// g * s, recorded as a MulBackward whose backward is the same scaling
+/// (Note [autograd's own arithmetic] in autograd/accumulate_grad.hpp).
+template <Element T>
+Tensor<T> scale_recorded(const Tensor<T>& g, T s) {
+  if (!compute_requires_grad(g)) return ::tensorlib::detail::evaluate(g * s);
+  return record<T>(
+      "MulBackward0", [&] { return ::tensorlib::detail::evaluate(g * s); },
+      [s](const std::vector<Tensor<T>>& grads, const auto&, const std::vector<bool>&) {
+        return std::vector<Tensor<T>>{scale_recorded(grads.at(0), s)};
+      },
+      std::array<SavedTensor<T>, 0>{}, g);
+}
+
+}  // namespace detail
+
 /// The node of one materialized pointwise expression, or of a sum/mean of
 /// one (Note [fused backward]).
 template <class E>
@@ -271,7 +291,7 @@ class FusedBackward final : public Node {
     // and the pass itself records as a FusedGradBackward (Note [second order]).
     Tensor<T> g = grads.at(0).as<T>();
     if (grad_view_) g = g.reshape(*grad_view_);
-    if (scale_ != 1.0) g = Tensor<T>(g * static_cast<T>(scale_));
+    if (scale_ != 1.0) g = detail::scale_recorded(g, static_cast<T>(scale_));
     std::vector<Tensor<T>> outs;
     for (std::size_t l = 0; l < lane_shapes_.size(); ++l)
       outs.push_back(empty<T>(expr_->shape(), {.device = g.device()}));

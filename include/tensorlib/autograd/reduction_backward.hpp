@@ -39,6 +39,20 @@ Tensor<value_type_t<E>> reduce_and_record(const E& x, const DimList& dims, bool 
   const Shape shape = x.shape();
   const uint32_t mask = ::tensorlib::detail::reduce_mask(dims, shape.size(), name);
   const double n = static_cast<double>(::tensorlib::detail::reduced_count(shape, mask));
+  if constexpr (is_tensor_v<E>) {
+    // A bare tensor (sum_to_size in every backward pass) gets a light node
+    // whose backward is a view (Note [autograd's own arithmetic]).
+    using T = value_type_t<E>;
+    const Shape kept = ::tensorlib::detail::reduced_shape(shape, mask, true);
+    const T scale = Mean ? static_cast<T>(1.0 / n) : T(1);
+    auto formula = [kept, shape, scale](const std::vector<Tensor<T>>& g, const auto&, const std::vector<bool>&) {
+      Tensor<T> grad = g.at(0).reshape(kept);
+      if (scale != T(1)) grad = scale_recorded(grad, scale);
+      return std::vector<Tensor<T>>{grad.expand(shape)};
+    };
+    return record<T>(
+        Mean ? "MeanBackward" : "SumBackward", [&] { return out; }, formula, std::array<SavedTensor<T>, 0>{}, x);
+  }
   auto node =
       std::make_shared<FusedBackward<E>>(x, Mean ? "MeanBackward" : "SumBackward",
                                          ::tensorlib::detail::reduced_shape(shape, mask, true), Mean ? 1.0 / n : 1.0);

@@ -13,6 +13,14 @@
 #include "tensorlib/ops/views.hpp"
 
 namespace tensorlib {
+namespace autograd {
+
+/// The recording form of a conversion between floating element types
+/// (autograd/cast_backward.hpp).
+template <Element To, Element From>
+Tensor<To> cast_recorded(const Tensor<From>& x);
+
+}  // namespace autograd
 
 template <Element T>
 Tensor<T> Tensor<T>::contiguous() const {
@@ -108,10 +116,9 @@ Tensor<U> Tensor<T>::to() const {
   if constexpr (std::is_same_v<T, U>) {
     return *this;
   } else {
-    if constexpr (is_floating<U>) {
-      // Between floating types the cast is a one-leaf fused expression,
-      // which records (its tangent converts with the value).
-      if (detail::records_grad(*this)) return Tensor<U>(as_node<U>(*this));
+    if constexpr (is_floating<U> && is_floating<T>) {
+      // Recorded as a light node (Note [autograd's own arithmetic]).
+      if (detail::records_grad(*this)) return autograd::cast_recorded<U>(*this);
     }
     stats::detail::count_copy();
     return detail::evaluate(as_node<U>(*this));

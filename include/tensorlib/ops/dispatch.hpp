@@ -29,6 +29,7 @@
 #endif
 #if defined(__CUDACC__)
 #include "tensorlib/backend/cuda/for_each.hpp"
+#include "tensorlib/backend/cuda/philox_fill.hpp"
 #include "tensorlib/backend/cuda/pointwise.hpp"
 #include "tensorlib/backend/cuda/reduce.hpp"
 #include "tensorlib/backend/cuda/softmax.hpp"
@@ -146,6 +147,31 @@ void dispatch_fill(const Tensor<T>& out, T value) {
       const auto n = static_cast<std::size_t>(out.numel());
       const std::unique_ptr<T[]> host(new T[n]);
       std::fill_n(host.get(), n, value);
+      dispatch_copy_bytes(out.data_ptr(), out.device(), host.get(), Device(kCPU), n * sizeof(T), false);
+      return;
+    }
+  }
+}
+
+/// Fills the contiguous tensor `out` from the Philox stream (seed, offset)
+/// with lane functor `value` (ops/random.hpp), on `out`'s device.
+template <Element T, class F>
+void dispatch_random(const Tensor<T>& out, uint64_t seed, uint64_t offset, const F& value) {
+  switch (out.device().type) {
+    case DeviceType::CPU:
+      cpu::philox_fill(out.data_ptr(), out.numel(), seed, offset, value);
+      return;
+    case DeviceType::CUDA: {
+#if defined(__CUDACC__)
+      (void)cuda::detail::philox_fill_registered<T, F>;
+#endif
+      if (auto* kernel = cuda::detail::philox_fill_kernel<T, F>)
+        return kernel(out.data_ptr(), out.numel(), seed, offset, value, out.device().index);
+      // No nvcc translation unit has drawn these: drawn on the host and
+      // copied (the same numbers, slower).
+      const auto n = static_cast<std::size_t>(out.numel());
+      const std::unique_ptr<T[]> host(new T[n]);
+      cpu::philox_fill(host.get(), out.numel(), seed, offset, value);
       dispatch_copy_bytes(out.data_ptr(), out.device(), host.get(), Device(kCPU), n * sizeof(T), false);
       return;
     }

@@ -142,12 +142,11 @@ bool inplace_through(const Tensor<T>& self, const char* op, bool other_requires_
   return false;
 }
 
-/// Writes `src` (broadcast and converted to T) into the memory of `dst`,
-/// alias-safely (Note [alias-safe writes]). `op` names the caller in errors.
-/// On an error raised while writing (integer division by zero), elements
-/// already written keep their new values (the basic guarantee).
+/// The checks of a write of `src` into `dst` (shapes, devices, internal
+/// overlap); true when `src` reads memory of `dst` other than the elements
+/// each output element overwrites (Note [alias-safe writes]).
 template <Element T, Expression E>
-void write_into(const Tensor<T>& dst, const E& src, const char* op) {
+bool check_write(const Tensor<T>& dst, const E& src, const char* op) {
   const Shape shape = broadcast_shapes(dst.sizes(), src.shape(), op);
   detail::check<ShapeError>(shape == dst.sizes(), op, ": output with shape ", dst.sizes(),
                             " doesn't match the broadcast shape ", shape);
@@ -160,18 +159,42 @@ void write_into(const Tensor<T>& dst, const E& src, const char* op) {
     const auto [b0, b1] = byte_range(dst);
     overlap = a0 < b1 && b0 < a1;
   });
-  bool src_requires_grad = false;
-  for_each_tensor(src, [&](const auto& leaf) { src_requires_grad = src_requires_grad || leaf.requires_grad(); });
-  if constexpr (is_floating<T> && !is_dual_tag(scalar_type_of<T>)) {
-    if (is_grad_enabled() && (in_graph(dst) || src_requires_grad))
-      return autograd::write_recorded(dst, src, op);  // Note [in-place on graph tensors]
-  }
+  return overlap;
+}
+
+/// The write itself, once `check_write` has passed: never recorded.
+template <Element T, Expression E>
+void write_checked(const Tensor<T>& dst, const E& src, const char* op, bool overlap, bool src_requires_grad) {
   begin_inplace(dst, op, src_requires_grad);
   const auto node = as_node<T>(src);
   if (overlap)
     dispatch_pointwise(dst, evaluate(node));
   else
     dispatch_pointwise(dst, node);
+}
+
+/// Writes `src` (broadcast and converted to T) into the memory of `dst`,
+/// alias-safely (Note [alias-safe writes]). `op` names the caller in errors.
+/// On an error raised while writing (integer division by zero), elements
+/// already written keep their new values (the basic guarantee).
+template <Element T, Expression E>
+void write_into(const Tensor<T>& dst, const E& src, const char* op) {
+  const bool overlap = check_write(dst, src, op);
+  bool src_requires_grad = false;
+  for_each_tensor(src, [&](const auto& leaf) { src_requires_grad = src_requires_grad || leaf.requires_grad(); });
+  if constexpr (is_floating<T> && !is_dual_tag(scalar_type_of<T>)) {
+    if (is_grad_enabled() && (in_graph(dst) || src_requires_grad))
+      return autograd::write_recorded(dst, src, op);  // Note [in-place on graph tensors]
+  }
+  write_checked(dst, src, op, overlap, src_requires_grad);
+}
+
+/// `write_into` for a caller that records nothing (autograd's own gradient
+/// accumulation, Note [autograd's own arithmetic]): it does not instantiate
+/// the recorded path. Call it with grad mode off.
+template <Element T, Expression E>
+void write_unrecorded(const Tensor<T>& dst, const E& src, const char* op) {
+  write_checked(dst, src, op, check_write(dst, src, op), false);
 }
 
 }  // namespace detail

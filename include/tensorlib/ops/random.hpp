@@ -13,15 +13,20 @@
 #include <numeric>
 #include <vector>
 
-#include "tensorlib/backend/cpu/thread_pool.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/generator.hpp"
+#include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/philox.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/core/tensor_options.hpp"
+#include "tensorlib/expr/build.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/expr/operators.hpp"
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/dispatch.hpp"
+#include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/reduce.hpp"
 
 namespace tensorlib {
 namespace detail {
@@ -45,6 +50,8 @@ TENSORLIB_HOST_DEVICE inline uint64_t mul_high(uint64_t a, uint64_t b) {
 /// Standard normal value for lane `lane` of a block (Box-Muller in double).
 /// float: lanes 2p and 2p+1 share words 2p (radius) and 2p+1 (angle).
 /// double: lanes 0 and 1 share 53-bit uniforms from words (0,1) and (2,3).
+/// On the GPU, CUDA's log/cos/sin (1 ulp in double) stand in for the C
+/// library's, so a double may differ from the CPU's in its last bit.
 template <class T>
 TENSORLIB_HOST_DEVICE inline T normal_lane(const PhiloxBlock& w, int lane) {
   double u1, u2;
@@ -56,38 +63,69 @@ TENSORLIB_HOST_DEVICE inline T normal_lane(const PhiloxBlock& w, int lane) {
     u1 = uniform_double(w[0], w[1]) + 0x1p-53;
     u2 = uniform_double(w[2], w[3]);
   }
+#if defined(__CUDA_ARCH__)
+  const double r = ::sqrt(-2.0 * ::log(u1));
+  return static_cast<T>(lane % 2 == 0 ? r * ::cos(kTwoPi * u2) : r * ::sin(kTwoPi * u2));
+#else
   const double r = std::sqrt(-2.0 * std::log(u1));
   return static_cast<T>(lane % 2 == 0 ? r * std::cos(kTwoPi * u2) : r * std::sin(kTwoPi * u2));
+#endif
 }
 
-/// Fills a new contiguous CPU tensor: element i is value(block, lane) with
-/// block = start + i / per_block and lane = i % per_block.
-template <Element T, class F>
-Tensor<T> random_tensor(const Shape& sizes, TensorOptions options, Generator& gen, int64_t per_block, const char* op,
-                        F value) {
-  if (!options.device.is_cpu()) {
-    // The same numbers as on the CPU for the same generator state, drawn on
-    // the host and copied (a Philox kernel is still to come).
-    const Device device = options.device;
-    const bool grad = options.requires_grad;
-    options.device = Device(kCPU);
-    options.requires_grad = false;
-    auto t = random_tensor<T>(sizes, options, gen, per_block, op, value).to(device);
-    if (grad) t.requires_grad_();
-    return t;
+// The lane functors of the random ops: named types (not lambdas), so that
+// the same type names the CUDA kernel in every translation unit (Note
+// [kernels across translation units]).
+
+/// `rand`: float from word l, double from words 2l, 2l + 1.
+template <class T>
+struct UniformLane {
+  static constexpr int kPerBlock = sizeof(T) == 4 ? 4 : 2;
+  TENSORLIB_HOST_DEVICE T operator()(const PhiloxBlock& w, int l) const {
+    if constexpr (sizeof(T) == 4)
+      return uniform_float(w[l]);
+    else
+      return uniform_double(w[2 * l], w[2 * l + 1]);
   }
+};
+
+/// `randn`.
+template <class T>
+struct NormalLane {
+  static constexpr int kPerBlock = sizeof(T) == 4 ? 4 : 2;
+  TENSORLIB_HOST_DEVICE T operator()(const PhiloxBlock& w, int l) const { return normal_lane<T>(w, l); }
+};
+
+/// `randint`: low + the 64-bit word (2l, 2l + 1) scaled onto the range.
+template <class T>
+struct IntegerLane {
+  static constexpr int kPerBlock = 2;
+  uint64_t low, range;
+  TENSORLIB_HOST_DEVICE T operator()(const PhiloxBlock& w, int l) const {
+    const uint64_t r = (uint64_t{w[2 * l]} << 32) | w[2 * l + 1];
+    return static_cast<T>(static_cast<int64_t>(low + mul_high(r, range)));
+  }
+};
+
+/// `randperm`'s sort keys: the 64-bit word (2l, 2l + 1).
+struct KeyLane {
+  static constexpr int kPerBlock = 2;
+  TENSORLIB_HOST_DEVICE int64_t operator()(const PhiloxBlock& w, int l) const {
+    return static_cast<int64_t>((uint64_t{w[2 * l]} << 32) | w[2 * l + 1]);
+  }
+};
+
+/// A new contiguous tensor on `options.device` whose element i is
+/// value(block, lane), block = the generator's next block + i / kPerBlock
+/// and lane = i % kPerBlock: the same numbers on every device.
+template <Element T, class F>
+Tensor<T> random_tensor(const Shape& sizes, TensorOptions options, Generator& gen, F value) {
+  const bool grad = options.requires_grad;
+  options.requires_grad = false;
   auto t = empty<T>(sizes, options);
-  const int64_t n = t.numel();
-  const int64_t blocks = (n + per_block - 1) / per_block;
+  const int64_t blocks = (t.numel() + F::kPerBlock - 1) / F::kPerBlock;
   const auto state = gen.reserve(static_cast<uint64_t>(blocks));
-  T* p = t.data_ptr();
-  cpu::parallel_for(0, blocks, 1024, [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) {
-      const PhiloxBlock block = philox_block(state.seed, state.offset + static_cast<uint64_t>(b));
-      for (int64_t lane = 0; lane < per_block && b * per_block + lane < n; ++lane)
-        p[b * per_block + lane] = value(block, static_cast<int>(lane));
-    }
-  });
+  dispatch_random(t, state.seed, state.offset, value);
+  if (grad) t.requires_grad_();
   return t;
 }
 
@@ -99,14 +137,7 @@ template <Element T = float>
 Tensor<T> rand(const Shape& sizes, Generator& gen, TensorOptions options = {}) {
   static_assert(is_floating<T>, "tl::rand: the element type must be floating point");
   check_sizes(sizes, "rand");
-  if constexpr (sizeof(T) == 4) {
-    return detail::random_tensor<T>(sizes, options, gen, 4, "rand",
-                                    [](const PhiloxBlock& w, int l) { return detail::uniform_float(w[l]); });
-  } else {
-    return detail::random_tensor<T>(sizes, options, gen, 2, "rand", [](const PhiloxBlock& w, int l) {
-      return detail::uniform_double(w[2 * l], w[2 * l + 1]);
-    });
-  }
+  return detail::random_tensor<T>(sizes, options, gen, detail::UniformLane<T>{});
 }
 /// `rand` from the default generator (`tl::manual_seed` seeds it).
 template <Element T = float>
@@ -120,8 +151,7 @@ template <Element T = float>
 Tensor<T> randn(const Shape& sizes, Generator& gen, TensorOptions options = {}) {
   static_assert(is_floating<T>, "tl::randn: the element type must be floating point");
   check_sizes(sizes, "randn");
-  return detail::random_tensor<T>(sizes, options, gen, sizeof(T) == 4 ? 4 : 2, "randn",
-                                  [](const PhiloxBlock& w, int l) { return detail::normal_lane<T>(w, l); });
+  return detail::random_tensor<T>(sizes, options, gen, detail::NormalLane<T>{});
 }
 /// `randn` from the default generator (`tl::manual_seed` seeds it).
 template <Element T = float>
@@ -157,10 +187,7 @@ Tensor<T> randint(int64_t low, int64_t high, const Shape& sizes, Generator& gen,
                               "randint: the range [", low, ", ", high, ") does not fit in ", DTypeTraits<T>::name);
   }
   const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
-  return detail::random_tensor<T>(sizes, options, gen, 2, "randint", [=](const PhiloxBlock& w, int l) {
-    const uint64_t r = (uint64_t{w[2 * l]} << 32) | w[2 * l + 1];
-    return static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(low) + detail::mul_high(r, range)));
-  });
+  return detail::random_tensor<T>(sizes, options, gen, detail::IntegerLane<T>{static_cast<uint64_t>(low), range});
 }
 /// `randint` from the default generator.
 template <Element T = int64_t>
@@ -178,9 +205,7 @@ Tensor<T> randint(int64_t high, const Shape& sizes, TensorOptions options = {}) 
 template <Element T = int64_t>
 Tensor<T> randperm(int64_t n, Generator& gen, TensorOptions options = {}) {
   detail::check<ValueError>(n >= 0, "randperm: n must be non-negative, got ", n);
-  const auto keys = detail::random_tensor<int64_t>(Shape{n}, {}, gen, 2, "randperm", [](const PhiloxBlock& w, int l) {
-    return static_cast<int64_t>((uint64_t{w[2 * l]} << 32) | w[2 * l + 1]);
-  });
+  const auto keys = detail::random_tensor<int64_t>(Shape{n}, {}, gen, detail::KeyLane{});
   const int64_t* k = keys.data_ptr();
   std::vector<int64_t> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), int64_t{0});
@@ -197,25 +222,47 @@ Tensor<T> randperm(int64_t n, TensorOptions options = {}) {
   return randperm<T>(n, default_generator(), options);
 }
 
+namespace detail {
+
+/// Throws unless every element of the CPU tensor `p` is in [0, 1].
+template <Element T>
+void check_probabilities(const Tensor<T>& p) {
+  const auto probs = p.contiguous();
+  const T* pp = probs.data_ptr();
+  for (int64_t i = 0; i < probs.numel(); ++i)
+    check<ValueError>(pp[i] >= 0 && pp[i] <= 1, "bernoulli: all elements of p must be in [0, 1], got ", pp[i]);
+}
+
+/// (u < p) as T, u drawn by `rand` on p's device: one fused pass, not
+/// recorded (bernoulli has no gradient).
+template <Element T, class P>
+Tensor<T> bernoulli_draw(const Shape& sizes, Device device, const P& p, Generator& gen) {
+  const auto u = rand<T>(sizes, gen, {.device = device});
+  NoGradGuard no_grad;
+  return evaluate(as_node<T>(u < p));
+}
+
+}  // namespace detail
+
 /// 1 with probability p[i], else 0, using the uniform stream of `rand`.
 template <Element T>
 Tensor<T> bernoulli(const Tensor<T>& p, Generator& gen = default_generator()) {
   static_assert(is_floating<T>, "tl::bernoulli: probabilities must be floating point");
-  detail::check_cpu(p, "bernoulli");
-  const auto probs = p.contiguous();
-  const T* pp = probs.data_ptr();
-  for (int64_t i = 0; i < probs.numel(); ++i)
-    detail::check<ValueError>(pp[i] >= 0 && pp[i] <= 1, "bernoulli: all elements of p must be in [0, 1], got ", pp[i]);
-  const auto u = rand<T>(p.sizes(), gen, {.device = p.device()});
-  T* up = u.data_ptr();
-  for (int64_t i = 0; i < u.numel(); ++i) up[i] = up[i] < pp[i] ? T(1) : T(0);
-  return u;
+  if (p.is_cpu()) {
+    detail::check_probabilities(p);
+  } else {
+    // Checked on the device; the offending value is looked up only to report it.
+    NoGradGuard no_grad;
+    if (any(logical_not(logical_and(p >= T(0), p <= T(1)))).item()) detail::check_probabilities(p.cpu());
+  }
+  return detail::bernoulli_draw<T>(p.sizes(), p.device(), p, gen);
 }
 /// 1 with probability p, else 0.
 template <Element T = float>
 Tensor<T> bernoulli(const Shape& sizes, double p, Generator& gen = default_generator(), TensorOptions options = {}) {
   detail::check<ValueError>(p >= 0 && p <= 1, "bernoulli: p must be in [0, 1], got ", p);
-  return bernoulli(full<T>(sizes, static_cast<T>(p), options), gen);
+  check_sizes(sizes, "bernoulli");
+  return detail::bernoulli_draw<T>(sizes, options.device, static_cast<T>(p), gen);
 }
 
 /// Random tensors with the shape, device and element type of `like`, from the default generator.

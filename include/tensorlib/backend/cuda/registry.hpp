@@ -44,6 +44,13 @@ inline void (*for_each_kernel)(const F& f, int64_t n, int device, P... ptrs) = n
 template <bool Log, class T>
 inline void (*softmax_kernel)(const T* x, T* y, int64_t rows, int64_t cols, int device) = nullptr;
 
+/// Fills n contiguous elements from a Philox stream with lane functor F
+/// (see backend/cuda/philox_fill.hpp); null until an nvcc translation unit
+/// registers it.
+template <class T, class F>
+inline void (*philox_fill_kernel)(T* out, int64_t n, uint64_t seed, uint64_t offset, const F& value,
+                                  int device) = nullptr;
+
 /// One buffer list of a multi-tensor loop (Note [multi-tensor steps] in
 /// optim/step_batch.hpp): the functor, the element count and the buffers
 /// (of types P..., stored untyped so the item stays trivially copyable).
