@@ -13,9 +13,10 @@
 #include "tensorlib/tensorlib.hpp"
 
 namespace fad = tl::autograd::forward_ad;
-using D1 = tl::Dual<double, 1>;
 
 namespace {
+
+using D1 = tl::Dual<double, 1>;
 
 tl::Tensor<double> uniform(const tl::Shape& shape, double lo, double hi, tl::Generator& gen) {
   return tl::Tensor<double>(tl::rand(shape, gen).to<double>() * (hi - lo) + lo);
