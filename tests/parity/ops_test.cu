@@ -1,9 +1,10 @@
 // Operations on the GPU against the same operations on the CPU: copies,
 // fused chains (one kernel each, by the counters), broadcast and strided
-// operands, reductions of expressions, matrix products, factories and random
-// numbers. Tolerances: exact where both sides compute the same operations
-// in the same order; reductions 1e-5 relative in float (different summation
-// order, both accumulating in double); products 1e-5 (cuBLAS vs our GEMM).
+// operands, reductions of expressions, matrix products, factories, random
+// numbers, gathers and scatters. Tolerances: exact where both sides compute
+// the same operations in the same order; reductions and atomic float sums
+// 1e-5 relative in float (different summation order); products 1e-5 (cuBLAS
+// vs our GEMM).
 
 #include <doctest/doctest.h>
 
@@ -269,4 +270,60 @@ TEST_CASE("CUDA: factories and random numbers equal the CPU's for the same seed"
   CHECK_THROWS_WITH_AS(tl::bernoulli(tl::Tensor<float>(p.cuda() + 1.5f), g1),
                        doctest::Contains("all elements of p must be in [0, 1]"), tl::ValueError);
   CHECK(g1.get_state() == g2.get_state());
+}
+
+TEST_CASE("CUDA: gather, index_select and scatters match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(9);
+  const auto x = tl::randn({64, 33, 5}, g);
+  const auto gx = x.cuda();
+  // gather along each dimension, with an index smaller than x elsewhere and
+  // a transposed (strided) input.
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    CAPTURE(dim);
+    const auto index = tl::randint(0, x.size(dim), {40, 20, 4}, g);
+    check_parity(tl::gather(gx, dim, index.cuda()), tl::gather(x, dim, index), 0, 0, "gather");
+    const auto vec = tl::randint(0, x.size(dim), {50}, g);
+    check_parity(tl::index_select(gx, dim, vec.cuda()), tl::index_select(x, dim, vec), 0, 0, "index_select");
+  }
+  const auto xt = x.transpose(0, 2);
+  const auto it = tl::randint(0, xt.size(1), {5, 7, 64}, g);
+  check_parity(tl::gather(gx.transpose(0, 2), 1, it.cuda()), tl::gather(xt, 1, it), 0, 0, "gather of a view");
+  const auto ints = tl::randint(-100, 100, {30, 30}, g);
+  const auto ii = tl::randint(0, 30, {30, 10}, g);
+  check_parity(tl::gather(ints.cuda(), 1, ii.cuda()), tl::gather(ints, 1, ii), 0, 0, "gather int64");
+
+  // scatter with distinct indices per row (a permutation's prefix): exact.
+  const auto perm = tl::stack({tl::randperm(33, g), tl::randperm(33, g), tl::randperm(33, g)}).narrow(1, 0, 20);
+  const auto src = tl::randn({3, 20}, g);
+  const auto base = tl::randn({3, 33}, g);
+  check_parity(tl::scatter(base.cuda(), 1, perm.cuda(), src.cuda()), tl::scatter(base, 1, perm, src), 0, 0, "scatter");
+  check_parity(tl::scatter(base.cuda(), 1, perm.cuda(), 2.5f), tl::scatter(base, 1, perm, 2.5f), 0, 0, "scatter value");
+  // Repeated indices accumulate atomically: any order, so a tolerance for
+  // float sums; int64 sums are exact.
+  const auto rep = tl::randint(0, 5, {3, 200}, g);
+  const auto many = tl::randn({3, 200}, g);
+  check_parity(tl::scatter_add(base.cuda(), 1, rep.cuda(), many.cuda()), tl::scatter_add(base, 1, rep, many), 1e-5,
+               1e-5, "scatter_add");
+  const auto isrc = tl::randint(-1000, 1000, {3, 200}, g);
+  const auto ibase = tl::randint(-1000, 1000, {3, 33}, g);
+  check_parity(tl::scatter_add(ibase.cuda(), 1, rep.cuda(), isrc.cuda()), tl::scatter_add(ibase, 1, rep, isrc), 0, 0,
+               "scatter_add int64");
+  for (const bool include_self : {true, false}) {
+    CAPTURE(include_self);
+    check_parity(tl::scatter_reduce(base.cuda(), 1, rep.cuda(), many.cuda(), "mean", include_self),
+                 tl::scatter_reduce(base, 1, rep, many, "mean", include_self), 1e-5, 1e-5, "scatter_reduce mean");
+    check_parity(tl::scatter_reduce(base.cuda(), 1, rep.cuda(), many.cuda(), "sum", include_self),
+                 tl::scatter_reduce(base, 1, rep, many, "sum", include_self), 1e-5, 1e-5, "scatter_reduce sum");
+  }
+  // Errors: an index out of range (found by the device check), and the
+  // reductions the GPU kernel lacks.
+  const auto bad = tl::tensor({{0, 40}});
+  CHECK_THROWS_WITH_AS(tl::gather(gx, 1, bad.cuda()),
+                       "gather(): index 40 is out of bounds for dimension 1 with size 33", tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::index_select(gx, 0, tl::tensor({-1}).cuda()),
+                       "index_select(): index -1 is out of bounds for dimension 0 with size 64", tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::scatter_reduce(base.cuda(), 1, rep.cuda(), many.cuda(), "amax"),
+                       doctest::Contains("reduce='amax' on CUDA tensors of float32 is not implemented yet"),
+                       tl::NotImplementedError);
 }

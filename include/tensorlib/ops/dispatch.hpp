@@ -7,6 +7,7 @@
 /// else gets a clear error instead of a silent host loop over device memory.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "tensorlib/backend/cpu/gemm.hpp"
 #include "tensorlib/backend/cpu/pointwise.hpp"
 #include "tensorlib/backend/cpu/softmax.hpp"
+#include "tensorlib/backend/cpu/strided_loop.hpp"
 #include "tensorlib/backend/cuda/registry.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -29,6 +31,7 @@
 #endif
 #if defined(__CUDACC__)
 #include "tensorlib/backend/cuda/for_each.hpp"
+#include "tensorlib/backend/cuda/for_each_offsets.hpp"
 #include "tensorlib/backend/cuda/philox_fill.hpp"
 #include "tensorlib/backend/cuda/pointwise.hpp"
 #include "tensorlib/backend/cuda/reduce.hpp"
@@ -150,6 +153,26 @@ void dispatch_fill(const Tensor<T>& out, T value) {
       dispatch_copy_bytes(out.data_ptr(), out.device(), host.get(), Device(kCPU), n * sizeof(T), false);
       return;
     }
+  }
+}
+
+/// Calls f(offsets) for every element of `shape`, offsets[k] being its
+/// offset under strides[k], on `device` (gathers and scatters: f is a named
+/// functor, ops/gather_scatter.hpp). The CPU visits elements in row-major
+/// order; the GPU in no particular order.
+template <std::size_t N, class F>
+void dispatch_offsets(Device device, const Shape& shape, const std::array<Shape, N>& strides, const F& f,
+                      const char* op) {
+  switch (device.type) {
+    case DeviceType::CPU:
+      cpu::for_each_offsets<N>(shape, strides, f);
+      return;
+    case DeviceType::CUDA:
+#if defined(__CUDACC__)
+      (void)cuda::detail::offsets_registered<N, F>;
+#endif
+      if (auto* kernel = cuda::detail::offsets_kernel<N, F>) return kernel(shape, strides, f, device.index);
+      no_cuda_backend(op);
   }
 }
 

@@ -16,6 +16,8 @@
 /// the error that says to compile that file with nvcc. Host-only code
 /// never includes a CUDA header.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -50,6 +52,13 @@ inline void (*softmax_kernel)(const T* x, T* y, int64_t rows, int64_t cols, int 
 template <class T, class F>
 inline void (*philox_fill_kernel)(T* out, int64_t n, uint64_t seed, uint64_t offset, const F& value,
                                   int device) = nullptr;
+
+/// Runs functor F over the elements of a shape with their offsets in N
+/// strided operands (see backend/cuda/for_each_offsets.hpp; gathers and
+/// scatters); null until an nvcc translation unit registers it.
+template <std::size_t N, class F>
+inline void (*offsets_kernel)(const Shape& shape, const std::array<Shape, N>& strides, const F& f,
+                              int device) = nullptr;
 
 /// One buffer list of a multi-tensor loop (Note [multi-tensor steps] in
 /// optim/step_batch.hpp): the functor, the element count and the buffers
