@@ -1,8 +1,9 @@
 // The CUDA runtime layer from a translation unit compiled by the host
 // compiler (TENSORLIB_CUDA, no nvcc): availability, the errors a machine
 // without a GPU gives (these run in CI), and on a GPU the caching
-// allocator, pinned host memory, streams, events, copies, cuBLAS products,
-// and the error for a fused expression that no nvcc translation unit compiled.
+// allocator (record_stream too), pinned host memory, streams, events,
+// copies, cuBLAS products, and the error for a fused expression that no
+// nvcc translation unit compiled.
 
 #include <doctest/doctest.h>
 
@@ -76,6 +77,69 @@ TEST_CASE("CUDA allocator: freed blocks are reused without cudaMalloc, stats and
   tl::cuda::empty_cache();
   CHECK(tl::cuda::memory_reserved() < reserved);
   CHECK(tl::cuda::memory_reserved() >= tl::cuda::memory_allocated());
+}
+
+TEST_CASE("CUDA allocator: record_stream keeps a freed block until the other stream's work is done") {
+  if (no_gpu()) return;
+  tl::cuda::synchronize();
+  tl::cuda::empty_cache();  // no cached blocks: x and y below share one fresh 2 MiB segment
+  // Hold a side stream with a host callback until the test releases it, so
+  // the work "using" the tensor there is certainly still pending.
+  static std::atomic<bool> release{false};
+  release = false;
+  // Whatever happens, the held stream is let go (else the run hangs).
+  struct Release {
+    ~Release() { release = true; }
+  } let_go;
+  const auto side = tl::cuda::Stream::create();
+  const int64_t base = tl::cuda::memory_allocated();
+  const void* first = nullptr;
+  {
+    const auto x = tl::empty<float>({1 << 18}, {.device = tl::kCUDA});  // 1 MiB, on the default stream
+    first = x.data_ptr();
+    tl::cuda::detail::check(cudaLaunchHostFunc(
+                                side.handle(),
+                                [](void*) {
+                                  while (!release) std::this_thread::yield();
+                                },
+                                nullptr),
+                            "cudaLaunchHostFunc");
+    tl::cuda::record_stream(x, side);
+    tl::cuda::record_stream(x, side);  // noting a stream twice is harmless
+    // Its own stream: nothing to note.
+    tl::cuda::record_stream(x, tl::cuda::current_stream());
+  }  // x freed while the side stream is held
+  // Counted as freed at once, as in PyTorch.
+  CHECK(tl::cuda::memory_allocated() == base);
+  {
+    const auto y = tl::empty<float>({1 << 18}, {.device = tl::kCUDA});
+    CHECK(y.data_ptr() != first);  // the pending block was not handed out
+    release = true;
+    side.synchronize();
+    // Back in the pool once the side stream passed the event: the only free
+    // block that fits.
+    const auto z = tl::empty<float>({1 << 18}, {.device = tl::kCUDA});
+    CHECK(z.data_ptr() == first);
+  }
+  // A pending block is waited for and released by empty_cache.
+  release = false;
+  {
+    const auto w = tl::empty<float>({1 << 18}, {.device = tl::kCUDA});
+    tl::cuda::detail::check(cudaLaunchHostFunc(
+                                side.handle(),
+                                [](void*) {
+                                  while (!release) std::this_thread::yield();
+                                },
+                                nullptr),
+                            "cudaLaunchHostFunc");
+    tl::cuda::record_stream(w, side);
+  }
+  release = true;
+  tl::cuda::empty_cache();
+  CHECK(tl::cuda::memory_reserved() >= tl::cuda::memory_allocated());
+  // A CPU tensor has no stream to note.
+  CHECK_THROWS_WITH_AS(tl::cuda::record_stream(tl::zeros<float>({2}), side),
+                       doctest::Contains("record_stream: expected a CUDA tensor"), tl::DeviceError);
 }
 
 TEST_CASE("CUDA streams and events: guards, ordering, elapsed time") {

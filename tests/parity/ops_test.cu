@@ -1,12 +1,16 @@
 // Operations on the GPU against the same operations on the CPU: copies,
 // fused chains (one kernel each, by the counters), broadcast and strided
-// operands, reductions of expressions, matrix products, factories and random
-// numbers. Tolerances: exact where both sides compute the same operations
-// in the same order; reductions 1e-5 relative in float (different summation
-// order, both accumulating in double); products 1e-5 (cuBLAS vs our GEMM).
+// operands, reductions of expressions, matrix products, factories, random
+// numbers, gathers and scatters, sorts, scans and unique. Tolerances: exact
+// where both sides compute the same operations in the same order;
+// reductions and atomic float sums 1e-5 relative in float (different
+// summation order); products 1e-5 (cuBLAS vs our GEMM); scans of long lines
+// as stated in their test.
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstddef>
 #include <limits>
 #include <string>
 
@@ -269,4 +273,205 @@ TEST_CASE("CUDA: factories and random numbers equal the CPU's for the same seed"
   CHECK_THROWS_WITH_AS(tl::bernoulli(tl::Tensor<float>(p.cuda() + 1.5f), g1),
                        doctest::Contains("all elements of p must be in [0, 1]"), tl::ValueError);
   CHECK(g1.get_state() == g2.get_state());
+}
+
+TEST_CASE("CUDA: gather, index_select and scatters match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(9);
+  const auto x = tl::randn({64, 33, 5}, g);
+  const auto gx = x.cuda();
+  // gather along each dimension, with an index smaller than x elsewhere and
+  // a transposed (strided) input.
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    CAPTURE(dim);
+    const auto index = tl::randint(0, x.size(dim), {40, 20, 4}, g);
+    check_parity(tl::gather(gx, dim, index.cuda()), tl::gather(x, dim, index), 0, 0, "gather");
+    const auto vec = tl::randint(0, x.size(dim), {50}, g);
+    check_parity(tl::index_select(gx, dim, vec.cuda()), tl::index_select(x, dim, vec), 0, 0, "index_select");
+  }
+  const auto xt = x.transpose(0, 2);
+  const auto it = tl::randint(0, xt.size(1), {5, 7, 64}, g);
+  check_parity(tl::gather(gx.transpose(0, 2), 1, it.cuda()), tl::gather(xt, 1, it), 0, 0, "gather of a view");
+  const auto ints = tl::randint(-100, 100, {30, 30}, g);
+  const auto ii = tl::randint(0, 30, {30, 10}, g);
+  check_parity(tl::gather(ints.cuda(), 1, ii.cuda()), tl::gather(ints, 1, ii), 0, 0, "gather int64");
+
+  // scatter with distinct indices per row (a permutation's prefix): exact.
+  const auto perm = tl::stack({tl::randperm(33, g), tl::randperm(33, g), tl::randperm(33, g)}).narrow(1, 0, 20);
+  const auto src = tl::randn({3, 20}, g);
+  const auto base = tl::randn({3, 33}, g);
+  check_parity(tl::scatter(base.cuda(), 1, perm.cuda(), src.cuda()), tl::scatter(base, 1, perm, src), 0, 0, "scatter");
+  check_parity(tl::scatter(base.cuda(), 1, perm.cuda(), 2.5f), tl::scatter(base, 1, perm, 2.5f), 0, 0, "scatter value");
+  // Repeated indices accumulate atomically: any order, so a tolerance for
+  // float sums; int64 sums are exact.
+  const auto rep = tl::randint(0, 5, {3, 200}, g);
+  const auto many = tl::randn({3, 200}, g);
+  check_parity(tl::scatter_add(base.cuda(), 1, rep.cuda(), many.cuda()), tl::scatter_add(base, 1, rep, many), 1e-5,
+               1e-5, "scatter_add");
+  const auto isrc = tl::randint(-1000, 1000, {3, 200}, g);
+  const auto ibase = tl::randint(-1000, 1000, {3, 33}, g);
+  check_parity(tl::scatter_add(ibase.cuda(), 1, rep.cuda(), isrc.cuda()), tl::scatter_add(ibase, 1, rep, isrc), 0, 0,
+               "scatter_add int64");
+  for (const bool include_self : {true, false}) {
+    CAPTURE(include_self);
+    check_parity(tl::scatter_reduce(base.cuda(), 1, rep.cuda(), many.cuda(), "mean", include_self),
+                 tl::scatter_reduce(base, 1, rep, many, "mean", include_self), 1e-5, 1e-5, "scatter_reduce mean");
+    check_parity(tl::scatter_reduce(base.cuda(), 1, rep.cuda(), many.cuda(), "sum", include_self),
+                 tl::scatter_reduce(base, 1, rep, many, "sum", include_self), 1e-5, 1e-5, "scatter_reduce sum");
+  }
+  // Errors: an index out of range (found by the device check), and the
+  // reductions the GPU kernel lacks.
+  const auto bad = tl::tensor({{0, 40}});
+  CHECK_THROWS_WITH_AS(tl::gather(gx, 1, bad.cuda()),
+                       "gather(): index 40 is out of bounds for dimension 1 with size 33", tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::index_select(gx, 0, tl::tensor({-1}).cuda()),
+                       "index_select(): index -1 is out of bounds for dimension 0 with size 64", tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::scatter_reduce(base.cuda(), 1, rep.cuda(), many.cuda(), "amax"),
+                       doctest::Contains("reduce='amax' on CUDA tensors of float32 is not implemented yet"),
+                       tl::NotImplementedError);
+}
+
+TEST_CASE("CUDA: sort, argsort, msort and topk match the CPU's stable sort") {
+  if (no_gpu()) return;
+  tl::Generator g(10);
+  // Many ties (halves of small integers), NaNs, infinities and both zeros;
+  // the GPU's radix sort is stable, so it matches the CPU's stable=true
+  // exactly, indices included (Note [GPU row sort]).
+  tl::Tensor<float> x = tl::randint(-4, 5, {40, 300, 3}, g).to<float>() * 0.5f;
+  x.narrow(1, 7, 2).fill_(std::numeric_limits<float>::quiet_NaN());
+  x.narrow(1, 11, 1).fill_(-std::numeric_limits<float>::quiet_NaN());
+  x.narrow(1, 20, 3).fill_(-0.0f);
+  x.narrow(1, 30, 1).fill_(std::numeric_limits<float>::infinity());
+  x.narrow(1, 31, 1).fill_(-std::numeric_limits<float>::infinity());
+  const auto gx = x.cuda();
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    for (const bool descending : {false, true}) {
+      CAPTURE(dim);
+      CAPTURE(descending);
+      const auto [gv, gi] = tl::sort(gx, dim, descending, true);
+      const auto [v, i] = tl::sort(x, dim, descending, true);
+      check_parity(gv, v, 0, 0, "sort values");
+      check_parity(gi, i, 0, 0, "sort indices");
+      // The sign of zero survives (values are read back through the indices).
+      const auto gvals = gv.cpu().to_vector(), vals = v.to_vector();
+      bool same_signs = true;
+      for (std::size_t k = 0; k < vals.size(); ++k)
+        same_signs = same_signs && std::signbit(gvals[k]) == std::signbit(vals[k]);
+      CHECK(same_signs);
+      check_parity(tl::argsort(gx, dim, descending, true), tl::argsort(x, dim, descending, true), 0, 0, "argsort");
+    }
+  }
+  check_parity(tl::msort(gx), tl::sort(x, 0, false, true).values, 0, 0, "msort");
+  // One long row (one radix sort), many short rows, double and integers.
+  const auto row = tl::randn({100000}, g);
+  // randn has ties among 100000 floats: stable on both sides.
+  check_parity(tl::sort(row.cuda(), 0, false, true).values, tl::sort(row, 0, false, true).values, 0, 0, "one row");
+  check_parity(tl::sort(row.cuda(), 0, false, true).indices, tl::sort(row, 0, false, true).indices, 0, 0,
+               "one row indices");
+  const auto shortrows = tl::randint(0, 3, {20000, 5}, g);
+  check_parity(tl::sort(shortrows.cuda(), 1, false, true).indices, tl::sort(shortrows, 1, false, true).indices, 0, 0,
+               "short rows");
+  const auto d = tl::randn({33, 65}, g).to<double>();
+  check_parity(tl::sort(d.cuda(), 0, true).values, tl::sort(d, 0, true).values, 0, 0, "double");
+  const tl::Tensor<int32_t> i32 = tl::randint(-50, 50, {100, 257}, g).to<int32_t>();
+  check_parity(tl::sort(i32.cuda(), 1, true, true).indices, tl::sort(i32, 1, true, true).indices, 0, 0, "int32");
+  const tl::Tensor<uint8_t> u8 = tl::randint(0, 256, {70, 90}, g).to<uint8_t>();
+  check_parity(tl::sort(u8.cuda(), 0, false, true).indices, tl::sort(u8, 0, false, true).indices, 0, 0, "uint8");
+  const tl::Tensor<bool> b = tl::randint(0, 2, {9, 100}, g).to<bool>();
+  check_parity(tl::argsort(b.cuda(), 1, false, true), tl::argsort(b, 1, false, true), 0, 0, "bool");
+  CHECK(tl::sort(tl::Tensor<float>(tl::empty<float>({0, 4}).cuda())).values.numel() == 0);
+
+  // topk: distinct values (ties may resolve differently), both directions.
+  const auto y = tl::randn({50, 80, 6}, g);
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    for (const bool largest : {true, false}) {
+      CAPTURE(dim);
+      CAPTURE(largest);
+      const auto [gv, gi] = tl::topk(y.cuda(), 4, dim, largest);
+      const auto [v, i] = tl::topk(y, 4, dim, largest);
+      check_parity(gv, v, 0, 0, "topk values");
+      check_parity(gi, i, 0, 0, "topk indices");
+    }
+  }
+  const auto s = tl::scalar_tensor(3.0f);
+  CHECK(tl::topk(s.cuda(), 1).values.cpu().item() == 3.0f);
+  CHECK_THROWS_AS(tl::topk(y.cuda(), 7, 2), tl::IndexError);
+}
+
+TEST_CASE("CUDA: cumsum, cumprod, cummax and cummin match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(11);
+  // Lines shorter than 128 run as one piece each: the CPU's loop, exactly.
+  // Longer lines are cut into pieces (Note [GPU scans]): sums and products
+  // then round differently (float accumulates in double on both sides), the
+  // running extrema do not.
+  const auto x = tl::randn({300, 40, 70}, g);
+  const tl::Tensor<float> near_one = 1.0f + 0.01f * x;
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    CAPTURE(dim);
+    const double tol = dim == 0 ? 1e-6 : 0.0;
+    check_parity(tl::cumsum(x.cuda(), dim), tl::cumsum(x, dim), tol, tol, "cumsum");
+    check_parity(tl::cumprod(near_one.cuda(), dim), tl::cumprod(near_one, dim), tol, tol, "cumprod");
+    const auto [gv, gi] = tl::cummax(x.cuda(), dim);
+    const auto [v, i] = tl::cummax(x, dim);
+    check_parity(gv, v, 0, 0, "cummax values");
+    check_parity(gi, i, 0, 0, "cummax indices");
+  }
+  // Ties and NaNs move the index forward, over pieces too.
+  tl::Tensor<float> ties = tl::randint(0, 4, {6, 5000}, g).to<float>();
+  ties.narrow(1, 1000, 1).fill_(std::numeric_limits<float>::quiet_NaN());
+  ties.narrow(1, 3000, 2).fill_(std::numeric_limits<float>::quiet_NaN());
+  for (const int64_t dim : {0, 1}) {
+    CAPTURE(dim);
+    const auto [gv, gi] = tl::cummin(ties.cuda(), dim);
+    const auto [v, i] = tl::cummin(ties, dim);
+    check_parity(gv, v, 0, 0, "cummin values");
+    check_parity(gi, i, 0, 0, "cummin indices");
+    check_parity(tl::cummax(ties.cuda(), dim).indices, tl::cummax(ties, dim).indices, 0, 0, "cummax indices");
+  }
+  // One long line (thousands of pieces); integers and bool exactly.
+  const auto line = tl::randn({1000000}, g);
+  check_parity(tl::cumsum(line.cuda(), 0), tl::cumsum(line, 0), 1e-5, 1e-4, "one long line");
+  check_parity(tl::cummax(line.cuda(), 0).indices, tl::cummax(line, 0).indices, 0, 0, "cummax of one long line");
+  const auto ints = tl::randint(-100, 100, {5000, 3}, g);
+  check_parity(tl::cumsum(ints.cuda(), 0), tl::cumsum(ints, 0), 0, 0, "int64 cumsum");
+  const tl::Tensor<bool> flags = tl::randint(0, 2, {4, 3000}, g).to<bool>();
+  check_parity(tl::cumsum(flags.cuda(), 1), tl::cumsum(flags, 1), 0, 0, "bool cumsum");
+  const auto d = tl::randn({2, 20000}, g).to<double>();
+  check_parity(tl::cumsum(d.cuda(), 1), tl::cumsum(d, 1), 1e-12, 1e-10, "double cumsum");
+  CHECK(tl::cumsum(tl::scalar_tensor(2.5f).cuda(), 0).cpu().item() == 2.5f);
+  CHECK(tl::cumsum(tl::Tensor<float>(tl::empty<float>({0, 3}).cuda()), 1).numel() == 0);
+}
+
+TEST_CASE("CUDA: unique and unique_consecutive (flattened) match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(12);
+  tl::Tensor<float> x = tl::randint(-5, 6, {30, 40}, g).to<float>() * 0.5f;
+  x.narrow(1, 3, 1).fill_(std::numeric_limits<float>::quiet_NaN());
+  x.narrow(1, 5, 2).fill_(-0.0f);
+  for (const bool consecutive : {false, true}) {
+    CAPTURE(consecutive);
+    const auto [go, gi, gc] =
+        consecutive ? tl::unique_consecutive(x.cuda(), true, true) : tl::unique(x.cuda(), true, true, true);
+    const auto [o, i, c] = consecutive ? tl::unique_consecutive(x, true, true) : tl::unique(x, true, true, true);
+    check_parity(go, o, 0, 0, "unique values");
+    check_parity(gi, i, 0, 0, "unique inverse");
+    check_parity(gc, c, 0, 0, "unique counts");
+    // The first occurrence of -0.0 and 0.0 is the one kept, on both.
+    const auto gvals = go.cpu().to_vector(), vals = o.to_vector();
+    bool same_signs = gvals.size() == vals.size();
+    for (std::size_t k = 0; same_signs && k < vals.size(); ++k)
+      same_signs = std::signbit(gvals[k]) == std::signbit(vals[k]);
+    CHECK(same_signs);
+  }
+  const auto ints = tl::randint(0, 1000, {100000}, g);
+  const auto [gio, gii, gic] = tl::unique(ints.cuda(), true, true, true);
+  const auto [io, ii, ic] = tl::unique(ints, true, true, true);
+  check_parity(gio, io, 0, 0, "int64 unique");
+  check_parity(gii, ii, 0, 0, "int64 inverse");
+  check_parity(gic, ic, 0, 0, "int64 counts");
+  const tl::Tensor<bool> flags = tl::randint(0, 2, {7, 9}, g).to<bool>();
+  check_parity(tl::unique(flags.cuda()).output, tl::unique(flags).output, 0, 0, "bool unique");
+  CHECK(tl::unique(tl::Tensor<float>(tl::empty<float>({0}).cuda())).output.numel() == 0);
+  CHECK(tl::unique(tl::scalar_tensor(4.0f).cuda(), true, true).inverse_indices.dim() == 0);
 }

@@ -43,6 +43,10 @@ class DataPtr {
 
   void* get() const noexcept { return data_; }
   Device device() const noexcept { return device_; }
+  /// What the allocator handed out with the buffer, and its deleter (an
+  /// allocator recognises its own buffers by the deleter).
+  void* context() const noexcept { return context_; }
+  DeleterFn deleter_fn() const noexcept { return deleter_; }
 
  private:
   void swap(DataPtr& o) noexcept {

@@ -28,6 +28,8 @@ class Storage {
 
   bool defined() const noexcept { return impl_ != nullptr; }
   void* data() const noexcept { return impl_ ? impl_->data.get() : nullptr; }
+  /// The allocator's handle of the buffer (the storage must be defined).
+  const DataPtr& buffer() const noexcept { return impl_->data; }
   int64_t nbytes() const noexcept { return impl_ ? impl_->nbytes : 0; }
   Device device() const noexcept { return impl_ ? impl_->data.device() : Device{}; }
   long use_count() const noexcept { return impl_.use_count(); }

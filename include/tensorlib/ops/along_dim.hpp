@@ -76,10 +76,10 @@ inline Shape moved_last_order(int64_t ndim, int64_t dim) {
   return order;
 }
 
-/// The rows of `x` along `dim` (wrapped; a bad dim throws naming `op`).
+/// The rows of `x` along `dim` (wrapped; a bad dim throws naming `op`), on
+/// x's device.
 template <Element T>
-Rows<T> rows_along(const Tensor<T>& x, int64_t dim, const char* op) {
-  check_cpu(x, op);
+Rows<T> rows_along_on_device(const Tensor<T>& x, int64_t dim, const char* op) {
   Rows<T> r;
   r.ndim = x.dim();
   r.dim = wrap_dim(dim, r.ndim, op);
@@ -95,6 +95,13 @@ Rows<T> rows_along(const Tensor<T>& x, int64_t dim, const char* op) {
   r.length = x.size(r.dim);
   r.count = r.outer.numel();
   return r;
+}
+
+/// The rows of `x` along `dim`, for host loops (a CUDA tensor throws).
+template <Element T>
+Rows<T> rows_along(const Tensor<T>& x, int64_t dim, const char* op) {
+  check_cpu(x, op);
+  return rows_along_on_device(x, dim, op);
 }
 
 /// Puts a contiguous row-layout result of shape `outer + [n]` back in the

@@ -7,6 +7,7 @@
 /// else gets a clear error instead of a silent host loop over device memory.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <utility>
@@ -16,7 +17,9 @@
 #include "tensorlib/backend/cpu/for_each.hpp"
 #include "tensorlib/backend/cpu/gemm.hpp"
 #include "tensorlib/backend/cpu/pointwise.hpp"
+#include "tensorlib/backend/cpu/scan.hpp"
 #include "tensorlib/backend/cpu/softmax.hpp"
+#include "tensorlib/backend/cpu/strided_loop.hpp"
 #include "tensorlib/backend/cuda/registry.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -29,10 +32,13 @@
 #endif
 #if defined(__CUDACC__)
 #include "tensorlib/backend/cuda/for_each.hpp"
+#include "tensorlib/backend/cuda/for_each_offsets.hpp"
 #include "tensorlib/backend/cuda/philox_fill.hpp"
 #include "tensorlib/backend/cuda/pointwise.hpp"
 #include "tensorlib/backend/cuda/reduce.hpp"
+#include "tensorlib/backend/cuda/scan.hpp"
 #include "tensorlib/backend/cuda/softmax.hpp"
+#include "tensorlib/backend/cuda/sort.hpp"
 #endif
 
 #if !TENSORLIB_CUDA_RUNTIME
@@ -153,6 +159,26 @@ void dispatch_fill(const Tensor<T>& out, T value) {
   }
 }
 
+/// Calls f(offsets) for every element of `shape`, offsets[k] being its
+/// offset under strides[k], on `device` (gathers and scatters: f is a named
+/// functor, ops/gather_scatter.hpp). The CPU visits elements in row-major
+/// order; the GPU in no particular order.
+template <std::size_t N, class F>
+void dispatch_offsets(Device device, const Shape& shape, const std::array<Shape, N>& strides, const F& f,
+                      const char* op) {
+  switch (device.type) {
+    case DeviceType::CPU:
+      cpu::for_each_offsets<N>(shape, strides, f);
+      return;
+    case DeviceType::CUDA:
+#if defined(__CUDACC__)
+      (void)cuda::detail::offsets_registered<N, F>;
+#endif
+      if (auto* kernel = cuda::detail::offsets_kernel<N, F>) return kernel(shape, strides, f, device.index);
+      no_cuda_backend(op);
+  }
+}
+
 /// Fills the contiguous tensor `out` from the Philox stream (seed, offset)
 /// with lane functor `value` (ops/random.hpp), on `out`'s device.
 template <Element T, class F>
@@ -217,6 +243,46 @@ void dispatch_softmax_rows(const Tensor<T>& x, const Tensor<T>& y) {
         return kernel(x.data_ptr(), y.data_ptr(), x.numel() / cols, cols, x.device().index);
       no_cuda_backend(Log ? "log_softmax" : "softmax");
     }
+  }
+}
+
+/// Runs scan functor `scan` (ops/scan.hpp) along the middle dimension of a
+/// contiguous [outer, n, inner] layout on `device`: the host loop, or Note
+/// [GPU scans].
+template <class S>
+void dispatch_scan(Device device, const S& scan, int64_t outer, int64_t n, int64_t inner, const char* op) {
+  switch (device.type) {
+    case DeviceType::CPU:
+      cpu::scan_lines(scan, outer, n, inner);
+      return;
+    case DeviceType::CUDA:
+#if defined(__CUDACC__)
+      (void)cuda::detail::scan_registered<S>;
+#endif
+      if (auto* kernel = cuda::detail::scan_kernel<S>) return kernel(scan, outer, n, inner, device.index);
+      no_cuda_backend(op);
+  }
+}
+
+/// Sorts the rows of `rows` (contiguous, [count, length]) into `values` and
+/// `indices` (contiguous, same shape; each element's position in its row),
+/// ascending or descending: `cpu_kernel` on the host, a stable radix sort
+/// on a GPU (Note [GPU row sort]).
+template <Element T, class CpuKernel>
+void dispatch_sort_rows(const Tensor<T>& rows, const Tensor<T>& values, const Tensor<int64_t>& indices, int64_t count,
+                        int64_t length, bool descending, CpuKernel&& cpu_kernel) {
+  switch (rows.device().type) {
+    case DeviceType::CPU:
+      cpu_kernel();
+      return;
+    case DeviceType::CUDA:
+#if defined(__CUDACC__)
+      (void)cuda::detail::sort_registered<T>;
+#endif
+      if (auto* kernel = cuda::detail::sort_kernel<T>)
+        return kernel(rows.data_ptr(), values.data_ptr(), indices.data_ptr(), count, length, descending,
+                      rows.device().index);
+      no_cuda_backend("sort");
   }
 }
 

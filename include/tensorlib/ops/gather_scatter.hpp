@@ -12,15 +12,21 @@
 ///   gather:  out[i][j][k] = self[i][index[i][j][k]][k]
 ///   scatter: self[i][index[i][j][k]][k] = src[i][j][k]
 /// The loops run over `index`'s shape with `self`'s stride along `dim` set to
-/// 0 (cpu::for_each_offsets); the index value times that stride is added.
+/// 0 (detail::dispatch_offsets); the index value times that stride is added.
+/// On a GPU the same functors run as one kernel: indices are checked by a
+/// reduction before it, repeated indices of `scatter` write in no particular
+/// order and accumulate atomically (sum and mean of float, double, int32 and
+/// int64; the other reductions are CPU-only for now), as in PyTorch's CUDA
+/// scatter.
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
-#include "tensorlib/backend/cpu/strided_loop.hpp"
+#include "tensorlib/backend/cuda/atomic_add.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -104,6 +110,92 @@ T reduce_identity(ScatterReduce r) {
   return T(0);
 }
 
+inline const char* scatter_reduce_name(ScatterReduce r) {
+  switch (r) {
+    case ScatterReduce::none:
+      return "none";
+    case ScatterReduce::sum:
+      return "sum";
+    case ScatterReduce::prod:
+      return "prod";
+    case ScatterReduce::mean:
+      return "mean";
+    case ScatterReduce::amax:
+      return "amax";
+    case ScatterReduce::amin:
+      return "amin";
+  }
+  return "?";
+}
+
+/// out[o0] = in[o1 + index[o2] * step]: gather and index_select. On the CPU
+/// each index is checked as it is read; on a GPU before the launch
+/// (check_indices_on_device).
+template <Element T>
+struct SelectAlong {
+  T* out;
+  const T* in;
+  const int64_t* index;
+  int64_t size, step, dim;
+  const char* op;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 3>& o) const {
+#if defined(__CUDA_ARCH__)
+    const int64_t i = index[o[2]];
+#else
+    const int64_t i = checked_index(index[o[2]], size, dim, Negative::rejected, op);
+#endif
+    out[o[0]] = in[o[1] + i * step];
+  }
+};
+
+/// out[o2 + index[o0] * step] = v, or combined with v by `reduce`, where v
+/// is src[o1] (or `value` when src is null); `counts` (mean) counts the
+/// writes at o3 + i * count_step. On a GPU: plain stores or atomic sums.
+template <Element T>
+struct ScatterAlong {
+  T* out;
+  const T* src;
+  T value;
+  const int64_t* index;
+  int64_t* counts;
+  int64_t size, step, count_step, dim;
+  ScatterReduce reduce;
+  const char* op;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 4>& o) const {
+#if defined(__CUDA_ARCH__)
+    const int64_t i = index[o[0]];
+    const T v = src ? src[o[1]] : value;
+    T* dst = out + o[2] + i * step;
+    if (reduce == ScatterReduce::none) {
+      *dst = v;
+    } else {
+      if constexpr (cuda::detail::has_atomic_add<T>) cuda::detail::atomic_add(dst, v);  // sum, mean (the host checked)
+    }
+    if (counts) cuda::detail::atomic_add(counts + o[3] + i * count_step, int64_t{1});
+#else
+    const int64_t i = checked_index(index[o[0]], size, dim, Negative::rejected, op);
+    const T v = src ? src[o[1]] : value;
+    T& dst = out[o[2] + i * step];
+    dst = reduce == ScatterReduce::none ? v : combine(reduce, dst, v);
+    if (counts) ++counts[o[3] + i * count_step];
+#endif
+  }
+};
+
+/// Refuses, for a GPU `self`, the reductions its scatter kernel lacks, and
+/// checks the indices there.
+template <Element T>
+void check_gpu_scatter(const Tensor<T>& self, const Tensor<int64_t>& index, int64_t dim, ScatterReduce reduce,
+                       const char* op) {
+  if (self.is_cpu()) return;
+  const bool sums = reduce == ScatterReduce::sum || (reduce == ScatterReduce::mean && is_floating<T>);
+  check<NotImplementedError>(reduce == ScatterReduce::none || (sums && cuda::detail::has_atomic_add<T>), op,
+                             "(): reduce='", scatter_reduce_name(reduce), "' on CUDA tensors of ", DTypeTraits<T>::name,
+                             " is not implemented yet (on the GPU: sum of float, double, int32 and int64, and mean of "
+                             "float and double)");
+  check_indices_on_device(index, self.size(dim), dim, op);
+}
+
 /// PyTorch's gather_shape_check: same rank (0-d counts as 1-d) and index no
 /// larger than self outside `dim`.
 template <Element T>
@@ -157,16 +249,9 @@ void scatter_into(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& ind
   // Strides of self/src restricted to index's dimensions (index is never larger).
   Shape self_strides = without_dim(s.strides(), dim);
   Shape src_strides = src ? sv.strides() : Shape::filled(s.dim(), 0);
-  dispatch_cpu_only(self.device(), op, [&] {
-    cpu::for_each_offsets<4>(ix.sizes(), {ix.strides(), src_strides, self_strides, count_strides},
-                             [&](const std::array<int64_t, 4>& o) {
-                               const int64_t i = checked_index(idx[o[0]], size, dim, Negative::rejected, op);
-                               const T v = src ? in[o[1]] : value;
-                               T& dst = out[o[2] + i * step];
-                               dst = reduce == ScatterReduce::none ? v : combine(reduce, dst, v);
-                               if (cnt) ++cnt[o[3] + i * count_step];
-                             });
-  });
+  check_gpu_scatter(s, ix, dim, reduce, op);
+  const ScatterAlong<T> f{out, src ? in : nullptr, value, idx, cnt, size, step, count_step, dim, reduce, op};
+  dispatch_offsets<4>(self.device(), ix.sizes(), {ix.strides(), src_strides, self_strides, count_strides}, f, op);
 }
 
 template <Element T>
@@ -222,18 +307,10 @@ Tensor<T> gather(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& ind
   const Tensor<T> x = detail::at_least_1d(input);
   const Tensor<int64_t> ix = detail::at_least_1d(index);
   const Tensor<T> o1 = detail::at_least_1d(out);
-  const int64_t size = x.size(d), step = x.stride(d);
-  const T* in = x.data_ptr();
-  const int64_t* idx = ix.data_ptr();
-  T* dst = o1.data_ptr();
-  detail::dispatch_cpu_only(input.device(), "gather", [&] {
-    cpu::for_each_offsets<3>(ix.sizes(), {o1.strides(), ix.strides(), detail::without_dim(x.strides(), d)},
-                             [&](const std::array<int64_t, 3>& o) {
-                               const int64_t i =
-                                   detail::checked_index(idx[o[1]], size, d, detail::Negative::rejected, "gather");
-                               dst[o[0]] = in[o[2] + i * step];
-                             });
-  });
+  detail::check_indices_on_device(ix, x.size(d), d, "gather");
+  const detail::SelectAlong<T> f{o1.data_ptr(), x.data_ptr(), ix.data_ptr(), x.size(d), x.stride(d), d, "gather"};
+  detail::dispatch_offsets<3>(input.device(), ix.sizes(),
+                              {o1.strides(), detail::without_dim(x.strides(), d), ix.strides()}, f, "gather");
   return out;
 }
 

@@ -8,10 +8,14 @@
 #include <cstdint>
 
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/expr/operators.hpp"
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/dispatch.hpp"
+#include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/views.hpp"
 
 namespace tensorlib::detail {
@@ -28,6 +32,17 @@ inline int64_t checked_index(int64_t i, int64_t size, int64_t dim, Negative nega
   if (i < lo || i >= size) [[unlikely]]
     throw IndexError(concat(op, "(): index ", i, " is out of bounds for dimension ", dim, " with size ", size));
   return i < 0 ? i + size : i;
+}
+
+/// The GPU kernels read indices unchecked: for an index tensor on a GPU,
+/// one reduction looks for an index outside [0, size), and only then are
+/// the indices copied to the host to report the first one as
+/// `checked_index` would. A CPU index is checked where it is read.
+inline void check_indices_on_device(const Tensor<int64_t>& index, int64_t size, int64_t dim, const char* op) {
+  if (index.is_cpu() || index.numel() == 0) return;
+  NoGradGuard no_grad;
+  if (!any(logical_or(index < int64_t{0}, index >= size)).item()) return;
+  for (const int64_t i : index.cpu().to_vector()) checked_index(i, size, dim, Negative::rejected, op);
 }
 
 /// Number of dimensions with 0-d counted as 1-d (PyTorch's ensure_nonempty_dim).

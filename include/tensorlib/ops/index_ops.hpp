@@ -22,6 +22,7 @@
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/gather_scatter.hpp"
 #include "tensorlib/ops/index_common.hpp"
 
 namespace tensorlib {
@@ -128,18 +129,13 @@ Tensor<T> index_select(const Tensor<T>& input, int64_t dim, const Tensor<int64_t
                               index.numel());
   auto out = empty<T>(input.dim() == 0 ? Shape{} : sizes, {.device = input.device()});
   const Tensor<T> o1 = detail::at_least_1d(out);
-  const int64_t size = x.size(d), step = x.stride(d);
-  const T* in = x.data_ptr();
-  const int64_t* idx = index.data_ptr();
-  T* dst = o1.data_ptr();
-  detail::dispatch_cpu_only(input.device(), "index_select", [&] {
-    cpu::for_each_offsets<3>(
-        sizes, {o1.strides(), detail::without_dim(x.strides(), d), detail::along_dim_strides(index, d, x.dim())},
-        [&](const std::array<int64_t, 3>& o) {
-          const int64_t i = detail::checked_index(idx[o[2]], size, d, detail::Negative::rejected, "index_select");
-          dst[o[0]] = in[o[1] + i * step];
-        });
-  });
+  detail::check_indices_on_device(index, x.size(d), d, "index_select");
+  const detail::SelectAlong<T> f{o1.data_ptr(), x.data_ptr(), index.data_ptr(), x.size(d), x.stride(d), d,
+                                 "index_select"};
+  detail::dispatch_offsets<3>(
+      input.device(), sizes,
+      {o1.strides(), detail::without_dim(x.strides(), d), detail::along_dim_strides(index, d, x.dim())}, f,
+      "index_select");
   return out;
 }
 

@@ -3,11 +3,12 @@
 /// Cumulative ops along one dimension: `cumsum, cumprod` (integer and bool
 /// inputs give int64; float accumulates in double, as PyTorch's CPU kernels
 /// do) and `cummax, cummin` (values and indices). An expression input is
-/// evaluated first. The scan walks [outer, n, inner] with the inner
-/// dimension contiguous, so each step is a vectorizable row operation.
+/// evaluated first. Each op is a scan functor run over [outer, n, inner]
+/// with the inner dimension contiguous, by the host loop
+/// (backend/cpu/scan.hpp, each step a row operation) or on a GPU (Note
+/// [GPU scans] in backend/cuda/scan.hpp).
 
 #include <cstdint>
-#include <vector>
 
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -29,66 +30,86 @@ Tensor<T> cumprod(const Tensor<T>& x, int64_t dim);
 }  // namespace autograd
 namespace detail {
 
-/// out[o, j, k] = out[o, j - 1, k] (op) x[o, j, k], accumulated in Acc.
-template <class Acc, Element Out, Element T, class Op>
-Tensor<Out> scan_along(const Tensor<T>& x, int64_t dim, const char* op_name, Acc identity, Op op) {
-  check_cpu(x, op_name);
-  const int64_t d = wrap_dim(dim, x.dim(), op_name);
+/// The running sum (Product: product) of a contiguous [outer, n, inner]
+/// input `in` into `out`, accumulated in Acc: a scan functor, run by the
+/// host loop (backend/cpu/scan.hpp) and the GPU (Note [GPU scans]).
+template <class Acc, Element T, Element Out, bool Product>
+struct AccumulateScan {
+  using State = Acc;
+  const T* in;
+  Out* out;
+
+  TENSORLIB_HOST_DEVICE State identity() const { return Acc(Product ? 1 : 0); }
+  TENSORLIB_HOST_DEVICE State load(int64_t offset, int64_t /*j*/) const { return static_cast<Acc>(in[offset]); }
+  TENSORLIB_HOST_DEVICE State combine(State a, State b) const {
+    if constexpr (Product)
+      return a * b;
+    else
+      return a + b;
+  }
+  TENSORLIB_HOST_DEVICE void store(int64_t offset, State s) const { out[offset] = static_cast<Out>(s); }
+};
+
+/// A running extremum and the index along the dimension it came from; an
+/// index below 0 means no element yet.
+template <Element T>
+struct ExtremumState {
+  T value;
+  int64_t index;
+};
+
+/// Running max (Max) or min with the index where it was last set: ties and
+/// NaNs move the index forward (PyTorch's cummax/cummin). Combining selects
+/// one of the two states, so any grouping gives the same result.
+template <Element T, bool Max>
+struct ExtremumScan {
+  using State = ExtremumState<T>;
+  const T* in;
+  T* values;
+  int64_t* indices;
+
+  TENSORLIB_HOST_DEVICE State identity() const { return {T(), -1}; }
+  TENSORLIB_HOST_DEVICE State load(int64_t offset, int64_t j) const { return {in[offset], j}; }
+  TENSORLIB_HOST_DEVICE State combine(State a, State b) const {
+    if (a.index < 0) return b;
+    if (b.index < 0) return a;
+    bool take;
+    if constexpr (is_floating<T>)
+      take = b.value != b.value || (a.value == a.value && (Max ? b.value >= a.value : b.value <= a.value));
+    else
+      take = Max ? b.value >= a.value : b.value <= a.value;
+    return take ? b : a;
+  }
+  TENSORLIB_HOST_DEVICE void store(int64_t offset, State s) const {
+    values[offset] = s.value;
+    indices[offset] = s.index;
+  }
+};
+
+/// cumsum (Product: cumprod) of x along `dim`, accumulated in Acc.
+template <class Acc, Element Out, bool Product, Element T>
+Tensor<Out> scan_along(const Tensor<T>& x, int64_t dim, const char* op) {
+  const int64_t d = wrap_dim(dim, x.dim(), op);
   auto out = empty<Out>(x.shape(), {.device = x.device()});
   if (x.numel() == 0) return out;
   const auto c = x.contiguous();
   const AlongDim a = along_dim(x.dim() == 0 ? Shape{1} : x.shape(), d);
-  std::vector<Acc> acc(static_cast<std::size_t>(a.inner));
-  const T* src = c.data_ptr();
-  Out* dst = out.data_ptr();
-  for (int64_t o = 0; o < a.outer; ++o) {
-    std::fill(acc.begin(), acc.end(), identity);
-    for (int64_t j = 0; j < a.n; ++j) {
-      const int64_t base = (o * a.n + j) * a.inner;
-      for (int64_t k = 0; k < a.inner; ++k) {
-        acc[k] = op(acc[k], static_cast<Acc>(src[base + k]));
-        dst[base + k] = static_cast<Out>(acc[k]);
-      }
-    }
-  }
+  dispatch_scan(x.device(), AccumulateScan<Acc, T, Out, Product>{c.data_ptr(), out.data_ptr()}, a.outer, a.n, a.inner,
+                op);
   return out;
 }
 
-/// Running max (Max) or min with the index where it was last set: ties and
-/// NaNs move the index forward (PyTorch's cummax/cummin).
+/// cummax (Max) or cummin of x along `dim`.
 template <bool Max, Element T>
 ValuesIndices<T> cum_extremum(const Tensor<T>& x, int64_t dim, const char* op) {
-  check_cpu(x, op);
   const int64_t d = wrap_dim(dim, x.dim(), op);
   auto values = empty<T>(x.shape(), {.device = x.device()});
   auto indices = empty<int64_t>(x.shape(), {.device = x.device()});
   if (x.numel() == 0) return {values, indices};
   const auto c = x.contiguous();
   const AlongDim a = along_dim(x.dim() == 0 ? Shape{1} : x.shape(), d);
-  const T* src = c.data_ptr();
-  T* v = values.data_ptr();
-  int64_t* ix = indices.data_ptr();
-  for (int64_t o = 0; o < a.outer; ++o) {
-    for (int64_t j = 0; j < a.n; ++j) {
-      const int64_t base = (o * a.n + j) * a.inner;
-      for (int64_t k = 0; k < a.inner; ++k) {
-        const T xv = src[base + k];
-        if (j == 0) {
-          v[base + k] = xv;
-          ix[base + k] = 0;
-          continue;
-        }
-        const T prev = v[base - a.inner + k];
-        bool take;
-        if constexpr (is_floating<T>)
-          take = xv != xv || (prev == prev && (Max ? xv >= prev : xv <= prev));
-        else
-          take = Max ? xv >= prev : xv <= prev;
-        v[base + k] = take ? xv : prev;
-        ix[base + k] = take ? j : ix[base - a.inner + k];
-      }
-    }
-  }
+  dispatch_scan(x.device(), ExtremumScan<T, Max>{c.data_ptr(), values.data_ptr(), indices.data_ptr()}, a.outer, a.n,
+                a.inner, op);
   return {values, indices};
 }
 
@@ -102,8 +123,7 @@ Tensor<detail::sum_result_t<value_type_t<E>>> cumsum(const E& x, int64_t dim) {
     if (detail::records_grad(x)) return autograd::cumsum(Tensor<T>(x), dim);
   }
   using Acc = typename detail::SumReducer<T>::acc_type;
-  return detail::scan_along<Acc, detail::sum_result_t<T>>(Tensor<T>(x), dim, "cumsum", Acc(0),
-                                                          [](Acc a, Acc v) { return a + v; });
+  return detail::scan_along<Acc, detail::sum_result_t<T>, false>(Tensor<T>(x), dim, "cumsum");
 }
 
 /// Cumulative product along `dim`. Integer and bool inputs give int64.
@@ -114,8 +134,7 @@ Tensor<detail::sum_result_t<value_type_t<E>>> cumprod(const E& x, int64_t dim) {
     if (detail::records_grad(x)) return autograd::cumprod(Tensor<T>(x), dim);
   }
   using Acc = typename detail::ProdReducer<T>::acc_type;
-  return detail::scan_along<Acc, detail::sum_result_t<T>>(Tensor<T>(x), dim, "cumprod", Acc(1),
-                                                          [](Acc a, Acc v) { return a * v; });
+  return detail::scan_along<Acc, detail::sum_result_t<T>, true>(Tensor<T>(x), dim, "cumprod");
 }
 
 /// Running maximum along `dim` and the index of the element it came from.

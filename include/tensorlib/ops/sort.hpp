@@ -11,7 +11,9 @@
 /// `topk` reproduces PyTorch's CPU selection (std::partial_sort when
 /// k * 64 <= n, else std::nth_element and, when `sorted`, a sort of the first
 /// k - 1), so the index returned for tied values is the one PyTorch returns.
-/// Results are contiguous.
+/// Results are contiguous. On a GPU, rows are radix-sorted (Note [GPU row
+/// sort] in backend/cuda/sort.hpp): ties always keep their input order, and
+/// `topk` sorts whole rows and keeps the first k.
 
 #include <algorithm>
 #include <cstdint>
@@ -32,42 +34,49 @@ namespace detail {
 
 template <Element T>
 ValuesIndices<T> sort_rows(const Tensor<T>& x, int64_t dim, bool descending, bool stable, const char* op) {
-  const Rows<T> rows = rows_along(x, dim, op);
-  auto values = empty<T>(row_result_shape(rows, rows.length));
-  auto indices = empty<int64_t>(row_result_shape(rows, rows.length));
-  std::vector<std::pair<T, int64_t>> row(static_cast<std::size_t>(rows.length));
-  T* v = values.data_ptr();
-  int64_t* ix = indices.data_ptr();
-  auto run = [&](auto less) {
-    auto by_key = [less](const auto& a, const auto& b) { return less(a.first, b.first); };
-    for (int64_t r = 0; r < rows.count; ++r) {
-      const T* in = rows.row(r);
-      for (int64_t j = 0; j < rows.length; ++j) row[static_cast<std::size_t>(j)] = {in[j], j};
-      if (stable)
-        std::stable_sort(row.begin(), row.end(), by_key);
-      else
-        std::sort(row.begin(), row.end(), by_key);
-      for (int64_t j = 0; j < rows.length; ++j) {
-        v[r * rows.length + j] = row[static_cast<std::size_t>(j)].first;
-        ix[r * rows.length + j] = row[static_cast<std::size_t>(j)].second;
+  const Rows<T> rows = rows_along_on_device(x, dim, op);
+  auto values = empty<T>(row_result_shape(rows, rows.length), {.device = x.device()});
+  auto indices = empty<int64_t>(row_result_shape(rows, rows.length), {.device = x.device()});
+  dispatch_sort_rows(rows.data, values, indices, rows.count, rows.length, descending, [&] {
+    std::vector<std::pair<T, int64_t>> row(static_cast<std::size_t>(rows.length));
+    T* v = values.data_ptr();
+    int64_t* ix = indices.data_ptr();
+    auto run = [&](auto less) {
+      auto by_key = [less](const auto& a, const auto& b) { return less(a.first, b.first); };
+      for (int64_t r = 0; r < rows.count; ++r) {
+        const T* in = rows.row(r);
+        for (int64_t j = 0; j < rows.length; ++j) row[static_cast<std::size_t>(j)] = {in[j], j};
+        if (stable)
+          std::stable_sort(row.begin(), row.end(), by_key);
+        else
+          std::sort(row.begin(), row.end(), by_key);
+        for (int64_t j = 0; j < rows.length; ++j) {
+          v[r * rows.length + j] = row[static_cast<std::size_t>(j)].first;
+          ix[r * rows.length + j] = row[static_cast<std::size_t>(j)].second;
+        }
       }
-    }
-  };
-  if (descending)
-    run(GreaterNanFirst{});
-  else
-    run(LessNanLast{});
+    };
+    if (descending)
+      run(GreaterNanFirst{});
+    else
+      run(LessNanLast{});
+  });
   return {from_rows(rows, values), from_rows(rows, indices)};
 }
 
 template <Element T>
 ValuesIndices<T> topk_rows(const Tensor<T>& x, int64_t k, int64_t dim, bool largest, bool sorted) {
-  const Rows<T> rows = rows_along(x, dim, "topk");
+  const Rows<T> rows = rows_along_on_device(x, dim, "topk");
   detail::check<IndexError>(k >= 0 && k <= rows.length, "topk: selected index k out of range (expected k in [0, ",
                             rows.length, "] for dimension ", rows.dim, " of size ", rows.length, ", but got k = ", k,
                             ")");
   // A 0-d result cannot be empty: PyTorch returns the element for k = 0 too.
-  if (rows.ndim == 0) return {full<T>({}, rows.row(0)[0]), zeros<int64_t>({})};
+  if (rows.ndim == 0) return {x.clone(), zeros<int64_t>({}, {.device = x.device()})};
+  if (!x.is_cpu()) {
+    // A GPU sorts whole rows (Note [GPU row sort]) and keeps the first k.
+    const ValuesIndices<T> all = sort_rows(x, dim, largest, true, "topk");
+    return {all.values.narrow(rows.dim, 0, k).contiguous(), all.indices.narrow(rows.dim, 0, k).contiguous()};
+  }
   auto values = empty<T>(row_result_shape(rows, k));
   auto indices = empty<int64_t>(row_result_shape(rows, k));
   std::vector<std::pair<T, int64_t>> queue(static_cast<std::size_t>(rows.length));

@@ -7,7 +7,9 @@
 /// each NaN is distinct from every other value, NaNs included (NaN != NaN),
 /// as in PyTorch. -0.0 and 0.0 are the same value; the one kept is the first
 /// in the input (`unique`) or in PyTorch's sort order (`unique(dim)`), as in
-/// PyTorch. Slices (`dim` given) are compared lexicographically.
+/// PyTorch. Slices (`dim` given) are compared lexicographically. Without
+/// `dim` both run on the GPU too (tensor ops on x's device); with `dim` they
+/// are host loops.
 
 #include <algorithm>
 #include <cstdint>
@@ -21,6 +23,10 @@
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/along_dim.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/gather_scatter.hpp"
+#include "tensorlib/ops/scan.hpp"
+#include "tensorlib/ops/sort.hpp"
+#include "tensorlib/ops/values_indices.hpp"
 
 namespace tensorlib {
 
@@ -58,26 +64,42 @@ inline void fill_inverse_counts(const std::vector<std::vector<int64_t>>& groups,
   }
 }
 
-/// unique / unique_consecutive of all elements (flattened).
+/// unique / unique_consecutive of all elements (flattened), on x's device,
+/// in tensor ops: a stable sort (none for unique_consecutive), a mask of the
+/// elements that start a group (each differs from its predecessor; NaN !=
+/// NaN, so every NaN is its own group), its running sum as each element's
+/// group, and scatters by group for the values (the first element of each
+/// group: stability keeps the first occurrence of -0.0 and 0.0), the
+/// inverse indices and the counts.
 template <Element T>
 UniqueResult<T> unique_flat(const Tensor<T>& x, bool consecutive, bool return_inverse, bool return_counts,
                             const char* op) {
-  check_cpu(x, op);
-  const std::vector<T> v = x.to_vector();
-  std::vector<int64_t> order(v.size());
-  std::iota(order.begin(), order.end(), int64_t{0});
-  // Stable, so the first occurrence of equal values (-0.0 and 0.0) is kept.
-  if (!consecutive)
-    std::stable_sort(order.begin(), order.end(), [&v](int64_t a, int64_t b) { return LessNanLast{}(v[a], v[b]); });
-  std::vector<std::vector<int64_t>> groups;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (i == 0 || !(v[order[i]] == v[order[i - 1]])) groups.emplace_back();
-    groups.back().push_back(order[i]);
-  }
+  const TensorOptions on{.device = x.device()};
+  const int64_t n = x.numel();
   UniqueResult<T> r;
-  r.output = empty<T>({static_cast<int64_t>(groups.size())});
-  for (std::size_t g = 0; g < groups.size(); ++g) r.output.data_ptr()[g] = v[groups[g].front()];
-  fill_inverse_counts(groups, return_inverse, return_counts, x.sizes(), r.inverse_indices, r.counts);
+  if (n == 0) {
+    r.output = empty<T>({0}, on);
+    if (return_inverse) r.inverse_indices = empty<int64_t>(x.sizes(), on);
+    if (return_counts) r.counts = empty<int64_t>({0}, on);
+    return r;
+  }
+  const Tensor<T> flat = x.detach().reshape({n});  // unique is not differentiable
+  ValuesIndices<T> sorted{flat, Tensor<int64_t>()};
+  if (!consecutive) sorted = sort_rows(flat, 0, false, true, op);
+  const Tensor<T>& v = sorted.values;
+  auto starts = empty<bool>({n}, on);
+  starts.narrow(0, 0, 1).fill_(true);
+  if (n > 1) starts.narrow(0, 1, n - 1) = v.narrow(0, 1, n - 1) != v.narrow(0, 0, n - 1);
+  const Tensor<int64_t> group = cumsum(starts, 0) - int64_t{1};
+  const int64_t groups = group.narrow(0, n - 1, 1).item() + 1;
+  // A group's first element writes its slot; the others the extra slot `groups`.
+  const Tensor<int64_t> slot = where(starts, group, groups);
+  r.output = scatter(empty<T>({groups + 1}, on), 0, slot, v).narrow(0, 0, groups).clone();
+  if (return_inverse) {
+    r.inverse_indices = consecutive ? group.reshape(x.sizes())
+                                    : scatter(empty<int64_t>({n}, on), 0, sorted.indices, group).reshape(x.sizes());
+  }
+  if (return_counts) r.counts = scatter_add(zeros<int64_t>({groups}, on), 0, group, ones<int64_t>({n}, on));
   return r;
 }
 

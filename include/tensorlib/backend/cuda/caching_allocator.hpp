@@ -16,21 +16,33 @@
 /// worth keeping (512 bytes in the small pool, more than 1 MiB in the large
 /// one), and a freed block merges with free neighbours of its segment.
 /// Blocks are looked up best fit by (stream, size): a block freed on one
-/// stream is reused only by that stream (Note [current stream]); using a
-/// tensor on another stream needs that stream synchronized before its memory
-/// is freed (PyTorch's record_stream is not provided).
+/// stream is reused only by that stream (Note [current stream]).
+///
+/// Note [record_stream]
+/// A tensor used on a stream other than the one it was allocated on must not
+/// have its memory handed out again before that stream's work on it is done.
+/// `tl::cuda::record_stream(tensor, stream)` (PyTorch's
+/// `Tensor.record_stream`) notes the stream on the block; when the block is
+/// freed, an event is recorded on each noted stream and the block waits in a
+/// pending list, not in the pool, until all its events have completed. The
+/// list is looked at on every allocation of the device and drained (waiting)
+/// by `empty_cache`. `memory_allocated` drops at the free, as in PyTorch.
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <set>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "tensorlib/backend/cuda/runtime.hpp"
 #include "tensorlib/core/allocator.hpp"
+#include "tensorlib/core/tensor.hpp"
 
 namespace tensorlib::cuda {
 
@@ -63,6 +75,8 @@ struct Block {
   bool small = false;
   Block* prev = nullptr;  // neighbours in the same segment
   Block* next = nullptr;
+  std::vector<Stream> stream_uses;  // other streams using it, kept alive (Note [record_stream])
+  int pending_events = 0;           // events of a freed block not yet completed
 };
 
 struct BlockOrder {
@@ -76,6 +90,7 @@ struct DevicePools {
   std::mutex mutex;
   std::set<Block*, BlockOrder> small;
   std::set<Block*, BlockOrder> large;
+  std::vector<std::pair<cudaEvent_t, Block*>> pending;  // Note [record_stream]
   MemoryStats stats;
 };
 
@@ -106,15 +121,30 @@ class CachingAllocator final : public Allocator {
     return DataPtr(block->ptr, block, &free_block, Device(kCUDA, static_cast<int8_t>(d)));
   }
 
-  /// Gives every fully free cached segment of every device back to CUDA.
+  /// Gives every fully free cached segment of every device back to CUDA,
+  /// after waiting for the blocks pending on other streams.
   void empty_cache() {
     for (int d = 0; d < device_count(); ++d) {
       auto& p = pools_[static_cast<std::size_t>(d)];
       std::lock_guard lock(p.mutex);
       DeviceGuard guard(d);
+      process_events(p, true);
       release_free_segments(p, p.small);
       release_free_segments(p, p.large);
     }
+  }
+
+  /// Notes that the memory of `data` is used on `stream` (Note
+  /// [record_stream]); nothing for its own stream or another allocator's
+  /// buffer.
+  void record_stream(const DataPtr& data, const Stream& stream) {
+    if (data.get() == nullptr || data.deleter_fn() != &free_block) return;  // not ours (from_blob): nothing to defer
+    auto* b = static_cast<detail::Block*>(data.context());
+    auto& p = pools_[static_cast<std::size_t>(b->device)];
+    std::lock_guard lock(p.mutex);
+    if (stream.handle() != b->stream &&
+        std::find(b->stream_uses.begin(), b->stream_uses.end(), stream) == b->stream_uses.end())
+      b->stream_uses.push_back(stream);
   }
 
   MemoryStats stats(int device) {
@@ -147,6 +177,7 @@ class CachingAllocator final : public Allocator {
     const bool small = size <= detail::kSmallSize;
     auto& pool = small ? p.small : p.large;
     std::lock_guard lock(p.mutex);
+    process_events(p, false);
     detail::Block key;
     key.stream = stream;
     key.size = size;
@@ -161,8 +192,8 @@ class CachingAllocator final : public Allocator {
     // Split off the rest when it is worth keeping (Note [size classes]).
     const std::size_t rest = block->size - size;
     if (small ? rest >= detail::kMinBlock : rest > detail::kSmallSize) {
-      auto* r =
-          new detail::Block{d, stream, rest, static_cast<char*>(block->ptr) + size, false, small, block, block->next};
+      auto* r = new detail::Block{d,           stream, rest, static_cast<char*>(block->ptr) + size, false, small, block,
+                                  block->next, {},     0};
       if (block->next) block->next->prev = r;
       block->next = r;
       block->size = size;
@@ -180,8 +211,9 @@ class CachingAllocator final : public Allocator {
     DeviceGuard guard(d);
     void* ptr = nullptr;
     cudaError_t status = cudaMalloc(&ptr, bytes);
-    if (status == cudaErrorMemoryAllocation) {  // give the cache back and try once more
+    if (status == cudaErrorMemoryAllocation) {  // wait for pending blocks, give the cache back, try once more
       (void)cudaGetLastError();
+      process_events(p, true);
       release_free_segments(p, p.small);
       release_free_segments(p, p.large);
       status = cudaMalloc(&ptr, bytes);
@@ -195,7 +227,7 @@ class CachingAllocator final : public Allocator {
     detail::check(status, "cudaMalloc");
     p.stats.reserved_bytes += static_cast<int64_t>(bytes);
     ++p.stats.segment_allocations;
-    return new detail::Block{d, stream, bytes, ptr, false, small, nullptr, nullptr};
+    return new detail::Block{d, stream, bytes, ptr, false, small, nullptr, nullptr, {}, 0};
   }
 
   // Frees every block that is a whole free segment (no neighbours).
@@ -218,9 +250,55 @@ class CachingAllocator final : public Allocator {
     auto* b = static_cast<detail::Block*>(context);
     auto& p = instance().pools_[static_cast<std::size_t>(b->device)];
     std::lock_guard lock(p.mutex);
+    p.stats.allocated_bytes -= static_cast<int64_t>(b->size);
+    if (b->stream_uses.empty()) return return_block(p, b);
+    // Used on other streams: pending until their work so far is done. A
+    // deleter must not throw: if an event cannot be recorded (the context
+    // is broken), the block is never handed out again.
+    DeviceGuard guard(b->device);
+    std::vector<cudaEvent_t> events;
+    bool ok = true;
+    for (const Stream& s : b->stream_uses) {
+      cudaEvent_t e = nullptr;
+      ok = cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess;
+      if (ok) events.push_back(e);
+      ok = ok && cudaEventRecord(e, s.handle()) == cudaSuccess;
+      if (!ok) break;
+    }
+    b->stream_uses.clear();
+    if (!ok) {
+      (void)cudaGetLastError();
+      for (cudaEvent_t e : events) (void)cudaEventDestroy(e);
+      return;
+    }
+    for (cudaEvent_t e : events) p.pending.emplace_back(e, b);
+    b->pending_events = static_cast<int>(events.size());
+  }
+
+  // Returns the blocks whose events have all completed to the pool; with
+  // `wait`, waits for every event first. Never throws: an event that
+  // reports an error counts as completed (the work it marks cannot run).
+  static void process_events(detail::DevicePools& p, bool wait) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < p.pending.size(); ++i) {
+      const auto [event, block] = p.pending[i];
+      const cudaError_t status = wait ? cudaEventSynchronize(event) : cudaEventQuery(event);
+      if (status == cudaErrorNotReady) {
+        (void)cudaGetLastError();
+        p.pending[kept++] = p.pending[i];
+        continue;
+      }
+      if (status != cudaSuccess) (void)cudaGetLastError();
+      (void)cudaEventDestroy(event);
+      if (--block->pending_events == 0) return_block(p, block);
+    }
+    p.pending.resize(kept);
+  }
+
+  // A free block back in its pool, merged with free neighbours.
+  static void return_block(detail::DevicePools& p, detail::Block* b) {
     auto& pool = b->small ? p.small : p.large;
     b->allocated = false;
-    p.stats.allocated_bytes -= static_cast<int64_t>(b->size);
     // Merge with free neighbours (they are in the pool, keyed by size).
     if (b->prev && !b->prev->allocated) {
       detail::Block* a = b->prev;
@@ -274,6 +352,19 @@ inline void reset_peak_memory_stats(int device = -1) {
 inline MemoryStats memory_stats(int device = -1) {
   return CachingAllocator::instance().stats(detail::stats_device(device));
 }
+/// Marks the memory of CUDA tensor `t` as used by `stream`, so that once
+/// `t`'s storage is freed it is not reused before the work queued on
+/// `stream` by then has finished (PyTorch's `Tensor.record_stream`; Note
+/// [record_stream]).
+template <Element T>
+void record_stream(const Tensor<T>& t, const Stream& stream) {
+  tensorlib::detail::check<DeviceError>(t.is_cuda(), "record_stream: expected a CUDA tensor, got one on ", t.device());
+  tensorlib::detail::check<DeviceError>(stream.device_index() == t.device().index,
+                                        "record_stream: the stream is on cuda:", stream.device_index(),
+                                        " but the tensor on ", t.device());
+  CachingAllocator::instance().record_stream(t.storage().buffer(), stream);
+}
+
 /// Returns cached, unused segments to CUDA (tensors in use keep theirs).
 inline void empty_cache() {
   if (is_available()) CachingAllocator::instance().empty_cache();

@@ -7,7 +7,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "tensorlib/backend/cuda/pointwise.hpp"
@@ -39,10 +38,8 @@ void launch_philox_fill(T* out, int64_t n, uint64_t seed, uint64_t offset, const
   if (n == 0) return;
   DeviceGuard guard(device);
   const int64_t blocks = (n + F::kPerBlock - 1) / F::kPerBlock;
-  const auto grid = static_cast<unsigned>(
-      std::min<int64_t>((blocks + kThreads - 1) / kThreads, int64_t{multiprocessor_count(device)} * 16));
   philox_fill_kernel_body<T, F>
-      <<<grid, kThreads, 0, current_stream(device).handle()>>>(out, n, blocks, seed, offset, value);
+      <<<grid_for(blocks, device), kThreads, 0, current_stream(device).handle()>>>(out, n, blocks, seed, offset, value);
   check(cudaGetLastError(), "random kernel launch");
 }
 

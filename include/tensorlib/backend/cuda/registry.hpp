@@ -16,6 +16,8 @@
 /// the error that says to compile that file with nvcc. Host-only code
 /// never includes a CUDA header.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -50,6 +52,26 @@ inline void (*softmax_kernel)(const T* x, T* y, int64_t rows, int64_t cols, int 
 template <class T, class F>
 inline void (*philox_fill_kernel)(T* out, int64_t n, uint64_t seed, uint64_t offset, const F& value,
                                   int device) = nullptr;
+
+/// Runs functor F over the elements of a shape with their offsets in N
+/// strided operands (see backend/cuda/for_each_offsets.hpp; gathers and
+/// scatters); null until an nvcc translation unit registers it.
+template <std::size_t N, class F>
+inline void (*offsets_kernel)(const Shape& shape, const std::array<Shape, N>& strides, const F& f,
+                              int device) = nullptr;
+
+/// Sorts `rows` contiguous rows of `length` elements into values and their
+/// positions in the row (see backend/cuda/sort.hpp); null until an nvcc
+/// translation unit registers it.
+template <class T>
+inline void (*sort_kernel)(const T* in, T* values, int64_t* indices, int64_t rows, int64_t length, bool descending,
+                           int device) = nullptr;
+
+/// Runs scan functor S along the middle dimension of a contiguous
+/// [outer, n, inner] layout (see backend/cuda/scan.hpp); null until an nvcc
+/// translation unit registers it.
+template <class S>
+inline void (*scan_kernel)(const S& scan, int64_t outer, int64_t n, int64_t inner, int device) = nullptr;
 
 /// One buffer list of a multi-tensor loop (Note [multi-tensor steps] in
 /// optim/step_batch.hpp): the functor, the element count and the buffers
