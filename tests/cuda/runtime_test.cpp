@@ -16,6 +16,40 @@
 
 using cuda_support::no_gpu;
 
+namespace {
+
+// Holds streams with a host callback that spins until `let_go` (or the
+// end of the scope, so a failed check cannot hang the run): work queued
+// behind it is certainly still pending meanwhile.
+class StreamHold {
+ public:
+  StreamHold() = default;
+  ~StreamHold() { let_go(); }
+  StreamHold(const StreamHold&) = delete;
+  StreamHold& operator=(const StreamHold&) = delete;
+
+  // Earlier holds must have been let go and have run.
+  void hold(const tl::cuda::Stream& stream) const {
+    released() = false;
+    tl::cuda::detail::check(cudaLaunchHostFunc(
+                                stream.handle(),
+                                [](void*) {
+                                  while (!released()) std::this_thread::yield();
+                                },
+                                nullptr),
+                            "cudaLaunchHostFunc");
+  }
+  void let_go() const { released() = true; }
+
+ private:
+  static std::atomic<bool>& released() {
+    static std::atomic<bool> flag{false};
+    return flag;
+  }
+};
+
+}  // namespace
+
 TEST_CASE("CUDA runtime: is_available agrees with device_count and never throws") {
   CHECK(tl::cuda::is_available() == (tl::cuda::device_count() > 0));
   CHECK(tl::cuda::device_count() >= 0);
@@ -83,27 +117,16 @@ TEST_CASE("CUDA allocator: record_stream keeps a freed block until the other str
   if (no_gpu()) return;
   tl::cuda::synchronize();
   tl::cuda::empty_cache();  // no cached blocks: x and y below share one fresh 2 MiB segment
-  // Hold a side stream with a host callback until the test releases it, so
-  // the work "using" the tensor there is certainly still pending.
-  static std::atomic<bool> release{false};
-  release = false;
-  // Whatever happens, the held stream is let go (else the run hangs).
-  struct Release {
-    ~Release() { release = true; }
-  } let_go;
+  // Hold a side stream until the test lets go, so the work "using" the
+  // tensor there is certainly still pending.
+  StreamHold hold;
   const auto side = tl::cuda::Stream::create();
   const int64_t base = tl::cuda::memory_allocated();
   const void* first = nullptr;
   {
     const auto x = tl::empty<float>({1 << 18}, {.device = tl::kCUDA});  // 1 MiB, on the default stream
     first = x.data_ptr();
-    tl::cuda::detail::check(cudaLaunchHostFunc(
-                                side.handle(),
-                                [](void*) {
-                                  while (!release) std::this_thread::yield();
-                                },
-                                nullptr),
-                            "cudaLaunchHostFunc");
+    hold.hold(side);
     tl::cuda::record_stream(x, side);
     tl::cuda::record_stream(x, side);  // noting a stream twice is harmless
     // Its own stream: nothing to note.
@@ -114,7 +137,7 @@ TEST_CASE("CUDA allocator: record_stream keeps a freed block until the other str
   {
     const auto y = tl::empty<float>({1 << 18}, {.device = tl::kCUDA});
     CHECK(y.data_ptr() != first);  // the pending block was not handed out
-    release = true;
+    hold.let_go();
     side.synchronize();
     // Back in the pool once the side stream passed the event: the only free
     // block that fits.
@@ -122,19 +145,12 @@ TEST_CASE("CUDA allocator: record_stream keeps a freed block until the other str
     CHECK(z.data_ptr() == first);
   }
   // A pending block is waited for and released by empty_cache.
-  release = false;
   {
     const auto w = tl::empty<float>({1 << 18}, {.device = tl::kCUDA});
-    tl::cuda::detail::check(cudaLaunchHostFunc(
-                                side.handle(),
-                                [](void*) {
-                                  while (!release) std::this_thread::yield();
-                                },
-                                nullptr),
-                            "cudaLaunchHostFunc");
+    hold.hold(side);
     tl::cuda::record_stream(w, side);
   }
-  release = true;
+  hold.let_go();
   tl::cuda::empty_cache();
   CHECK(tl::cuda::memory_reserved() >= tl::cuda::memory_allocated());
   // A CPU tensor has no stream to note.
@@ -224,22 +240,15 @@ TEST_CASE("CUDA pinned memory: a block is not reused while a copy from it is in 
   if (no_gpu()) return;
   tl::cuda::synchronize();
   tl::cuda::empty_host_cache();
-  // Hold the stream with a host callback until the test releases it, so the
-  // copy queued behind it is certainly still pending.
-  static std::atomic<bool> release{false};
-  release = false;
+  // Hold the stream until the test lets go, so the copy queued behind it is
+  // certainly still pending.
+  StreamHold hold;
   const auto stream = tl::cuda::current_stream();
   const void* first = nullptr;
   {
     auto src = tl::ones<float>({1 << 16}).pin_memory();
     first = src.data_ptr();
-    tl::cuda::detail::check(cudaLaunchHostFunc(
-                                stream.handle(),
-                                [](void*) {
-                                  while (!release) std::this_thread::yield();
-                                },
-                                nullptr),
-                            "cudaLaunchHostFunc");
+    hold.hold(stream);
     const auto dst = src.cuda(-1, /*non_blocking=*/true);
     (void)dst;
   }  // src freed while the copy waits
@@ -249,7 +258,7 @@ TEST_CASE("CUDA pinned memory: a block is not reused while a copy from it is in 
     second = again.data_ptr();
     CHECK(second != first);  // the pending block was not handed out
   }
-  release = true;
+  hold.let_go();
   tl::cuda::synchronize();
   CHECK(tl::cuda::host_cached_bytes() >= 2 * (int64_t{1} << 18));
   const auto later = tl::empty<float>({1 << 16}, {.pin_memory = true});

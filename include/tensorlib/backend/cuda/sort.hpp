@@ -120,13 +120,14 @@ void sort_row_chunk(const T* in, T* values, int64_t* indices, int64_t rows, int6
   cub::DoubleBuffer<K> keys(nullptr, nullptr);
   cub::DoubleBuffer<int32_t> pos(nullptr, nullptr);
   cub::DoubleBuffer<uint32_t> row_of(nullptr, nullptr);
-  std::size_t keys_temp = 0, rows_temp = 0;
-  if (descending)
-    check(cub::DeviceRadixSort::SortPairsDescending(nullptr, keys_temp, keys, pos, items, 0, key_bits, stream),
-          "cub::DeviceRadixSort::SortPairsDescending");
-  else
-    check(cub::DeviceRadixSort::SortPairs(nullptr, keys_temp, keys, pos, items, 0, key_bits, stream),
+  // The key sort, ascending or descending (CUB's one pass or the other).
+  const auto sort_keys = [&](void* storage, std::size_t& bytes) {
+    check(descending ? cub::DeviceRadixSort::SortPairsDescending(storage, bytes, keys, pos, items, 0, key_bits, stream)
+                     : cub::DeviceRadixSort::SortPairs(storage, bytes, keys, pos, items, 0, key_bits, stream),
           "cub::DeviceRadixSort::SortPairs");
+  };
+  std::size_t keys_temp = 0, rows_temp = 0;
+  sort_keys(nullptr, keys_temp);
   if (rows > 1)
     check(cub::DeviceRadixSort::SortPairs(nullptr, rows_temp, row_of, pos, items, 0, row_bits, stream),
           "cub::DeviceRadixSort::SortPairs");
@@ -141,12 +142,7 @@ void sort_row_chunk(const T* in, T* values, int64_t* indices, int64_t rows, int6
   sort_keys_kernel<T><<<grid, kThreads, 0, stream>>>(in, keys.Current(), pos.Current(), n);
   check(cudaGetLastError(), "sort keys kernel launch");
   std::size_t bytes = keys_temp;
-  if (descending)
-    check(cub::DeviceRadixSort::SortPairsDescending(temp, bytes, keys, pos, items, 0, key_bits, stream),
-          "cub::DeviceRadixSort::SortPairsDescending");
-  else
-    check(cub::DeviceRadixSort::SortPairs(temp, bytes, keys, pos, items, 0, key_bits, stream),
-          "cub::DeviceRadixSort::SortPairs");
+  sort_keys(temp, bytes);
   if (rows > 1) {
     row_of_kernel<int32_t><<<grid, kThreads, 0, stream>>>(pos.Current(), row_of.Current(), n, length);
     check(cudaGetLastError(), "sort rows kernel launch");
