@@ -94,10 +94,16 @@ UniqueResult<T> unique_flat(const Tensor<T>& x, bool consecutive, bool return_in
   const int64_t groups = group.narrow(0, n - 1, 1).item() + 1;
   // A group's first element writes its slot; the others the extra slot `groups`.
   const Tensor<int64_t> slot = where(starts, group, groups);
-  r.output = scatter(empty<T>({groups + 1}, on), 0, slot, v).narrow(0, 0, groups).clone();
-  if (return_inverse) {
-    r.inverse_indices = consecutive ? group.reshape(x.sizes())
-                                    : scatter(empty<int64_t>({n}, on), 0, sorted.indices, group).reshape(x.sizes());
+  // Scattered in place: the buffers' unwritten bytes (the dump slot may stay
+  // unwritten) are never read, which a copying scatter would do.
+  auto values = empty<T>({groups + 1}, on);
+  values.scatter_(0, slot, v);
+  r.output = values.narrow(0, 0, groups).clone();
+  if (return_inverse && consecutive) r.inverse_indices = group.reshape(x.sizes());
+  if (return_inverse && !consecutive) {
+    r.inverse_indices = empty<int64_t>({n}, on);
+    r.inverse_indices.scatter_(0, sorted.indices, group);
+    r.inverse_indices = r.inverse_indices.reshape(x.sizes());
   }
   if (return_counts) r.counts = scatter_add(zeros<int64_t>({groups}, on), 0, group, ones<int64_t>({n}, on));
   return r;
