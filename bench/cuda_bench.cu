@@ -9,6 +9,8 @@
 //   SumAxis0/1     sum of [8192, 8192] along each axis
 //   Softmax/C      softmax along rows of C floats, 2^26 floats in all
 //   Sgemm/Dgemm    tl::mm at 4096 beside a direct cublasSgemm/Dgemm call
+//   Hgemm/Bf16gemm tl::mm of float16/bfloat16 at 4096 beside a direct
+//                  cublasGemmEx call (float accumulation)
 //   AdamStep/50,1  tl::optim::Adam (weight_decay 1e-2) over 10M parameters in
 //                  50 tensors or one (multi-tensor kernels, Note [multi-tensor
 //                  steps]), 28 bytes per element; the host time of the call
@@ -159,12 +161,21 @@ void Softmax(benchmark::State& state) {
   time_gpu(state, 2.0 * kChainN * 4, [&] { y = tl::softmax(x, -1); });
 }
 
+// An [n, n] standard-normal matrix of T on the GPU (16-bit types: rounded from float).
+template <class T>
+tl::Tensor<T> gpu_randn(int64_t n, tl::Generator& g) {
+  if constexpr (tl::is_reduced_float<T>)
+    return tl::randn({n, n}, g, {.device = tl::kCUDA}).template to<T>();
+  else
+    return tl::randn<T>({n, n}, g, {.device = tl::kCUDA});
+}
+
 template <class T>
 void Gemm(benchmark::State& state) {
   if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
   tl::Generator g(3);
   const int64_t n = 4096;
-  const auto a = tl::randn<T>({n, n}, g, {.device = tl::kCUDA}), b = tl::randn<T>({n, n}, g, {.device = tl::kCUDA});
+  const auto a = gpu_randn<T>(n, g), b = gpu_randn<T>(n, g);
   tl::Tensor<T> c;
   time_gpu(state, 0, [&] { c = tl::mm(a, b); });
   state.counters["TFLOP/s"] =
@@ -176,14 +187,19 @@ void GemmCublas(benchmark::State& state) {
   if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
   tl::Generator g(3);
   const int n = 4096;
-  const auto a = tl::randn<T>({n, n}, g, {.device = tl::kCUDA}), b = tl::randn<T>({n, n}, g, {.device = tl::kCUDA});
+  const auto a = gpu_randn<T>(n, g), b = gpu_randn<T>(n, g);
   const auto c = tl::empty<T>({n, n}, {.device = tl::kCUDA});
   cublasHandle_t h = nullptr;
   cublasCreate(&h);
   cublasSetStream(h, tl::cuda::current_stream().handle());
-  const T one = 1, zero = 0;
+  const T one = T(1), zero = T(0);
+  const float one32 = 1, zero32 = 0;
   time_gpu(state, 0, [&] {
-    if constexpr (std::is_same_v<T, float>)
+    if constexpr (tl::is_reduced_float<T>) {
+      constexpr cudaDataType_t type = std::is_same_v<T, tl::Half> ? CUDA_R_16F : CUDA_R_16BF;
+      cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one32, b.data_ptr(), type, n, a.data_ptr(), type, n, &zero32,
+                   c.data_ptr(), type, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    } else if constexpr (std::is_same_v<T, float>)
       cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b.data_ptr(), n, a.data_ptr(), n, &zero, c.data_ptr(), n);
     else
       cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b.data_ptr(), n, a.data_ptr(), n, &zero, c.data_ptr(), n);
@@ -261,6 +277,14 @@ BENCHMARK(SumAxis)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecon
 BENCHMARK(Softmax)->Arg(1024)->Arg(32768)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(Gemm<float>)->Name("Sgemm")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(GemmCublas<float>)->Name("SgemmCublas")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(Gemm<tl::Half>)->Name("Hgemm")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(GemmCublas<tl::Half>)->Name("HgemmCublas")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(Gemm<tl::BFloat16>)->Name("Bf16gemm")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(GemmCublas<tl::BFloat16>)
+    ->Name("Bf16gemmCublas")
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.5);
 BENCHMARK(Gemm<double>)->Name("Dgemm")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(GemmCublas<double>)->Name("DgemmCublas")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(AdamStep)->Arg(50)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);

@@ -57,7 +57,8 @@ def main():
         xs = torch.randn(n // cols, cols, device=dev, generator=g)
         report(f"Softmax/{cols}", timed(lambda: torch.softmax(xs, -1)), 2.0 * n * 4)
         del xs
-    for dtype, name in ((torch.float32, "Sgemm"), (torch.float64, "Dgemm")):
+    for dtype, name in ((torch.float32, "Sgemm"), (torch.float64, "Dgemm"), (torch.float16, "Hgemm"),
+                        (torch.bfloat16, "Bf16gemm")):
         m = torch.randn(4096, 4096, device=dev, dtype=dtype, generator=g)
         k = torch.randn(4096, 4096, device=dev, dtype=dtype, generator=g)
         report(name, timed(lambda: m @ k, runs=20), flops=2.0 * 4096**3)

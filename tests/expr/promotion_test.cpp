@@ -10,7 +10,7 @@
 
 namespace {
 
-using Types = std::tuple<bool, uint8_t, int32_t, int64_t, float, double>;
+using Types = std::tuple<bool, uint8_t, int32_t, int64_t, float, double, tl::Half, tl::BFloat16>;
 
 template <class A, class B>
 std::string tensor_tensor() {
@@ -51,7 +51,7 @@ TEST_CASE("result types match torch.result_type for every pair and scalar kind")
     REQUIRE(ours.count(a + " " + b) == 1);
     CHECK(ours[a + " " + b] == r);
   }
-  CHECK(rows == 6 * (6 + 3 + 3));
+  CHECK(rows == 8 * (8 + 3 + 3));
 }
 
 TEST_CASE("scalar operands are weak: they never widen within a category") {

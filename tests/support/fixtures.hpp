@@ -34,7 +34,7 @@ struct Tensor {
     auto t = tl::empty<T>(shape);
     T* p = t.data_ptr();
     for (std::size_t i = 0; i < tokens.size(); ++i) {
-      if constexpr (std::is_floating_point_v<T>)
+      if constexpr (tl::is_floating<T>)
         p[i] = static_cast<T>(std::strtod(tokens[i].c_str(), nullptr));
       else
         p[i] = static_cast<T>(std::strtoll(tokens[i].c_str(), nullptr, 10));

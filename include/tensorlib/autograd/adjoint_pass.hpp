@@ -63,7 +63,7 @@ namespace tensorlib::autograd {
 template <class N>
 inline constexpr int floating_leaf_count = 0;
 template <Element T>
-inline constexpr int floating_leaf_count<Tensor<T>> = is_floating<T> && !is_dual<T> ? 1 : 0;
+inline constexpr int floating_leaf_count<Tensor<T>> = differentiable<T> && !is_dual<T> ? 1 : 0;
 template <class F, class... Cs>
 inline constexpr int floating_leaf_count<Map<F, Cs...>> = (0 + ... + floating_leaf_count<Cs>);
 

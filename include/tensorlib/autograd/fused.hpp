@@ -234,9 +234,9 @@ namespace detail {
 /// (Note [autograd's own arithmetic] in autograd/accumulate_grad.hpp).
 template <Element T>
 Tensor<T> scale_recorded(const Tensor<T>& g, T s) {
-  if (!compute_requires_grad(g)) return ::tensorlib::detail::evaluate(g * s);
+  if (!compute_requires_grad(g)) return ::tensorlib::detail::evaluate(g * to_opmath(s));
   return record<T>(
-      "MulBackward0", [&] { return ::tensorlib::detail::evaluate(g * s); },
+      "MulBackward0", [&] { return ::tensorlib::detail::evaluate(g * to_opmath(s)); },
       [s](const std::vector<Tensor<T>>& grads, const auto&, const std::vector<bool>&) {
         return std::vector<Tensor<T>>{scale_recorded(grads.at(0), s)};
       },
@@ -266,7 +266,7 @@ class FusedBackward final : public Node {
       using L = typename std::remove_cvref_t<decltype(leaf)>::value_type;
       versions_[position] = leaf._version();
       int lane = -1;
-      if constexpr (is_floating<L>) {
+      if constexpr (differentiable<L>) {
         if (leaf.requires_grad()) {
           for (std::size_t l = 0; l < lane_owner.size(); ++l)
             if (lane_owner[l] == leaf.impl().get()) lane = static_cast<int>(l);
@@ -359,7 +359,7 @@ template <Expression E>
 Tensor<value_type_t<E>> materialize(const E& expr) {
   Tensor<value_type_t<E>> out = ::tensorlib::detail::evaluate(expr);
   // A dual-valued chain (forward mode) carries its derivatives itself.
-  if constexpr (is_map_v<E> && is_floating<value_type_t<E>> && !is_dual<value_type_t<E>> &&
+  if constexpr (is_map_v<E> && differentiable<value_type_t<E>> && !is_dual<value_type_t<E>> &&
                 floating_leaf_count < E >> 0) {
     if (!is_grad_enabled()) return out;
     bool needs = false;

@@ -24,6 +24,8 @@ Tensor<T>& Tensor<T>::requires_grad_(bool requires_grad) {
   detail::check<TypeError>(!requires_grad || (is_floating<T> && !is_dual_tag(scalar_type_of<T>)),
                            "requires_grad_: only Tensors of floating point dtype can require gradients, got ",
                            DTypeTraits<T>::name);
+  detail::check<TypeError>(!requires_grad || !is_reduced_float<T>, "requires_grad_: autograd does not follow ",
+                           DTypeTraits<T>::name, " tensors yet; compute in float (x.to<float>())");
   if (!is_leaf()) {
     detail::check<AutogradError>(requires_grad,
                                  "requires_grad_: you can only change requires_grad flags of leaf variables. If you "

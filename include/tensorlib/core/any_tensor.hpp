@@ -65,6 +65,10 @@ class AnyTensor {
         return f(Tensor<float>(impl_));
       case kFloat64:
         return f(Tensor<double>(impl_));
+      case kFloat16:
+        return f(Tensor<Half>(impl_));
+      case kBFloat16:
+        return f(Tensor<BFloat16>(impl_));
     }
     throw TypeError("AnyTensor::visit: unknown dtype");
   }

@@ -4,10 +4,11 @@
 /// `Element` concept for static code, and the type promotion rules.
 ///
 /// Note [type promotion]
-/// Tensors are ranked bool < uint8 < int32 < int64 < float < double and two
-/// tensor operands promote to the higher rank (PyTorch's lattice restricted
-/// to our types). A C++ scalar operand is "weak", as a Python number is in
-/// PyTorch: it only changes the result type when it belongs to a higher
+/// Tensors are ranked bool < uint8 < int32 < int64 < {float16, bfloat16} <
+/// float < double and two tensor operands promote to the higher rank; float16
+/// with bfloat16 gives float (PyTorch's lattice restricted to our types).
+/// A C++ scalar operand is "weak", as a Python number is in PyTorch: it
+/// only changes the result type when it belongs to a higher
 /// category (bool < integral < floating) than the tensor, and then the result
 /// is that category's default (int64 for integers, float for floating point):
 ///   Tensor<float> * 2.0   -> float      Tensor<int32_t> * 2.5 -> float
@@ -16,8 +17,8 @@
 /// bool operands compute in float. Comparisons compute in the promoted type and
 /// give bool. Unlike PyTorch, a 0-d tensor promotes like any other tensor: its
 /// dimensionality is a run-time property and our element types are static.
-/// New element types (half, bfloat16) join by adding a `DTypeTraits`
-/// specialization and a `ScalarType` value.
+/// New element types join by adding a `DTypeTraits` specialization and a
+/// `ScalarType` value, as `Half` and `BFloat16` do (core/half.hpp).
 ///
 /// Note [dual element tags]
 /// `tl::Dual<T, K>` (forward mode, autograd/dual.hpp) is an element type for
@@ -33,11 +34,12 @@
 #include <type_traits>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/core/half.hpp"
 
 namespace tensorlib {
 
 /// Run-time tag of an element type (PyTorch's ScalarType).
-enum class ScalarType : int8_t { Bool, UInt8, Int32, Int64, Float32, Float64 };
+enum class ScalarType : int8_t { Bool, UInt8, Int32, Int64, Float32, Float64, Float16, BFloat16 };
 
 inline constexpr ScalarType kBool = ScalarType::Bool;
 inline constexpr ScalarType kUInt8 = ScalarType::UInt8;
@@ -50,6 +52,9 @@ inline constexpr ScalarType kFloat32 = ScalarType::Float32;
 inline constexpr ScalarType kFloat = ScalarType::Float32;
 inline constexpr ScalarType kFloat64 = ScalarType::Float64;
 inline constexpr ScalarType kDouble = ScalarType::Float64;
+inline constexpr ScalarType kFloat16 = ScalarType::Float16;
+inline constexpr ScalarType kHalf = ScalarType::Float16;
+inline constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
 
 /// Most tangents a dual element type carries (Note [dual element tags]).
 inline constexpr int kMaxDualTangents = 32;
@@ -98,18 +103,32 @@ struct DTypeTraits<int64_t> {
   static constexpr int rank = 3;
 };
 template <>
+struct DTypeTraits<Half> {
+  static constexpr ScalarType scalar_type = kFloat16;
+  static constexpr std::string_view name = "float16";
+  static constexpr Category category = Category::Floating;
+  static constexpr int rank = 4;
+};
+template <>
+struct DTypeTraits<BFloat16> {
+  static constexpr ScalarType scalar_type = kBFloat16;
+  static constexpr std::string_view name = "bfloat16";
+  static constexpr Category category = Category::Floating;
+  static constexpr int rank = 4;
+};
+template <>
 struct DTypeTraits<float> {
   static constexpr ScalarType scalar_type = kFloat32;
   static constexpr std::string_view name = "float32";
   static constexpr Category category = Category::Floating;
-  static constexpr int rank = 4;
+  static constexpr int rank = 5;
 };
 template <>
 struct DTypeTraits<double> {
   static constexpr ScalarType scalar_type = kFloat64;
   static constexpr std::string_view name = "float64";
   static constexpr Category category = Category::Floating;
-  static constexpr int rank = 5;
+  static constexpr int rank = 6;
 };
 
 /// A type that can be a tensor element.
@@ -127,6 +146,11 @@ inline constexpr ScalarType scalar_type_of = DTypeTraits<T>::scalar_type;
 
 template <Element T>
 inline constexpr bool is_floating = DTypeTraits<T>::category == Category::Floating;
+
+/// Element types autograd records: the floating ones but float16 and
+/// bfloat16, which it does not follow yet (Note [reduced floats]).
+template <Element T>
+inline constexpr bool differentiable = is_floating<T> && !is_reduced_float<T>;
 
 template <Element T>
 inline constexpr bool is_integral_or_bool = DTypeTraits<T>::category != Category::Floating;
@@ -146,6 +170,10 @@ constexpr std::string_view name(ScalarType t) noexcept {
       return "float32";
     case kFloat64:
       return "float64";
+    case kFloat16:
+      return "float16";
+    case kBFloat16:
+      return "bfloat16";
   }
   if (is_dual_tag(t)) return static_cast<int>(t) > kDualTags + kMaxDualTangents ? "dual_float64" : "dual_float32";
   return "unknown";
@@ -163,6 +191,9 @@ constexpr int64_t element_size(ScalarType t) noexcept {
     case kInt64:
     case kFloat64:
       return 8;
+    case kFloat16:
+    case kBFloat16:
+      return 2;
   }
   if (is_dual_tag(t)) {
     const int tag = static_cast<int>(t) - kDualTags;
@@ -204,7 +235,8 @@ constexpr Category scalar_category() {
 
 /// Result type of an op on two tensors of types A and B (Note [type promotion]).
 template <Element A, Element B>
-using promote_t = std::conditional_t<(DTypeTraits<A>::rank >= DTypeTraits<B>::rank), A, B>;
+using promote_t = std::conditional_t<(DTypeTraits<A>::rank == DTypeTraits<B>::rank && !std::is_same_v<A, B>), float,
+                                     std::conditional_t<(DTypeTraits<A>::rank >= DTypeTraits<B>::rank), A, B>>;
 
 /// Element type a C++ scalar becomes when it is the only operand (PyTorch's
 /// default dtypes): bool, int64_t or float.

@@ -68,10 +68,19 @@ std::optional<Device> device_of(const N& n) {
 /// Applies a pointwise functor to element values: every executor calls
 /// functors through it. Element types with their own rule overload it in
 /// their namespace, found by argument-dependent lookup (dual numbers:
-/// autograd/dual.hpp).
+/// autograd/dual.hpp). Reduced floats compute in float and round a result of
+/// their own type back (Note [reduced floats] in core/half.hpp).
 template <class F, class... A>
 [[gnu::always_inline]] TENSORLIB_HOST_DEVICE inline decltype(auto) invoke_functor(const F& f, const A&... a) {
-  return f(a...);
+  if constexpr ((is_reduced_float<A> || ...)) {
+    using R = std::remove_cvref_t<std::invoke_result_t<const F&, const A&...>>;
+    if constexpr (is_reduced_float<R>)
+      return R(f(to_opmath(a)...));
+    else
+      return f(to_opmath(a)...);
+  } else {
+    return f(a...);
+  }
 }
 
 /// `F` applied elementwise to the (broadcast) children. The shape and device

@@ -321,7 +321,7 @@ Tensor<T> index_put_(const Tensor<T>& self, const std::vector<std::optional<Tens
 template <Element T>
 Tensor<T> index_put(const Tensor<T>& input, const std::vector<std::optional<Tensor<int64_t>>>& indices,
                     const Tensor<T>& values, bool accumulate = false) {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input, values)) return autograd::index_put(input, indices, values, accumulate);
   }
   return index_put_(input.clone(), indices, values, accumulate);

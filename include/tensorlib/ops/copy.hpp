@@ -25,7 +25,7 @@ Tensor<To> cast_recorded(const Tensor<From>& x);
 template <Element T>
 Tensor<T> Tensor<T>::contiguous() const {
   if (is_contiguous()) return *this;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "CloneBackward", [](const Tensor& s) { return s.contiguous(); }, [](const Tensor& g) { return g; });
@@ -38,7 +38,7 @@ Tensor<T> Tensor<T>::contiguous() const {
 
 template <Element T>
 Tensor<T> Tensor<T>::clone() const {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "CloneBackward", [](const Tensor& s) { return s.clone(); }, [](const Tensor& g) { return g; });
@@ -52,7 +52,7 @@ Tensor<T> Tensor<T>::clone() const {
 template <Element T>
 Tensor<T> Tensor<T>::to(Device device, bool non_blocking) const {
   if (device.type == this->device().type && (device.index < 0 || device.index == this->device().index)) return *this;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "ToCopyBackward0", [&](const Tensor& s) { return s.to(device, non_blocking); },
@@ -91,7 +91,7 @@ template <Element T>
 Tensor<T> Tensor<T>::pin_memory() const {
   detail::check<DeviceError>(is_cpu(), "pin_memory: only CPU tensors can be pinned, not a tensor on ", device());
   if (is_pinned()) return *this;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "PinMemoryBackward", [](const Tensor& s) { return s.pin_memory(); },
@@ -116,9 +116,12 @@ Tensor<U> Tensor<T>::to() const {
   if constexpr (std::is_same_v<T, U>) {
     return *this;
   } else {
-    if constexpr (is_floating<U> && is_floating<T>) {
+    if constexpr (differentiable<U> && differentiable<T>) {
       // Recorded as a light node (Note [autograd's own arithmetic]).
       if (detail::records_grad(*this)) return autograd::cast_recorded<U>(*this);
+    } else if constexpr (differentiable<T> && is_reduced_float<U>) {
+      detail::check<TypeError>(!detail::records_grad(*this), "to: autograd does not follow ", DTypeTraits<U>::name,
+                               " tensors yet; convert under tl::NoGradGuard or detach() first");
     }
     stats::detail::count_copy();
     return detail::evaluate(as_node<U>(*this));

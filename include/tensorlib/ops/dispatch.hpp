@@ -286,6 +286,41 @@ void dispatch_sort_rows(const Tensor<T>& rows, const Tensor<T>& values, const Te
   }
 }
 
+/// The host GEMM of reduced floats (Note [reduced floats]): the operands
+/// widened to float, one float GEMM, the result rounded once, as PyTorch's
+/// CPU kernel accumulates half and bfloat16 products in float.
+template <Element T>
+void reduced_float_bmm(const Tensor<T>& out, const Tensor<T>& a, const Tensor<T>& b, float alpha, float beta) {
+  const int64_t batch = out.size(0), m = out.size(1), n = out.size(2), k = a.size(2);
+  auto widen = [batch](const Tensor<T>& t, std::vector<float>& to) {
+    const int64_t rows = t.size(1), cols = t.size(2);
+    to.resize(static_cast<std::size_t>(batch * rows * cols));
+    const T* p = t.data_ptr();
+    float* q = to.data();
+    for (int64_t i = 0; i < batch; ++i)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          *q++ = static_cast<float>(p[i * t.stride(0) + r * t.stride(1) + c * t.stride(2)]);
+  };
+  std::vector<float> af, bf, cf;
+  widen(a, af);
+  widen(b, bf);
+  if (beta != 0.0f)
+    widen(out, cf);
+  else
+    cf.assign(static_cast<std::size_t>(batch * m * n), 0.0f);
+  using cpu::MatrixView;
+  const MatrixView<const float> av{af.data(), m, k, k, 1};
+  const MatrixView<const float> bv{bf.data(), k, n, n, 1};
+  const MatrixView<float> cv{cf.data(), m, n, n, 1};
+  cpu::gemm_batched(batch, alpha, av, m * k, bv, k * n, beta, cv, m * n);
+  T* o = out.data_ptr();
+  const float* c = cf.data();
+  for (int64_t i = 0; i < batch; ++i)
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t j = 0; j < n; ++j) o[i * out.stride(0) + r * out.stride(1) + j * out.stride(2)] = T(*c++);
+}
+
 /// out[i] = alpha * a[i] @ b[i] + beta * out[i] for 3-d tensors (batch, rows,
 /// cols) of any strides on one device; beta == 0 does not read `out`. The
 /// caller checks shapes and devices, and that `out` overlaps neither input.
@@ -294,10 +329,14 @@ void dispatch_bmm(const Tensor<T>& out, const Tensor<T>& a, const Tensor<T>& b, 
   switch (out.device().type) {
     case DeviceType::CPU: {
       using cpu::MatrixView;
-      const MatrixView<const T> av{a.data_ptr(), a.size(1), a.size(2), a.stride(1), a.stride(2)};
-      const MatrixView<const T> bv{b.data_ptr(), b.size(1), b.size(2), b.stride(1), b.stride(2)};
-      const MatrixView<T> cv{out.data_ptr(), out.size(1), out.size(2), out.stride(1), out.stride(2)};
-      cpu::gemm_batched(out.size(0), alpha, av, a.stride(0), bv, b.stride(0), beta, cv, out.stride(0));
+      if constexpr (is_reduced_float<T>) {
+        reduced_float_bmm(out, a, b, static_cast<float>(alpha), static_cast<float>(beta));
+      } else {
+        const MatrixView<const T> av{a.data_ptr(), a.size(1), a.size(2), a.stride(1), a.stride(2)};
+        const MatrixView<const T> bv{b.data_ptr(), b.size(1), b.size(2), b.stride(1), b.stride(2)};
+        const MatrixView<T> cv{out.data_ptr(), out.size(1), out.size(2), out.stride(1), out.stride(2)};
+        cpu::gemm_batched(out.size(0), alpha, av, a.stride(0), bv, b.stride(0), beta, cv, out.stride(0));
+      }
       return;
     }
     case DeviceType::CUDA:

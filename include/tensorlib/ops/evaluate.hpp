@@ -133,7 +133,7 @@ bool in_graph(const Tensor<T>& t) {
 /// result from self's old value. True when it ran.
 template <Element T, class F>
 bool inplace_through(const Tensor<T>& self, const char* op, bool other_requires_grad, F&& out_of_place) {
-  if constexpr (is_floating<T> && !is_dual_tag(scalar_type_of<T>)) {
+  if constexpr (differentiable<T> && !is_dual_tag(scalar_type_of<T>)) {
     if (is_grad_enabled() && (in_graph(self) || other_requires_grad)) {
       autograd::rebase_with(self, op, std::forward<F>(out_of_place));
       return true;
@@ -182,9 +182,12 @@ void write_into(const Tensor<T>& dst, const E& src, const char* op) {
   const bool overlap = check_write(dst, src, op);
   bool src_requires_grad = false;
   for_each_tensor(src, [&](const auto& leaf) { src_requires_grad = src_requires_grad || leaf.requires_grad(); });
-  if constexpr (is_floating<T> && !is_dual_tag(scalar_type_of<T>)) {
+  if constexpr (differentiable<T> && !is_dual_tag(scalar_type_of<T>)) {
     if (is_grad_enabled() && (in_graph(dst) || src_requires_grad))
       return autograd::write_recorded(dst, src, op);  // Note [in-place on graph tensors]
+  } else if constexpr (is_reduced_float<T>) {
+    check<TypeError>(!is_grad_enabled() || !src_requires_grad, op, ": autograd does not follow ", DTypeTraits<T>::name,
+                     " tensors yet; write under tl::NoGradGuard or detach() the source");
   }
   write_checked(dst, src, op, overlap, src_requires_grad);
 }

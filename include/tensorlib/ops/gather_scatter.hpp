@@ -297,7 +297,7 @@ void scatter_reduce_into(const Tensor<T>& self, int64_t dim_, const Tensor<int64
 /// (dim 1); the result has index's shape. Indices must be in [0, size(dim)).
 template <Element T>
 Tensor<T> gather(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index) {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input)) return autograd::gather(input, dim, index);
   }
   const int64_t d = wrap_dim(dim, input.dim(), "gather");
@@ -349,7 +349,7 @@ Tensor<T> scatter_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& in
 template <Element T>
 Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src,
                   std::string_view reduce = {}) {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input, src)) {
       detail::check<NotImplementedError>(reduce.empty(), "scatter: the derivative of scatter with reduce='", reduce,
                                          "' is not implemented");
@@ -364,7 +364,7 @@ Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& in
 template <Element T>
 Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, T value,
                   std::string_view reduce = {}) {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input)) {
       detail::check<NotImplementedError>(reduce.empty(), "scatter: the derivative of scatter with reduce='", reduce,
                                          "' is not implemented");
@@ -390,7 +390,7 @@ Tensor<T> scatter_add_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>
 /// `torch.scatter_add(input, dim, index, src)`.
 template <Element T>
 Tensor<T> scatter_add(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src) {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input, src)) return autograd::scatter_add(input, dim, index, src);
   }
   Tensor<T> out = input.clone();

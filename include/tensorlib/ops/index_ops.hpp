@@ -115,7 +115,7 @@ inline int64_t checked_flat_index(int64_t i, int64_t numel, const char* op) {
 /// positions `index` (0-d or 1-d, values in [0, size)) lists along `dim`.
 template <Element T>
 Tensor<T> index_select(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index) {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input)) return autograd::index_select(input, dim, index);
   }
   const int64_t d = wrap_dim(dim, input.dim(), "index_select");
@@ -175,7 +175,7 @@ Tensor<T> index_add_(const Tensor<T>& self, int64_t dim, const Tensor<int32_t>& 
 template <Element T>
 Tensor<T> index_add(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& source,
                     T alpha = T(1)) {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input, source)) return autograd::index_add(input, dim, index, source, alpha);
   }
   return index_add_(input.clone(), dim, index, source, alpha);
@@ -195,7 +195,7 @@ Tensor<T> index_copy_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>&
 /// `torch.index_copy(input, dim, index, source)`.
 template <Element T>
 Tensor<T> index_copy(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& source) {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input, source)) return autograd::index_copy(input, dim, index, source);
   }
   return index_copy_(input.clone(), dim, index, source);
@@ -234,7 +234,7 @@ Tensor<T> index_fill_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>&
 /// `torch.index_fill(input, dim, index, value)`.
 template <Element T>
 Tensor<T> index_fill(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, T value) {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input)) return autograd::index_fill(input, dim, index, value);
   }
   return index_fill_(input.clone(), dim, index, value);
@@ -244,7 +244,7 @@ Tensor<T> index_fill(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>&
 /// positions `index` holds (negative ones count from the end); index's shape.
 template <Element T>
 Tensor<T> take(const Tensor<T>& input, const Tensor<int64_t>& index) {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input)) return autograd::take(input, index);
   }
   detail::check_devices("take", input.device(), index);

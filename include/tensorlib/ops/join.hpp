@@ -76,7 +76,7 @@ inline std::vector<int64_t> split_sizes_for(int64_t size, int64_t split_size, co
 template <Element T>
 Tensor<T> cat(const std::vector<Tensor<T>>& tensors, int64_t dim = 0) {
   detail::check<ValueError>(!tensors.empty(), "cat: expected a non-empty list of Tensors");
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     for (const auto& t : tensors)
       if (detail::records_grad(t)) return autograd::cat(tensors, dim);
   }

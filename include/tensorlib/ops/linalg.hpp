@@ -227,7 +227,7 @@ auto mm(const A& self, const B& mat2) {
   static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>>,
                 "mm: both operands must have the same element type; convert one with .to<T>()");
   static_assert(!std::is_same_v<value_type_t<A>, bool>, "mm: bool tensors are not supported (as in PyTorch)");
-  if constexpr (is_floating<value_type_t<A>>) {
+  if constexpr (differentiable<value_type_t<A>>) {
     if (detail::records_grad(self, mat2)) return autograd::mm(detail::materialize(self), detail::materialize(mat2));
   }
   return detail::mm_impl(detail::materialize(self), detail::materialize(mat2), "mm");
@@ -239,7 +239,7 @@ auto mv(const A& self, const B& vec) {
   static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>>,
                 "mv: both operands must have the same element type; convert one with .to<T>()");
   static_assert(!std::is_same_v<value_type_t<A>, bool>, "mv: bool tensors are not supported (as in PyTorch)");
-  if constexpr (is_floating<value_type_t<A>>) {
+  if constexpr (differentiable<value_type_t<A>>) {
     if (detail::records_grad(self, vec)) return autograd::mv(detail::materialize(self), detail::materialize(vec));
   }
   return detail::mv_impl(detail::materialize(self), detail::materialize(vec), "mv");
@@ -252,7 +252,7 @@ auto bmm(const A& self, const B& mat2) {
   static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>>,
                 "bmm: both operands must have the same element type; convert one with .to<T>()");
   static_assert(!std::is_same_v<value_type_t<A>, bool>, "bmm: bool tensors are not supported (as in PyTorch)");
-  if constexpr (is_floating<value_type_t<A>>) {
+  if constexpr (differentiable<value_type_t<A>>) {
     if (detail::records_grad(self, mat2)) return autograd::bmm(detail::materialize(self), detail::materialize(mat2));
   }
   return detail::bmm_impl(detail::materialize(self), detail::materialize(mat2), "bmm");
@@ -265,7 +265,7 @@ auto matmul(const A& self, const B& other) {
   static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>>,
                 "matmul: both operands must have the same element type; convert one with .to<T>()");
   static_assert(!std::is_same_v<value_type_t<A>, bool>, "matmul: bool tensors are not supported (as in PyTorch)");
-  if constexpr (is_floating<value_type_t<A>>) {
+  if constexpr (differentiable<value_type_t<A>>) {
     if (detail::records_grad(self, other))
       return autograd::matmul(detail::materialize(self), detail::materialize(other));
   }
@@ -278,7 +278,7 @@ auto dot(const A& self, const B& other) {
   static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>>,
                 "dot: both operands must have the same element type; convert one with .to<T>()");
   static_assert(!std::is_same_v<value_type_t<A>, bool>, "dot: bool tensors are not supported (as in PyTorch)");
-  if constexpr (is_floating<value_type_t<A>>) {
+  if constexpr (differentiable<value_type_t<A>>) {
     if (detail::records_grad(self, other)) return autograd::dot(detail::materialize(self), detail::materialize(other));
   }
   return detail::dot_impl(detail::materialize(self), detail::materialize(other), "dot");
@@ -291,7 +291,7 @@ auto vdot(const A& self, const B& other) {
   static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>>,
                 "vdot: both operands must have the same element type; convert one with .to<T>()");
   static_assert(!std::is_same_v<value_type_t<A>, bool>, "vdot: bool tensors are not supported (as in PyTorch)");
-  if constexpr (is_floating<value_type_t<A>>) {
+  if constexpr (differentiable<value_type_t<A>>) {
     if (detail::records_grad(self, other)) {
       detail::check_dot_shapes(detail::materialize(self), detail::materialize(other), "vdot");
       return autograd::dot(detail::materialize(self), detail::materialize(other));
@@ -311,7 +311,7 @@ auto outer(const A& self, const B& vec2) {
   detail::check<ShapeError>(a.dim() == 1, "outer: Expected 1-D argument self, but got ", a.dim(), "-D");
   detail::check<ShapeError>(b.dim() == 1, "outer: Expected 1-D argument vec2, but got ", b.dim(), "-D");
   detail::check_same_device("outer", a, b);
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(a, b)) return Tensor<T>(a.unsqueeze(1) * b.unsqueeze(0));  // fused, records
   }
   auto out = empty<T>({a.size(0), b.size(0)}, {.device = a.device()});
@@ -327,7 +327,7 @@ Tensor<T> addmm(const Tensor<T>& input, const Tensor<T>& mat1, const Tensor<T>& 
   static_assert(!std::is_same_v<T, bool>, "addmm: bool tensors are not supported (as in PyTorch)");
   detail::check_mm_shapes(mat1, mat2, "addmm");
   detail::check_same_device("addmm", input, mat1);
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input, mat1, mat2))
       return detail::add_scaled(detail::expand_input(input, {mat1.size(0), mat2.size(1)}, "addmm"), beta,
                                 mm(mat1, mat2), alpha);
@@ -344,7 +344,7 @@ Tensor<T> addmv(const Tensor<T>& input, const Tensor<T>& mat, const Tensor<T>& v
   static_assert(!std::is_same_v<T, bool>, "addmv: bool tensors are not supported (as in PyTorch)");
   detail::check_mv_shapes(mat, vec, "addmv");
   detail::check_same_device("addmv", input, mat);
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input, mat, vec))
       return detail::add_scaled(detail::expand_input(input, {mat.size(0)}, "addmv"), beta, mv(mat, vec), alpha);
   }
@@ -369,7 +369,7 @@ Tensor<T> addbmm(const Tensor<T>& input, const Tensor<T>& batch1, const Tensor<T
                             batch1.size(1), "x", batch1.size(2), " and ", batch2.size(1), "x", batch2.size(2), ")");
   detail::check_same_device(op, batch1, batch2);
   detail::check_same_device(op, input, batch1);
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input, batch1, batch2))
       return detail::add_scaled(detail::expand_input(input, {batch1.size(1), batch2.size(2)}, op), beta,
                                 bmm(batch1, batch2).sum(0), alpha);
@@ -395,7 +395,7 @@ Tensor<T> baddbmm(const Tensor<T>& input, const Tensor<T>& batch1, const Tensor<
   static_assert(!std::is_same_v<T, bool>, "baddbmm: bool tensors are not supported (as in PyTorch)");
   detail::check_bmm_shapes(batch1, batch2, "baddbmm");
   detail::check_same_device("baddbmm", input, batch1);
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input, batch1, batch2))
       return detail::add_scaled(
           detail::expand_input(input, {batch1.size(0), batch1.size(1), batch2.size(2)}, "baddbmm"), beta,

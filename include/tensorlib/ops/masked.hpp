@@ -89,7 +89,7 @@ Tensor<T> masked_fill(const Tensor<T>& input, const Tensor<bool>& mask, T value)
 /// `masked_fill` with a 0-d value tensor.
 template <Element T>
 Tensor<T> masked_fill(const Tensor<T>& input, const Tensor<bool>& mask, const Tensor<T>& value) {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(value)) return autograd::masked_fill(input, mask, value);
   }
   return masked_fill(input, mask, detail::scalar_value(value, "masked_fill"));
@@ -99,7 +99,7 @@ Tensor<T> masked_fill(const Tensor<T>& input, const Tensor<bool>& mask, const Te
 /// input and mask broadcast together, as a 1-d tensor in row-major order.
 template <Element T>
 Tensor<T> masked_select(const Tensor<T>& input, const Tensor<bool>& mask) {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input)) return autograd::masked_select(input, mask);
   }
   detail::check_devices("masked_select", input.device(), mask);
@@ -157,7 +157,7 @@ Tensor<T> masked_scatter_(const Tensor<T>& self, const Tensor<bool>& mask_, cons
 /// broadcast shape of input and mask with `masked_scatter_` applied.
 template <Element T>
 Tensor<T> masked_scatter(const Tensor<T>& input, const Tensor<bool>& mask, const Tensor<T>& source) {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(input, source)) return autograd::masked_scatter(input, mask, source);
   }
   const Shape shape = broadcast_shapes(input.sizes(), mask.sizes(), "masked_scatter");

@@ -198,7 +198,7 @@ ValuesIndices<value_type_t<E>> kthvalue(const E& input, int64_t k, int64_t dim =
   static_assert(!std::is_same_v<value_type_t<E>, bool>, "tl::kthvalue: bool tensors are not supported (as in PyTorch)");
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_selection("KthvalueBackward", x, dim, keepdim,
                                         [&](const Tensor<T>& t) { return kthvalue(t, k, dim, keepdim); });
@@ -214,7 +214,7 @@ Tensor<value_type_t<E>> median(const E& input) {
   static_assert(!std::is_same_v<value_type_t<E>, bool>, "tl::median: bool tensors are not supported (as in PyTorch)");
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_evenly("MedianBackward", x, {}, true, [](const Tensor<T>& t) { return median(t); });
   }
@@ -229,7 +229,7 @@ ValuesIndices<value_type_t<E>> median(const E& input, int64_t dim, bool keepdim 
   static_assert(!std::is_same_v<value_type_t<E>, bool>, "tl::median: bool tensors are not supported (as in PyTorch)");
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_selection("MedianBackward", x, dim, keepdim,
                                         [&](const Tensor<T>& t) { return median(t, dim, keepdim); });
@@ -245,7 +245,7 @@ Tensor<value_type_t<E>> nanmedian(const E& input) {
                 "tl::nanmedian: bool tensors are not supported (as in PyTorch)");
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_evenly("NanmedianBackward", x, {}, true, [](const Tensor<T>& t) { return nanmedian(t); });
   }
@@ -260,7 +260,7 @@ ValuesIndices<value_type_t<E>> nanmedian(const E& input, int64_t dim, bool keepd
                 "tl::nanmedian: bool tensors are not supported (as in PyTorch)");
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_selection("NanmedianBackward", x, dim, keepdim,
                                         [&](const Tensor<T>& t) { return nanmedian(t, dim, keepdim); });
@@ -275,7 +275,7 @@ template <Expression E>
 ValuesIndices<value_type_t<E>> mode(const E& input, int64_t dim = -1, bool keepdim = false) {
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_selection("ModeBackward", x, dim, keepdim,
                                         [&](const Tensor<T>& t) { return mode(t, dim, keepdim); });

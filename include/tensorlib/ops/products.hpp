@@ -132,7 +132,7 @@ Tensor<T> cross_impl(const Tensor<T>& a, const Tensor<T>& b, int64_t dim, const 
                     " must have length 3. Got ", a.dim() > 0 ? a.size(d) : 1, " and ", b.dim() > 0 ? b.size(d) : 1);
   check_same_device(op, a, b);
   const Shape shape = broadcast_shapes(a.sizes(), b.sizes(), op);
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (records_grad(a, b)) {  // the three components as recorded expressions, stacked
       std::vector<Tensor<T>> parts;
       for (int64_t i = 0; i < 3; ++i) {

@@ -136,6 +136,9 @@ Tensor<T> random_tensor(const Shape& sizes, TensorOptions options, Generator& ge
 template <Element T = float>
 Tensor<T> rand(const Shape& sizes, Generator& gen, TensorOptions options = {}) {
   static_assert(is_floating<T>, "tl::rand: the element type must be floating point");
+  static_assert(!is_reduced_float<T>,
+                "tl::rand: float16/bfloat16 random tensors are not supported yet (draw float, "
+                "then .to<T>())");
   check_sizes(sizes, "rand");
   return detail::random_tensor<T>(sizes, options, gen, detail::UniformLane<T>{});
 }
@@ -150,6 +153,9 @@ Tensor<T> rand(const Shape& sizes, TensorOptions options = {}) {
 template <Element T = float>
 Tensor<T> randn(const Shape& sizes, Generator& gen, TensorOptions options = {}) {
   static_assert(is_floating<T>, "tl::randn: the element type must be floating point");
+  static_assert(!is_reduced_float<T>,
+                "tl::randn: float16/bfloat16 random tensors are not supported yet (draw float, "
+                "then .to<T>())");
   check_sizes(sizes, "randn");
   return detail::random_tensor<T>(sizes, options, gen, detail::NormalLane<T>{});
 }

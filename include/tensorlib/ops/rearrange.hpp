@@ -142,7 +142,7 @@ template <Expression E>
 Tensor<value_type_t<E>> repeat(const E& input, const Shape& repeats) {
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       // Backward: each repeated dimension, split into (repeats, size), summed over the repeats.
       return autograd::record_view(
@@ -186,7 +186,7 @@ Tensor<value_type_t<E>> repeat_interleave(const E& input, int64_t repeats, std::
   detail::check<ValueError>(!output_size || *output_size == target[d],
                             "repeat_interleave: allocated size does not match required size (output_size ",
                             output_size.value_or(0), ", required ", target[d], ")");
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x)) {  // as PyTorch: an index_select, whose backward sums each group of copies
       std::vector<int64_t> index;
       for (int64_t i = 0; i < x.size(d); ++i) index.insert(index.end(), static_cast<std::size_t>(repeats), i);
@@ -238,7 +238,7 @@ Tensor<value_type_t<E>> repeat_interleave(const E& input, const Tensor<int64_t>&
   detail::check<ValueError>(!output_size || *output_size == total,
                             "repeat_interleave: allocated size does not match required size (output_size ",
                             output_size.value_or(0), ", required ", total, ")");
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x)) return autograd::index_select(x, d, detail::positions(index, x.device()));
   }
   Shape target = x.sizes();
@@ -269,7 +269,7 @@ template <Expression E>
 Tensor<value_type_t<E>> flip(const E& input, const Shape& dims) {
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_view(
           x, "FlipBackward", [&](const Tensor<T>& s) { return flip(s, dims); },
@@ -319,7 +319,7 @@ Tensor<value_type_t<E>> roll(const E& input, const Shape& shifts, const Shape& d
   }
   detail::check<ValueError>(shifts.size() == dims.size(),
                             "roll: shifts and dimensions must align. shifts: ", shifts.size(), ", dims:", dims.size());
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_view(
           x, "RollBackward", [&](const Tensor<T>& s) { return roll(s, shifts, dims); },
@@ -528,7 +528,7 @@ Tensor<value_type_t<E>> combinations(const E& input, int64_t r = 2, bool with_re
       pos[static_cast<std::size_t>(j)] = pos[static_cast<std::size_t>(j - 1)] + (with_replacement ? 0 : 1);
   }
   const auto rows = static_cast<int64_t>(index.size()) / r;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x) && rows > 0)
       return autograd::index_select(x, 0, detail::positions(index, x.device())).view({rows, r});
   }

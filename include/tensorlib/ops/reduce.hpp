@@ -130,7 +130,7 @@ constexpr void require_floating(const char* /*op*/) {
 template <Expression E>
 Tensor<detail::sum_result_t<value_type_t<E>>> sum(const E& x, DimList dims = {}, bool keepdim = false) {
   using T = value_type_t<E>;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x)) return autograd::sum(x, dims, keepdim);
   }
   using R = detail::SumReducer<T>;
@@ -151,7 +151,7 @@ auto nansum(const E& x, DimList dims = {}, bool keepdim = false) {
 template <Expression E>
 Tensor<detail::sum_result_t<value_type_t<E>>> prod(const E& x, DimList dims = {}, bool keepdim = false) {
   using T = value_type_t<E>;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x)) return autograd::prod(Tensor<T>(x), dims, keepdim);
   }
   using R = detail::ProdReducer<T>;
@@ -165,7 +165,7 @@ template <Expression E>
 Tensor<value_type_t<E>> mean(const E& x, DimList dims = {}, bool keepdim = false) {
   using T = value_type_t<E>;
   detail::require_floating<E>("mean");
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x)) return autograd::mean(x, dims, keepdim);
   }
   using R = detail::SumReducer<T>;
@@ -188,7 +188,7 @@ Tensor<value_type_t<E>> nanmean(const E& x, DimList dims = {}, bool keepdim = fa
 template <Expression E>
 Tensor<value_type_t<E>> amax(const E& x, DimList dims = {}, bool keepdim = false) {
   using T = value_type_t<E>;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_evenly("AmaxBackward", Tensor<T>(x), dims, false,
                                      [&](const Tensor<T>& t) { return amax(t, dims, keepdim); });
@@ -202,7 +202,7 @@ Tensor<value_type_t<E>> amax(const E& x, DimList dims = {}, bool keepdim = false
 template <Expression E>
 Tensor<value_type_t<E>> amin(const E& x, DimList dims = {}, bool keepdim = false) {
   using T = value_type_t<E>;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_evenly("AminBackward", Tensor<T>(x), dims, false,
                                      [&](const Tensor<T>& t) { return amin(t, dims, keepdim); });
@@ -240,7 +240,7 @@ template <Expression E>
 Tensor<value_type_t<E>> norm(const E& x, double p = 2, DimList dims = {}, bool keepdim = false) {
   using T = value_type_t<E>;
   detail::require_floating<E>("norm");
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x)) return autograd::norm(Tensor<T>(x), p, dims, keepdim);
   }
   if (p == 2) return Tensor<T>(sqrt(sum(square(x), dims, keepdim)));
@@ -368,7 +368,7 @@ ValuesIndices<T> extremum_along(const Tensor<T>& x, int64_t dim, bool keepdim, c
 template <Expression E>
 Tensor<value_type_t<E>> max(const E& x) {
   using T = value_type_t<E>;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_evenly("MaxBackward", Tensor<T>(x), {}, true, [](const Tensor<T>& t) { return max(t); });
   }
@@ -381,7 +381,7 @@ Tensor<value_type_t<E>> max(const E& x) {
 template <Expression E>
 ValuesIndices<value_type_t<E>> max(const E& x, int64_t dim, bool keepdim = false) {
   using T = value_type_t<E>;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_selection("MaxBackward", Tensor<T>(x), dim, keepdim,
                                         [&](const Tensor<T>& t) { return max(t, dim, keepdim); });
@@ -393,7 +393,7 @@ ValuesIndices<value_type_t<E>> max(const E& x, int64_t dim, bool keepdim = false
 template <Expression E>
 Tensor<value_type_t<E>> min(const E& x) {
   using T = value_type_t<E>;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_evenly("MinBackward", Tensor<T>(x), {}, true, [](const Tensor<T>& t) { return min(t); });
   }
@@ -405,7 +405,7 @@ Tensor<value_type_t<E>> min(const E& x) {
 template <Expression E>
 ValuesIndices<value_type_t<E>> min(const E& x, int64_t dim, bool keepdim = false) {
   using T = value_type_t<E>;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_selection("MinBackward", Tensor<T>(x), dim, keepdim,
                                         [&](const Tensor<T>& t) { return min(t, dim, keepdim); });

@@ -68,7 +68,7 @@ struct ExtremumReducer {
   using acc_type = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
   TENSORLIB_HOST_DEVICE static acc_type identity() {
     if constexpr (is_floating<T>)
-      return Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+      return Max ? T(-std::numeric_limits<opmath_t<T>>::infinity()) : T(std::numeric_limits<opmath_t<T>>::infinity());
     else if constexpr (std::is_same_v<T, bool>)
       return Max ? 0 : 1;
     else

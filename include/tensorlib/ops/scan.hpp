@@ -119,7 +119,7 @@ ValuesIndices<T> cum_extremum(const Tensor<T>& x, int64_t dim, const char* op) {
 template <Expression E>
 Tensor<detail::sum_result_t<value_type_t<E>>> cumsum(const E& x, int64_t dim) {
   using T = value_type_t<E>;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x)) return autograd::cumsum(Tensor<T>(x), dim);
   }
   using Acc = typename detail::SumReducer<T>::acc_type;
@@ -130,7 +130,7 @@ Tensor<detail::sum_result_t<value_type_t<E>>> cumsum(const E& x, int64_t dim) {
 template <Expression E>
 Tensor<detail::sum_result_t<value_type_t<E>>> cumprod(const E& x, int64_t dim) {
   using T = value_type_t<E>;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x)) return autograd::cumprod(Tensor<T>(x), dim);
   }
   using Acc = typename detail::ProdReducer<T>::acc_type;
@@ -141,7 +141,7 @@ Tensor<detail::sum_result_t<value_type_t<E>>> cumprod(const E& x, int64_t dim) {
 template <Expression E>
 ValuesIndices<value_type_t<E>> cummax(const E& x, int64_t dim) {
   using T = value_type_t<E>;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_selection("CummaxBackward", Tensor<T>(x), dim, true,
                                         [&](const Tensor<T>& t) { return cummax(t, dim); });
@@ -153,7 +153,7 @@ ValuesIndices<value_type_t<E>> cummax(const E& x, int64_t dim) {
 template <Expression E>
 ValuesIndices<value_type_t<E>> cummin(const E& x, int64_t dim) {
   using T = value_type_t<E>;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_selection("CumminBackward", Tensor<T>(x), dim, true,
                                         [&](const Tensor<T>& t) { return cummin(t, dim); });

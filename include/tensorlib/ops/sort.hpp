@@ -116,7 +116,7 @@ template <Expression E>
 ValuesIndices<value_type_t<E>> sort(const E& input, int64_t dim = -1, bool descending = false, bool stable = false) {
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_selection("SortBackward", x, dim, true,
                                         [&](const Tensor<T>& t) { return sort(t, dim, descending, stable); });
@@ -137,7 +137,7 @@ template <Expression E>
 Tensor<value_type_t<E>> msort(const E& input) {
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_selection("SortBackward", x, 0, true, [](const Tensor<T>& t) { return sort(t, 0); })
           .values;
@@ -155,7 +155,7 @@ ValuesIndices<value_type_t<E>> topk(const E& input, int64_t k, int64_t dim = -1,
   static_assert(!std::is_same_v<value_type_t<E>, bool>, "tl::topk: bool tensors are not supported (as in PyTorch)");
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_selection("TopkBackward", x, dim, true,
                                         [&](const Tensor<T>& t) { return topk(t, k, dim, largest, sorted); });

@@ -75,7 +75,7 @@ Tensor<value_type_t<E>> diagonal(const E& input, int64_t offset = 0, int64_t dim
   const Tensor<T> x = input;
   const int64_t d1 = wrap_dim(dim1, x.dim(), "diagonal"), d2 = wrap_dim(dim2, x.dim(), "diagonal");
   detail::check<ValueError>(d1 != d2, "diagonal: diagonal dimensions cannot be identical ", dim1, ", ", dim2);
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))  // backward: zeros with the gradient written into the same diagonal
       return autograd::record_view(
           x, "DiagonalBackward", [&](const Tensor<T>& s) { return diagonal(s, offset, d1, d2); },
@@ -109,7 +109,7 @@ Tensor<value_type_t<E>> diag(const E& input, int64_t diagonal = 0) {
   detail::check<ShapeError>(x.dim() == 1 || x.dim() == 2, "diag: matrix or a vector expected, got a tensor with ",
                             x.dim(), " dims");
   if (x.dim() == 2) return tensorlib::diagonal(x, diagonal).clone();
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_view(
           x, "DiagBackward", [&](const Tensor<T>& s) { return diag(s, diagonal); },
@@ -136,7 +136,7 @@ Tensor<value_type_t<E>> diag_embed(const E& input, int64_t offset = 0, int64_t d
   sizes.erase(sizes.size() - 1);
   sizes.insert(std::min(d1, d2), n);
   sizes.insert(std::max(d1, d2), n);
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_view(
           x, "DiagEmbedBackward", [&](const Tensor<T>& s) { return diag_embed(s, offset, d1, d2); },
@@ -166,7 +166,7 @@ auto trace(const E& input) {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
   const Tensor<T> x = input;
   detail::check<ShapeError>(x.dim() == 2, "trace: expected a matrix, but got tensor with dim ", x.dim());
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x)) return Tensor<R>(sum(tensorlib::diagonal(x)));  // both record
   }
   auto out = empty<R>({}, {.device = x.device()});
@@ -186,7 +186,7 @@ template <Expression E>
 Tensor<value_type_t<E>> tril(const E& input, int64_t diagonal = 0) {
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_view(
           x, "TrilBackward", [&](const Tensor<T>& s) { return tril(s, diagonal); },
@@ -201,7 +201,7 @@ template <Expression E>
 Tensor<value_type_t<E>> triu(const E& input, int64_t diagonal = 0) {
   using T = value_type_t<E>;
   const Tensor<T> x = input;
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(x))
       return autograd::record_view(
           x, "TriuBackward", [&](const Tensor<T>& s) { return triu(s, diagonal); },

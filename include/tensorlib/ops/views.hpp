@@ -103,7 +103,7 @@ inline std::optional<Shape> view_strides(const Shape& sizes, const Shape& stride
 
 template <Element T>
 Tensor<T> Tensor<T>::view(const Shape& sizes) const {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "ViewBackward", [&](const Tensor& s) { return s.view(sizes); },
@@ -119,7 +119,7 @@ Tensor<T> Tensor<T>::view(const Shape& sizes) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::reshape(const Shape& sizes) const {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "ReshapeBackward", [&](const Tensor& s) { return s.reshape(sizes); },
@@ -159,7 +159,7 @@ Tensor<T> Tensor<T>::unflatten(int64_t dim_, const Shape& sizes) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::permute(const Shape& dims) const {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this)) {
       return autograd::record_view(
           *this, "PermuteBackward", [&](const Tensor& s) { return s.permute(dims); },
@@ -186,7 +186,7 @@ Tensor<T> Tensor<T>::permute(const Shape& dims) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::transpose(int64_t dim0, int64_t dim1) const {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "TransposeBackward", [&](const Tensor& s) { return s.transpose(dim0, dim1); },
@@ -212,7 +212,7 @@ Tensor<T> Tensor<T>::t() const {
 
 template <Element T>
 Tensor<T> Tensor<T>::unsqueeze(int64_t dim_) const {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "UnsqueezeBackward", [&](const Tensor& s) { return s.unsqueeze(dim_); },
@@ -228,7 +228,7 @@ Tensor<T> Tensor<T>::unsqueeze(int64_t dim_) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::squeeze() const {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "SqueezeBackward", [&](const Tensor& s) { return s.squeeze(); },
@@ -245,7 +245,7 @@ Tensor<T> Tensor<T>::squeeze() const {
 
 template <Element T>
 Tensor<T> Tensor<T>::squeeze(int64_t dim_) const {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "SqueezeBackward", [&](const Tensor& s) { return s.squeeze(dim_); },
@@ -261,7 +261,7 @@ Tensor<T> Tensor<T>::squeeze(int64_t dim_) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::expand(const Shape& target) const {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "ExpandBackward", [&](const Tensor& s) { return s.expand(target); },
@@ -294,7 +294,7 @@ Tensor<T> Tensor<T>::expand(const Shape& target) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::narrow(int64_t dim_, int64_t start, int64_t length) const {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "NarrowBackward", [&](const Tensor& s) { return s.narrow(dim_, start, length); },
@@ -320,7 +320,7 @@ Tensor<T> Tensor<T>::narrow(int64_t dim_, int64_t start, int64_t length) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::select(int64_t dim_, int64_t index) const {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "SelectBackward", [&](const Tensor& s) { return s.select(dim_, index); },
@@ -345,7 +345,7 @@ Tensor<T> Tensor<T>::select(int64_t dim_, int64_t index) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::slice(int64_t dim_, SliceBound start_, SliceBound end_, int64_t step) const {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "SliceBackward", [&](const Tensor& s) { return s.slice(dim_, start_, end_, step); },
@@ -442,7 +442,7 @@ Tensor<T> as_strided_backward(const Tensor<T>& g, const Shape& in_sizes, const S
 
 template <Element T>
 Tensor<T> Tensor<T>::as_strided(const Shape& sizes_, const Shape& strides_, std::optional<int64_t> offset) const {
-  if constexpr (is_floating<T>) {
+  if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
       return autograd::record_view(
           *this, "AsStridedBackward", [&](const Tensor& s) { return s.as_strided(sizes_, strides_, offset); },

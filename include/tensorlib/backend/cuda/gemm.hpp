@@ -4,7 +4,8 @@
 /// the `tensorlib::cuda` component): one strided-batched call per product,
 /// reading row-major or transposed operands in place (Note [row-major
 /// cuBLAS]). TF32 tensor cores are opt-in, as in PyTorch
-/// (`tl::cuda::set_allow_tf32`).
+/// (`tl::cuda::set_allow_tf32`); float16 and bfloat16 products run on tensor
+/// cores with float accumulation (cublasGemmStridedBatchedEx).
 ///
 /// Note [row-major cuBLAS]
 /// cuBLAS is column-major. A row-major (m, k) matrix with row stride ld is
@@ -108,9 +109,9 @@ inline bool allow_tf32() { return detail::allow_tf32_flag(); }
 /// rows, cols) on one GPU; beta == 0 does not read `out`.
 template <Element T>
 void gemm_batched(const Tensor<T>& out, const Tensor<T>& a, const Tensor<T>& b, T alpha, T beta, const char* op) {
-  if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
-    throw TypeError(
-        tensorlib::detail::concat(op, ": CUDA matrix products take float or double tensors, got ", scalar_type_of<T>));
+  if constexpr (!is_floating<T>) {
+    throw TypeError(tensorlib::detail::concat(
+        op, ": CUDA matrix products take float16, bfloat16, float or double tensors, got ", scalar_type_of<T>));
   } else {
     const int64_t batch = out.size(0), m = out.size(1), n = out.size(2), k = a.size(2);
     if (batch == 0 || m == 0 || n == 0) return;
@@ -134,6 +135,16 @@ void gemm_batched(const Tensor<T>& out, const Tensor<T>& a, const Tensor<T>& b, 
                                                      b.stride(0), a.data_ptr(), i(oa.ld), a.stride(0), &beta,
                                                      out.data_ptr(), i(oc.ld), out.stride(0), i(batch)),
                            "cublasSgemmStridedBatched");
+    } else if constexpr (is_reduced_float<T>) {
+      // Half and bfloat16 products accumulate in float (Note [reduced floats]).
+      constexpr cudaDataType_t type = std::is_same_v<T, Half> ? CUDA_R_16F : CUDA_R_16BF;
+      const float alpha32 = alpha, beta32 = beta;
+      detail::check_cublas(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+      detail::check_cublas(
+          cublasGemmStridedBatchedEx(h, ob.op, oa.op, i(n), i(m), i(k), &alpha32, b.data_ptr(), type, i(ob.ld),
+                                     b.stride(0), a.data_ptr(), type, i(oa.ld), a.stride(0), &beta32, out.data_ptr(),
+                                     type, i(oc.ld), out.stride(0), i(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmStridedBatchedEx");
     } else {
       detail::check_cublas(cublasDgemmStridedBatched(h, ob.op, oa.op, i(n), i(m), i(k), &alpha, b.data_ptr(), i(ob.ld),
                                                      b.stride(0), a.data_ptr(), i(oa.ld), a.stride(0), &beta,

@@ -171,7 +171,7 @@ struct KernelMap {
     std::apply([&](auto&... c) { (visit_leaf(c, fn), ...); }, children);
   }
   __device__ auto value(int j) const {
-    return std::apply([&](const auto&... c) { return f(c.value(j)...); }, children);
+    return std::apply([&](const auto&... c) { return invoke_functor(f, c.value(j)...); }, children);
   }
 
  private:

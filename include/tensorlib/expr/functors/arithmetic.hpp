@@ -93,13 +93,16 @@ struct Div {
   }
 };
 
-/// -x.
+/// -x (-0.0 for 0.0, as in PyTorch).
 struct Neg {
   static constexpr std::string_view name = "neg";
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
-    return detail::wrap_sub(T(0), x);
+    if constexpr (std::is_integral_v<T>)
+      return detail::wrap_sub(T(0), x);
+    else
+      return -x;
   }
 };
 

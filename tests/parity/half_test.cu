@@ -1,0 +1,65 @@
+// float16 and bfloat16 on the GPU against the CPU (Note [reduced floats]):
+// fused chains (one kernel, each node computed in float and rounded), casts,
+// reductions and matrix products through cuBLAS. Tolerances: one step of the
+// 16-bit type for transcendental nodes (the device's float math may differ
+// from the host's by a float ulp, which can move the final rounding), exact
+// for arithmetic and casts; products and sums 1e-2 relative (float
+// accumulation in another order, then one rounding).
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <tensorlib/tensorlib.hpp>
+
+#include "cuda_support.hpp"
+
+using cuda_support::check_parity;
+using cuda_support::no_gpu;
+
+namespace {
+
+template <class T>
+constexpr double step() {
+  return std::is_same_v<T, tl::Half> ? 0x1p-10 : 0x1p-7;
+}
+
+template <class T>
+void check_type(const char* name) {
+  tl::Generator g(11);
+  const tl::Tensor<T> a = tl::randn({257, 129}, g).to<T>(), b = tl::randn({129}, g).to<T>();
+  const auto ag = a.cuda(), bg = b.cuda();
+  const std::string n = name;
+  // Arithmetic only: the same bits on both devices, in one kernel.
+  const auto before = tl::stats::snapshot();
+  const tl::Tensor<T> chain = (ag * bg + 1.5) / (1 + tl::abs(ag)) - bg;
+  CHECK((tl::stats::snapshot() - before).fused_kernels == 1);
+  check_parity(chain, tl::Tensor<T>((a * b + 1.5) / (1 + tl::abs(a)) - b), 0, 0, n + " arithmetic chain");
+  check_parity(tl::Tensor<T>(tl::exp(ag) * tl::sigmoid(bg) + tl::tanh(ag)),
+               tl::Tensor<T>(tl::exp(a) * tl::sigmoid(b) + tl::tanh(a)), 2 * step<T>(), 1e-6,
+               n + " transcendental chain");
+  // Strided and transposed operands (the non-vectorized path).
+  check_parity(tl::Tensor<T>(ag.t() * 2 - 1), tl::Tensor<T>(a.t() * 2 - 1), 0, 0, n + " transposed");
+  // Casts both ways and mixed promotion.
+  check_parity(ag.template to<float>(), a.template to<float>(), 0, 0, n + " to float");
+  const tl::Tensor<float> f = tl::randn({1000}, g) * 1000.0f;
+  check_parity(f.cuda().template to<T>(), f.template to<T>(), 0, 0, n + " from float");
+  check_parity(tl::Tensor<float>(bg + f.narrow(0, 0, 129).cuda()), tl::Tensor<float>(b + f.narrow(0, 0, 129)), 0, 0,
+               n + " + float");
+  // Reductions accumulate in wider types, then round once.
+  check_parity(ag.sum(0), a.sum(0), 2 * step<T>(), 16 * step<T>(), n + " sum(0)");
+  check_parity(ag.mean(1), a.mean(1), 2 * step<T>(), 16 * step<T>(), n + " mean(1)");
+  check_parity(ag.amax(0), a.amax(0), 0, 0, n + " amax(0)");
+  // Products: tensor cores with float accumulation against the host's float GEMM.
+  check_parity(tl::mm(ag, ag.t()), tl::mm(a, a.t()), 2 * step<T>(), 16 * step<T>(), n + " mm");
+  const tl::Tensor<T> x = tl::randn({3, 40, 24}, g).to<T>(), y = tl::randn({3, 24, 56}, g).to<T>();
+  check_parity(tl::bmm(x.cuda(), y.cuda()), tl::bmm(x, y), 2 * step<T>(), 16 * step<T>(), n + " bmm");
+}
+
+}  // namespace
+
+TEST_CASE("CUDA: float16 and bfloat16 chains, casts, reductions and products match the CPU") {
+  if (no_gpu()) return;
+  check_type<tl::Half>("float16");
+  check_type<tl::BFloat16>("bfloat16");
+}
