@@ -201,7 +201,7 @@ TEST_CASE("float16 and bfloat16: the bits of special values") {
   static_assert(static_cast<float>(std::numeric_limits<tl::BFloat16>::epsilon()) == 0x1p-7f);
   CHECK(std::isnan(static_cast<float>(tl::Half(NAN))));
   CHECK(tl::Half(NAN).bits == 0x7e00);
-  CHECK(tl::BFloat16(-NAN).bits == 0xffc0);
+  CHECK(tl::BFloat16(-NAN).bits == 0x7fc0);  // c10::BFloat16's one NaN
   CHECK(tl::element_size(tl::kHalf) == 2);
   CHECK(tl::name(tl::kBFloat16) == "bfloat16");
 }
@@ -273,11 +273,22 @@ TEST_CASE("float16 and bfloat16 promote like PyTorch") {
     check_bits(out, c.get<tl::BFloat16>("out"), "bfloat16 - int64");
   }
   {
-    // PyTorch 1.13 rounds the weak scalar to float16 first (measured: h * 2.7
-    // equals h * half(2.7) for 100000 random h); so do we.
+    // A weak scalar keeps its float value, as in current PyTorch (1.13 rounded
+    // it to float16 first: h * 1e-8 was 0; see generate_half.py).
     const fixtures::Case& c = file["mixed/half_scalar"];
     const tl::Tensor<tl::Half> out = c.get<tl::Half>("a") * 2.7;
     check_bits(out, c.get<tl::Half>("out"), "half * 2.7");
+    const fixtures::Case& tiny = file["mixed/half_tiny_scalar"];
+    const tl::Tensor<tl::Half> small = tiny.get<tl::Half>("a") * 1e-8;
+    check_bits(small, tiny.get<tl::Half>("out"), "half * 1e-8");
+    const fixtures::Case& big = file["mixed/half_div_big_scalar"];
+    const tl::Tensor<tl::Half> quotient = big.get<tl::Half>("a") / 1e5;
+    check_bits(quotient, big.get<tl::Half>("out"), "half / 1e5");
+    const fixtures::Case& bf = file["mixed/bfloat16_scalar"];
+    const tl::Tensor<tl::BFloat16> scaled = bf.get<tl::BFloat16>("a") * (1 + 0x1p-9);
+    check_bits(scaled, bf.get<tl::BFloat16>("out"), "bfloat16 * (1 + 2^-9)");
+    CHECK(tl::Tensor<bool>(big.get<tl::Half>("a") < 1e-9).to_vector() ==
+          tl::Tensor<bool>(big.get<tl::Half>("a").to<float>() < 1e-9f).to_vector());
   }
   {
     const fixtures::Case& c = file["mixed/int64_truediv_half"];
@@ -315,4 +326,27 @@ TEST_CASE("autograd does not follow float16 and bfloat16 yet: a TypeError, never
     CHECK(static_cast<float>(h.to_vector()[0]) == 2.0f);
   }
   CHECK(w.detach().to<tl::Half>().to_vector()[0].bits == tl::Half(1.0f).bits);
+}
+
+TEST_CASE("float16 and bfloat16 results computed from a graph are refused, not left without history") {
+  const auto w = tl::ones<float>({3}).requires_grad_();
+  CHECK_THROWS_WITH_AS(tl::Tensor<tl::Half>((w * 2).to<tl::Half>()),
+                       doctest::Contains("autograd does not follow float16 results"), tl::TypeError);
+  CHECK_THROWS_WITH_AS(tl::cast<tl::BFloat16>(w * 2).sum(), doctest::Contains("autograd does not follow bfloat16"),
+                       tl::TypeError);
+  tl::NoGradGuard no_grad;
+  CHECK(static_cast<float>(tl::cast<tl::BFloat16>(w * 2).sum().item()) == 6.0f);
+}
+
+TEST_CASE("float16 orders NaN last, and trace keeps the 16-bit type") {
+  const auto x = tl::tensor({NAN, 1.0f, -0.5f, 0.0f}).to<tl::Half>();
+  const auto sorted = tl::sort(x).values.to<float>().to_vector();
+  CHECK(sorted[0] == -0.5f);
+  CHECK(sorted[2] == 1.0f);
+  CHECK(std::isnan(sorted[3]));
+  CHECK(std::isnan(static_cast<float>(tl::median(x).item())));
+  const auto m = tl::tensor({1.5f, 0.0f, 0.0f, 2.5f}).reshape({2, 2}).to<tl::BFloat16>();
+  const auto t = tl::trace(m);
+  static_assert(std::is_same_v<decltype(t), const tl::Tensor<tl::BFloat16>>);
+  CHECK(static_cast<float>(t.item()) == 4.0f);
 }

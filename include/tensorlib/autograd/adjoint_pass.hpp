@@ -175,9 +175,9 @@ class AdjointLeaf {
   [[gnu::always_inline]] auto forward(int64_t j, int n) const {
     if constexpr (Packets) {
       using V = decltype(leaf_.template load<false>(j, n));
-      return ValueTape<V, is_floating<T>>{leaf_.template load<false>(j, n)};
+      return ValueTape<V, differentiable<T>>{leaf_.template load<false>(j, n)};
     } else {
-      return ValueTape<T, is_floating<T>>{leaf_.template scalar<false>(j)};
+      return ValueTape<T, differentiable<T>>{leaf_.template scalar<false>(j)};
     }
   }
   template <class Tape, class Adj, class Acc>
@@ -357,7 +357,7 @@ class AdjointMap {
 
 template <Element T, bool Packets, bool Tangent>
 struct AdjointEvalOf<Tensor<T>, Packets, Tangent> {
-  using type = std::conditional_t<Tangent && is_floating<T>, TangentLeaf<T>, AdjointLeaf<T, Packets>>;
+  using type = std::conditional_t<Tangent && differentiable<T>, TangentLeaf<T>, AdjointLeaf<T, Packets>>;
 };
 template <Element T, bool Packets, bool Tangent>
 struct AdjointEvalOf<ScalarLeaf<T>, Packets, Tangent> {
@@ -501,7 +501,7 @@ SweepOperands sweep_operands(const Tensor<T>& out, const Tensor<T>& grad, const 
     using L = typename std::remove_cvref_t<decltype(leaf)>::value_type;
     push(leaf);
     const int lane = *lanes++;
-    if constexpr (is_floating<L>) {
+    if constexpr (differentiable<L>) {
       if (!tangents) return;
       const bool has = lane >= 0 && (*tangents)[static_cast<std::size_t>(lane)].defined();
       Tensor<L> t = has ? (*tangents)[static_cast<std::size_t>(lane)].template to<L>() : zeros<L>({});

@@ -306,7 +306,7 @@ struct Function {
     } else if (is_input) {
       out = out.detach();  // an unchanged input returned: a new tensor sharing its memory
     }
-    if (!is_floating<T> || ctx.is_non_differentiable(impl)) {
+    if (!differentiable<T> || ctx.is_non_differentiable(impl)) {
       node->add_output({out.dtype(), out.sizes(), out.device()});
       return;
     }

@@ -357,6 +357,8 @@ class FusedBackward final : public Node {
 /// requires grad, records it as one `FusedBackward` node.
 template <Expression E>
 Tensor<value_type_t<E>> materialize(const E& expr) {
+  // A 16-bit result of a graph would have no history (Note [reduced floats]).
+  ::tensorlib::detail::refuse_untracked_grad<value_type_t<E>>("to", expr);
   Tensor<value_type_t<E>> out = ::tensorlib::detail::evaluate(expr);
   // A dual-valued chain (forward mode) carries its derivatives itself.
   if constexpr (is_map_v<E> && differentiable<value_type_t<E>> && !is_dual<value_type_t<E>> &&

@@ -235,7 +235,7 @@ constexpr Category scalar_category() {
 
 /// Result type of an op on two tensors of types A and B (Note [type promotion]).
 template <Element A, Element B>
-using promote_t = std::conditional_t<(DTypeTraits<A>::rank == DTypeTraits<B>::rank && !std::is_same_v<A, B>), float,
+using promote_t = std::conditional_t<(is_reduced_float<A> && is_reduced_float<B> && !std::is_same_v<A, B>), float,
                                      std::conditional_t<(DTypeTraits<A>::rank >= DTypeTraits<B>::rank), A, B>>;
 
 /// Element type a C++ scalar becomes when it is the only operand (PyTorch's

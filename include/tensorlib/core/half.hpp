@@ -7,13 +7,16 @@
 /// Note [reduced floats]
 /// A `Half` or `BFloat16` holds only its 16 bits. It converts implicitly to
 /// float (exactly) and from float (rounding to nearest, ties to even; NaN
-/// becomes the quiet NaN of its sign, as in PyTorch's c10::Half), so generic
+/// becomes a quiet NaN: of its sign for Half, 0x7fc0 for BFloat16, as in
+/// PyTorch's c10), so generic
 /// code such as `T(0)` or `static_cast<double>(x)` works. Pointwise
 /// functors never see a reduced float: `invoke_functor` (expr/map.hpp)
 /// converts every such operand to float, applies the functor, and rounds a
 /// result of the operand's type back (PyTorch's "opmath": each op computes
 /// in float and rounds once, so a fused chain rounds at every node, exactly
-/// as the same ops do eagerly in PyTorch). The conversions are plain integer
+/// as the same ops do eagerly in PyTorch). A weak C++ scalar operand keeps
+/// its float value (`make_map`, expr/build.hpp), as current PyTorch's
+/// opmath scalars do; PyTorch 1.13's CPU kernels rounded it to 16 bits first. The conversions are plain integer
 /// code, one definition for the host and the device, so the CPU and the GPU
 /// give bit-identical results. Reductions accumulate in double and GEMMs in
 /// float (ops/reducers.hpp, ops/dispatch.hpp).
@@ -63,7 +66,7 @@ TENSORLIB_HOST_DEVICE constexpr float half_bits_to_float(uint16_t h) noexcept {
 /// float -> bfloat16 bits, rounding to nearest even.
 TENSORLIB_HOST_DEVICE constexpr uint16_t float_to_bfloat16_bits(float f) noexcept {
   const uint32_t x = std::bit_cast<uint32_t>(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>(((x >> 16) & 0x8000u) | 0x7fc0u);  // NaN
+  if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;  // NaN: PyTorch's one bfloat16 NaN, whatever the sign
   return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
@@ -146,9 +149,20 @@ class numeric_limits<tensorlib::Half> {
   static constexpr bool has_quiet_NaN = true;
   static constexpr bool has_signaling_NaN = true;
   static constexpr bool is_iec559 = true;
+  static constexpr bool is_bounded = true;
+  static constexpr bool is_modulo = false;
+  static constexpr bool traps = false;
+  static constexpr bool tinyness_before = false;
+  static constexpr float_round_style round_style = round_to_nearest;
+  static constexpr int radix = 2;
   static constexpr int digits = 11;
+  static constexpr int digits10 = 3;
+  static constexpr int max_digits10 = 5;
   static constexpr int max_exponent = 16;
   static constexpr int min_exponent = -13;
+  static constexpr int max_exponent10 = 4;
+  static constexpr int min_exponent10 = -4;
+  static constexpr H round_error() noexcept { return H::from_bits(0x3800); }
   static constexpr H min() noexcept { return H::from_bits(0x0400); }
   static constexpr H max() noexcept { return H::from_bits(0x7bff); }
   static constexpr H lowest() noexcept { return H::from_bits(0xfbff); }
@@ -173,9 +187,20 @@ class numeric_limits<tensorlib::BFloat16> {
   static constexpr bool has_quiet_NaN = true;
   static constexpr bool has_signaling_NaN = true;
   static constexpr bool is_iec559 = false;
+  static constexpr bool is_bounded = true;
+  static constexpr bool is_modulo = false;
+  static constexpr bool traps = false;
+  static constexpr bool tinyness_before = false;
+  static constexpr float_round_style round_style = round_to_nearest;
+  static constexpr int radix = 2;
   static constexpr int digits = 8;
+  static constexpr int digits10 = 2;
+  static constexpr int max_digits10 = 4;
   static constexpr int max_exponent = 128;
   static constexpr int min_exponent = -125;
+  static constexpr int max_exponent10 = 38;
+  static constexpr int min_exponent10 = -37;
+  static constexpr B round_error() noexcept { return B::from_bits(0x3f00); }
   static constexpr B min() noexcept { return B::from_bits(0x0080); }
   static constexpr B max() noexcept { return B::from_bits(0x7f7f); }
   static constexpr B lowest() noexcept { return B::from_bits(0xff7f); }

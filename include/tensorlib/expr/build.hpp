@@ -62,7 +62,18 @@ requires((Operand<Args> || Node<Args>)&&...) && (Expression<Args> || ...) auto m
   } else {
     using Common = result_type_t<Args...>;
     using Target = std::conditional_t<std::is_same_v<Policy, promotion::CommonFloating>, floating_t<Common>, Common>;
-    return Map<F, decltype(as_node<Target>(args))...>(std::move(f), as_node<Target>(args)...);
+    if constexpr (is_reduced_float<Target> && (Scalar<Args> || ...)) {
+      // A weak scalar with a float16/bfloat16 tensor keeps its float value
+      // (current PyTorch's opmath scalars: `h * 1e-8` is not h * 0): the op
+      // runs on float nodes and its result is rounded once (Note [reduced floats]).
+      Map<F, decltype(as_node<float>(args))...> wide(std::move(f), as_node<float>(args)...);
+      if constexpr (std::is_same_v<value_type_t<decltype(wide)>, float>)
+        return as_node<Target>(wide);
+      else
+        return wide;
+    } else {
+      return Map<F, decltype(as_node<Target>(args))...>(std::move(f), as_node<Target>(args)...);
+    }
   }
 }
 

@@ -31,7 +31,7 @@ namespace tensorlib::detail {
 /// NaN test that compiles for every element type (integers are never NaN).
 template <Element T>
 constexpr bool is_nan(T v) noexcept {
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (is_floating<T>)
     return v != v;
   else
     return false;

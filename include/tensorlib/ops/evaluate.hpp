@@ -104,6 +104,16 @@ bool records_grad(const Es&... operands) {
   return any;
 }
 
+/// Refuses a float16/bfloat16 result computed from operands that require
+/// grad: autograd does not follow those types yet (Note [reduced floats]),
+/// and a result without history would silently drop the gradient.
+template <Element T, class... Es>
+void refuse_untracked_grad(const char* op, const Es&... operands) {
+  if constexpr (is_reduced_float<T>)
+    check<TypeError>(!records_grad(operands...), op, ": autograd does not follow ", DTypeTraits<T>::name,
+                     " results yet; compute in float, or under tl::NoGradGuard");
+}
+
 /// Starts an in-place write into `dst`: refuses what autograd cannot follow
 /// yet and records the write in the version counter that saved tensors check.
 /// `other_requires_grad`: a tensor written into `dst` requires grad.

@@ -274,7 +274,7 @@ void scatter_reduce_into(const Tensor<T>& self, int64_t dim_, const Tensor<int64
   auto counts = full<int64_t>(self.sizes(), include_self ? 1 : 0, {.device = self.device()});
   scatter_into(self, dim, index, &src, T(0), ScatterReduce::sum, &counts, op);
   const Tensor<int64_t> divisor = tl::where(counts == int64_t(0), int64_t(1), counts);
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_floating<T>) {
     write_into(self, self / divisor.to<T>(), op);
   } else {
     dispatch_cpu_only(self.device(), op, [&] {

@@ -35,7 +35,7 @@ Tensor<T>& write_result_in_place(Tensor<T>& self, const E& result, const char* o
 template <Element T>
 Tensor<T>& Tensor<T>::fill_(T value) {
   detail::check_no_internal_overlap(*this, "fill_");
-  if constexpr (is_floating<T> && !is_dual_tag(scalar_type_of<T>)) {
+  if constexpr (differentiable<T> && !is_dual_tag(scalar_type_of<T>)) {
     if (is_grad_enabled() && detail::in_graph(*this)) {
       autograd::fill_recorded(*this, value);  // Note [in-place on graph tensors]
       return *this;

@@ -135,7 +135,7 @@ ValuesIndices<T> median_rows(const Tensor<T>& x, int64_t dim, bool keepdim, bool
 template <Element T>
 Tensor<T> median_all(const Tensor<T>& x, bool ignore_nan, const char* op) {
   check_cpu(x, op);
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_floating<T>) {
     if (x.numel() == 0) return full<T>({}, std::numeric_limits<T>::quiet_NaN());
   } else {
     detail::check<ValueError>(x.numel() > 0, op, ": cannot take the median of an empty ", DTypeTraits<T>::name,

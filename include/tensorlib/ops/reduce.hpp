@@ -91,6 +91,7 @@ inline int64_t reduced_count(const Shape& shape, uint32_t mask) {
 /// Runs reducer R over `x` and converts each accumulator with `finish`.
 template <class R, Element Out, class E, class F>
 Tensor<Out> reduce(const E& x, const DimList& dims, bool keepdim, const char* op, F finish) {
+  refuse_untracked_grad<Out>(op, x);
   const Shape shape = x.shape();
   const uint32_t mask = reduce_mask(dims, shape.size(), op);
   auto out = empty<Out>(reduced_shape(shape, mask, keepdim), {.device = x.device()});

@@ -60,6 +60,8 @@ template <Expression E>
 Tensor<value_type_t<E>> softmax(const E& x, int64_t dim) {
   using T = value_type_t<E>;
   detail::require_floating<E>("softmax");
+  static_assert(!is_reduced_float<T>,
+                "softmax: float16/bfloat16 inputs are not supported yet (convert with .to<float>())");
   dim = wrap_dim(dim, x.dim(), "softmax");
   if (detail::records_grad(x)) return autograd::softmax(Tensor<T>(x), dim);
   if (x.numel() == 0) return Tensor<T>(x);
@@ -76,6 +78,8 @@ template <Expression E>
 Tensor<value_type_t<E>> log_softmax(const E& x, int64_t dim) {
   using T = value_type_t<E>;
   detail::require_floating<E>("log_softmax");
+  static_assert(!is_reduced_float<T>,
+                "log_softmax: float16/bfloat16 inputs are not supported yet (convert with .to<float>())");
   dim = wrap_dim(dim, x.dim(), "log_softmax");
   if (detail::records_grad(x)) return autograd::log_softmax(Tensor<T>(x), dim);
   if (x.numel() == 0) return Tensor<T>(x);

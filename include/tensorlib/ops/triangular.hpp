@@ -161,9 +161,9 @@ template <Expression E>
 auto trace(const E& input) {
   using T = value_type_t<E>;
   static_assert(!std::is_same_v<T, bool>, "trace: not implemented for bool tensors (convert with .to<int64_t>())");
-  using R = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
+  using R = std::conditional_t<is_floating<T>, T, int64_t>;
   // PyTorch's CPU accumulation types: double for floating point, int64 for integers.
-  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
+  using Acc = std::conditional_t<is_floating<T>, double, uint64_t>;
   const Tensor<T> x = input;
   detail::check<ShapeError>(x.dim() == 2, "trace: expected a matrix, but got tensor with dim ", x.dim());
   if constexpr (differentiable<T>) {

@@ -109,7 +109,7 @@ inline bool allow_tf32() { return detail::allow_tf32_flag(); }
 /// rows, cols) on one GPU; beta == 0 does not read `out`.
 template <Element T>
 void gemm_batched(const Tensor<T>& out, const Tensor<T>& a, const Tensor<T>& b, T alpha, T beta, const char* op) {
-  if constexpr (!is_floating<T>) {
+  if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double> && !is_reduced_float<T>) {
     throw TypeError(tensorlib::detail::concat(
         op, ": CUDA matrix products take float16, bfloat16, float or double tensors, got ", scalar_type_of<T>));
   } else {
