@@ -82,6 +82,18 @@ void check_conversion_fixture() {
     if (!std::isnan(widened[i])) CHECK(widened[i] == static_cast<float>(expected[i]));
 }
 
+/// An op's result against the fixture's "out": a bool result or an exact
+/// one bit for bit, else within one step of T.
+template <class T>
+void check_op_result(const tl::AnyTensor& out, const fixtures::Case& c, const std::string& what, bool exact) {
+  if (out.is<bool>())
+    CHECK(out.as<bool>().to_vector() == c.get<bool>("out").to_vector());
+  else if (exact)
+    check_bits<T>(out.as<T>(), c.get<T>("out"), what);
+  else
+    fixtures::check_close(out.as<T>(), c.get<T>("out"), ulp_at_one<T>(), 0, what);
+}
+
 template <class T>
 using Unary = std::function<tl::AnyTensor(const tl::Tensor<T>&)>;
 
@@ -106,13 +118,7 @@ void check_unary_ops() {
   for (const auto& [name, op] : ops) {
     const fixtures::Case& c = fixtures::load("half.txt")["unary/" + name + "/" + dtype_name<T>()];
     const tl::AnyTensor out = op.first(c.get<T>("x"));
-    const std::string what = name + " " + dtype_name<T>();
-    if (out.is<bool>())
-      CHECK(out.as<bool>().to_vector() == c.get<bool>("out").to_vector());
-    else if (op.second)
-      check_bits<T>(out.as<T>(), c.get<T>("out"), what);
-    else
-      fixtures::check_close(out.as<T>(), c.get<T>("out"), ulp_at_one<T>(), 0, what);
+    check_op_result<T>(out, c, name + " " + dtype_name<T>(), op.second);
   }
 }
 
@@ -134,13 +140,7 @@ void check_binary_ops() {
   for (const auto& [name, op] : ops) {
     const fixtures::Case& c = fixtures::load("half.txt")["binary/" + name + "/" + dtype_name<T>()];
     const tl::AnyTensor out = op.first(c.get<T>("a"), c.get<T>("b"));
-    const std::string what = name + " " + dtype_name<T>();
-    if (out.is<bool>())
-      CHECK(out.as<bool>().to_vector() == c.get<bool>("out").to_vector());
-    else if (op.second)
-      check_bits<T>(out.as<T>(), c.get<T>("out"), what);
-    else
-      fixtures::check_close(out.as<T>(), c.get<T>("out"), ulp_at_one<T>(), 0, what);
+    check_op_result<T>(out, c, name + " " + dtype_name<T>(), op.second);
   }
 }
 

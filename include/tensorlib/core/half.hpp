@@ -133,14 +133,11 @@ TENSORLIB_HOST_DEVICE constexpr opmath_t<T> to_opmath(const T& v) noexcept {
 
 }  // namespace tensorlib
 
-namespace std {
+namespace tensorlib::detail {
 
-/// Limits of binary16: max 65504, epsilon 2^-10, smallest normal 2^-14.
-template <>
-class numeric_limits<tensorlib::Half> {
-  using H = tensorlib::Half;
-
- public:
+/// What the limits of the two 16-bit types share (binary floating point,
+/// signed, with infinities and NaNs, rounding to nearest).
+struct ReducedFloatLimits {
   static constexpr bool is_specialized = true;
   static constexpr bool is_signed = true;
   static constexpr bool is_integer = false;
@@ -148,13 +145,25 @@ class numeric_limits<tensorlib::Half> {
   static constexpr bool has_infinity = true;
   static constexpr bool has_quiet_NaN = true;
   static constexpr bool has_signaling_NaN = true;
-  static constexpr bool is_iec559 = true;
   static constexpr bool is_bounded = true;
   static constexpr bool is_modulo = false;
   static constexpr bool traps = false;
   static constexpr bool tinyness_before = false;
-  static constexpr float_round_style round_style = round_to_nearest;
+  static constexpr std::float_round_style round_style = std::round_to_nearest;
   static constexpr int radix = 2;
+};
+
+}  // namespace tensorlib::detail
+
+namespace std {
+
+/// Limits of binary16: max 65504, epsilon 2^-10, smallest normal 2^-14.
+template <>
+class numeric_limits<tensorlib::Half> : public tensorlib::detail::ReducedFloatLimits {
+  using H = tensorlib::Half;
+
+ public:
+  static constexpr bool is_iec559 = true;
   static constexpr int digits = 11;
   static constexpr int digits10 = 3;
   static constexpr int max_digits10 = 5;
@@ -175,24 +184,11 @@ class numeric_limits<tensorlib::Half> {
 
 /// Limits of bfloat16: float's range, epsilon 2^-7.
 template <>
-class numeric_limits<tensorlib::BFloat16> {
+class numeric_limits<tensorlib::BFloat16> : public tensorlib::detail::ReducedFloatLimits {
   using B = tensorlib::BFloat16;
 
  public:
-  static constexpr bool is_specialized = true;
-  static constexpr bool is_signed = true;
-  static constexpr bool is_integer = false;
-  static constexpr bool is_exact = false;
-  static constexpr bool has_infinity = true;
-  static constexpr bool has_quiet_NaN = true;
-  static constexpr bool has_signaling_NaN = true;
   static constexpr bool is_iec559 = false;
-  static constexpr bool is_bounded = true;
-  static constexpr bool is_modulo = false;
-  static constexpr bool traps = false;
-  static constexpr bool tinyness_before = false;
-  static constexpr float_round_style round_style = round_to_nearest;
-  static constexpr int radix = 2;
   static constexpr int digits = 8;
   static constexpr int digits10 = 2;
   static constexpr int max_digits10 = 4;
