@@ -1,11 +1,35 @@
 # Compiles SOURCE twice: without TENSORLIB_COMPILE_FAIL it must compile (the
-# control), with it it must fail with a message matching EXPECT.
-foreach(var COMPILER SOURCE EXPECT INCLUDE)
+# control), with it it must fail with a message matching EXPECT. PCH (g++
+# only): a header to -include whose precompiled form lies beside it.
+# With PCH_HEADER set instead, precompiles PCH_HEADER into PCH_HEADER.gch with
+# the same flags (tests/CMakeLists.txt builds it once for every check).
+foreach(var COMPILER INCLUDE)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "check_compile_fail.cmake: ${var} not set")
   endif()
 endforeach()
-set(flags -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Wshadow -Werror -I${INCLUDE})
+set(flags -std=c++20 -Wall -Wextra -Wpedantic -Wshadow -Werror -I${INCLUDE})
+
+if(DEFINED PCH_HEADER)
+  execute_process(COMMAND ${COMPILER} ${flags} -x c++-header ${PCH_HEADER} -o ${PCH_HEADER}.gch -MD -MF
+                          ${PCH_HEADER}.gch.d RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "precompiling ${PCH_HEADER} failed:\n${err}")
+  endif()
+  return()
+endif()
+
+foreach(var SOURCE EXPECT)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "check_compile_fail.cmake: ${var} not set")
+  endif()
+endforeach()
+list(APPEND flags -fsyntax-only)
+if(PCH)
+  # -Winvalid-pch (an error under -Werror): a stale or mismatched .gch fails
+  # the check instead of being skipped silently.
+  list(APPEND flags -include ${PCH} -Winvalid-pch)
+endif()
 execute_process(COMMAND ${COMPILER} ${flags} ${SOURCE} RESULT_VARIABLE ok_rc ERROR_VARIABLE ok_err)
 if(NOT ok_rc EQUAL 0)
   message(FATAL_ERROR "control compile of ${SOURCE} failed:\n${ok_err}")

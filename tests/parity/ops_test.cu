@@ -11,8 +11,10 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <tensorlib/tensorlib.hpp>
 
@@ -122,6 +124,26 @@ TEST_CASE("CUDA: mixing devices in one op is an error naming both") {
   if (no_gpu()) return;
   const auto a = tl::ones<float>({3}), b = tl::ones<float>({3}, {.device = tl::kCUDA});
   CHECK_THROWS_WITH_AS((void)(a + b), doctest::Contains("cpu and cuda:0"), tl::DeviceError);
+}
+
+TEST_CASE("CUDA: offsets that need 64-bit indices without the 64-bit kernel are an error") {
+  if (no_gpu()) return;
+  // test_parity defines TENSORLIB_CUDA_32BIT_INDEXING_ONLY (Note [32-bit
+  // indexing only]): three bytes 2^29 apart reach offset 2^30 (1 GiB).
+  const auto base = tl::zeros<uint8_t>({(int64_t{1} << 30) + 1}, {.device = tl::kCUDA});
+  const auto v = base.slice(0, 0, tl::None, int64_t{1} << 29);
+  REQUIRE(v.numel() == 3);
+#if defined(TENSORLIB_CUDA_32BIT_INDEXING_ONLY)
+  CHECK_THROWS_WITH_AS((void)tl::Tensor<uint8_t>(v + v), doctest::Contains("TENSORLIB_CUDA_32BIT_INDEXING_ONLY"),
+                       tl::NotImplementedError);
+#else
+  CHECK(tl::Tensor<uint8_t>(v + v).cpu().to_vector() == std::vector<uint8_t>{0, 0, 0});
+#endif
+  // Just below the bound, the 32-bit strided kernel runs (the last offset
+  // 2^30 - 4).
+  const auto w = base.slice(0, 0, tl::None, (int64_t{1} << 29) - 2);
+  REQUIRE(w.numel() == 3);
+  CHECK(tl::Tensor<uint8_t>(w + 1).cpu().to_vector() == std::vector<uint8_t>{1, 1, 1});
 }
 
 TEST_CASE("CUDA: reductions of expressions along every dimension match the CPU") {
