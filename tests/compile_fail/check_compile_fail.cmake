@@ -26,8 +26,9 @@ foreach(var SOURCE EXPECT)
 endforeach()
 list(APPEND flags -fsyntax-only)
 if(PCH)
-  # -Winvalid-pch (an error under -Werror): a stale or mismatched .gch fails
-  # the check instead of being skipped silently.
+  # -Winvalid-pch (an error under -Werror): a .gch built with other flags
+  # fails the check instead of being skipped silently (its DEPFILE rebuilds it
+  # when a header changes).
   list(APPEND flags -include ${PCH} -Winvalid-pch)
 endif()
 execute_process(COMMAND ${COMPILER} ${flags} ${SOURCE} RESULT_VARIABLE ok_rc ERROR_VARIABLE ok_err)

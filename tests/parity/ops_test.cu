@@ -129,9 +129,13 @@ TEST_CASE("CUDA: mixing devices in one op is an error naming both") {
 TEST_CASE("CUDA: offsets that need 64-bit indices without the 64-bit kernel are an error") {
   if (no_gpu()) return;
   // test_parity defines TENSORLIB_CUDA_32BIT_INDEXING_ONLY (Note [32-bit
-  // indexing only]): three bytes 2^29 apart reach offset 2^30 (1 GiB).
-  const auto base = tl::zeros<uint8_t>({(int64_t{1} << 30) + 1}, {.device = tl::kCUDA});
-  const auto v = base.slice(0, 0, tl::None, int64_t{1} << 29);
+  // indexing only]): three bytes 2^29 apart reach offset 2^30 (1 GiB). The
+  // base is zeroed in two halves: one fill of all of it needs 64-bit indices.
+  constexpr int64_t stride = int64_t{1} << 29;
+  auto base = tl::empty<uint8_t>({2 * stride + 1}, {.device = tl::kCUDA});
+  base.slice(0, 0, stride).zero_();
+  base.slice(0, stride, tl::None).zero_();
+  const auto v = base.slice(0, 0, tl::None, stride);
   REQUIRE(v.numel() == 3);
 #if defined(TENSORLIB_CUDA_32BIT_INDEXING_ONLY)
   CHECK_THROWS_WITH_AS((void)tl::Tensor<uint8_t>(v + v), doctest::Contains("TENSORLIB_CUDA_32BIT_INDEXING_ONLY"),
@@ -141,7 +145,7 @@ TEST_CASE("CUDA: offsets that need 64-bit indices without the 64-bit kernel are 
 #endif
   // Just below the bound, the 32-bit strided kernel runs (the last offset
   // 2^30 - 4).
-  const auto w = base.slice(0, 0, tl::None, (int64_t{1} << 29) - 2);
+  const auto w = base.slice(0, 0, tl::None, stride - 2);
   REQUIRE(w.numel() == 3);
   CHECK(tl::Tensor<uint8_t>(w + 1).cpu().to_vector() == std::vector<uint8_t>{1, 1, 1});
 }

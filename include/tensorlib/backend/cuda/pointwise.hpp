@@ -27,8 +27,8 @@
 /// units]).
 ///
 /// Note [32-bit indexing only]
-/// The 64-bit strided kernel serves only operands whose offsets reach 2^30
-/// elements, yet it is compiled for every expression, and its 64-bit
+/// The 64-bit strided kernel serves only tensors, or views, spanning 2^30 - 1
+/// elements or more (max_offset), yet it is compiled for every expression, and its 64-bit
 /// divisions make it the costliest of the four: without it nvcc built
 /// tests/parity/functors_unary_float_test.cu with cicc 85 s instead of 111 s
 /// and ptxas 11 s instead of 26 s. A program that never evaluates such
@@ -225,7 +225,7 @@ void launch_pointwise(const Tensor<T>& out, const E& expr) {
     throw NotImplementedError(
         "a pointwise expression whose offsets need 64-bit indices was evaluated on the GPU, but this code was "
         "compiled without the 64-bit kernel (TENSORLIB_CUDA_32BIT_INDEXING_ONLY is defined); build it without that "
-        "macro to evaluate tensors of 2^30 elements or more");
+        "macro to evaluate tensors or views spanning 2^30 - 1 elements or more");
 #else
     launch_strided<int64_t>(out, expr, plan, device, stream);
 #endif
