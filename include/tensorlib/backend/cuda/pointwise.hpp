@@ -222,10 +222,11 @@ void launch_pointwise(const Tensor<T>& out, const E& expr) {
     launch_strided<int32_t>(out, expr, plan, device, stream);
   } else {
 #if defined(TENSORLIB_CUDA_32BIT_INDEXING_ONLY)  // Note [32-bit indexing only]
-    throw NotImplementedError(
-        "a pointwise expression whose offsets need 64-bit indices was evaluated on the GPU, but this code was "
-        "compiled without the 64-bit kernel (TENSORLIB_CUDA_32BIT_INDEXING_ONLY is defined); build it without that "
-        "macro to evaluate tensors or views spanning 2^30 - 1 elements or more");
+    throw NotImplementedError(::tensorlib::detail::concat(
+        "a pointwise expression whose operands span ", max_offset(plan),
+        " elements was evaluated on the GPU, but this code was compiled without the 64-bit kernel "
+        "(TENSORLIB_CUDA_32BIT_INDEXING_ONLY is defined); build it without that macro to evaluate tensors or views "
+        "spanning 2^30 - 1 elements or more"));
 #else
     launch_strided<int64_t>(out, expr, plan, device, stream);
 #endif
