@@ -332,6 +332,15 @@ TEST_CASE("einsum errors follow PyTorch's wording") {
                        tl::ValueError);
   CHECK_THROWS_WITH_AS(err("ij,jk->ii", {a, b}), "einsum(): output subscript i appears more than once in the output",
                        tl::ValueError);
+  // A size-0 label does not broadcast (only size 1 does), whichever operand comes first.
+  CHECK_THROWS_WITH_AS(err("j,j->", {tl::zeros<float>({0}), tl::zeros<float>({3})}),
+                       "einsum(): subscript j has size 3 for operand 1 which does not broadcast with previously seen "
+                       "size 0",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(err("j,j->", {tl::zeros<float>({3}), tl::zeros<float>({0})}),
+                       "einsum(): subscript j has size 0 for operand 1 which does not broadcast with previously seen "
+                       "size 3",
+                       tl::ShapeError);
   CHECK_THROWS_WITH_AS(err("ii->i", {a}),
                        "einsum(): subscript i is repeated for operand 0 but the sizes don't match, 2 != 3",
                        tl::ShapeError);

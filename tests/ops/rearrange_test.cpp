@@ -119,6 +119,14 @@ TEST_CASE("rearrange errors follow PyTorch's wording") {
                        tl::ValueError);
   CHECK_THROWS_WITH_AS(tl::tile(tl::zeros<float>({2}), {-1}),
                        "tile: trying to create tensor with negative dimension -2: [-2]", tl::ValueError);
+  // 2^62 * 4 wraps to 0, which would pass the check above as an empty result.
+  constexpr int64_t huge = int64_t{1} << 62;
+  CHECK_THROWS_WITH_AS(tl::zeros<float>({4}).repeat({huge}),
+                       "repeat: integer multiplication overflow (4611686018427387904 * 4)", tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::tile(tl::zeros<float>({4}), {huge}),
+                       "tile: integer multiplication overflow (4611686018427387904 * 4)", tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::repeat_interleave(tl::zeros<float>({4}), huge),
+                       "repeat_interleave: integer multiplication overflow (4 * 4611686018427387904)", tl::ValueError);
   CHECK_THROWS_WITH_AS(tl::repeat_interleave(x, -1), "repeat_interleave: repeats can not be negative, got -1",
                        tl::ValueError);
   CHECK_THROWS_WITH_AS(tl::repeat_interleave(tl::zeros<float>({3}), tl::tensor({1, -1, 2})),

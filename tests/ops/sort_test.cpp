@@ -393,6 +393,17 @@ TEST_CASE("bincount and histc reject bad arguments") {
   CHECK_THROWS_WITH_AS(tl::histc(tl::tensor({1.f, NAN})), doctest::Contains("is not finite"), tl::ValueError);
   CHECK_THROWS_WITH_AS(tl::histc(tl::tensor({1.f, INFINITY})), "histc: range of [1, inf] is not finite",
                        tl::ValueError);
+  // Finite in double but not in float: the edges would be +-inf and every
+  // element would land in bin 0.
+  CHECK_THROWS_WITH_AS(tl::histc(x, 4, -1e300, 1e300), doctest::Contains("without overflow"), tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::histc(x, 4, 0, 1e39), doctest::Contains("without overflow"), tl::ValueError);
+  CHECK(tl::histc(tl::tensor<double>({1.0, 2.0}), 2, -1e300, 1e300).to_vector() == std::vector<double>{0, 2});
+  // max + 1 bins must fit in int64.
+  CHECK_THROWS_WITH_AS(tl::bincount(tl::tensor({std::numeric_limits<int64_t>::max()})),
+                       "bincount: the input's maximum 9223372036854775807 leaves no room for 9223372036854775807 + 1 "
+                       "bins",
+                       tl::ValueError);
+  CHECK_THROWS_AS(tl::bincount(tl::tensor({std::numeric_limits<int64_t>::max()}), tl::tensor({1.f})), tl::ValueError);
 }
 
 TEST_CASE("searchsorted and bucketize reject bad arguments") {

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -137,6 +138,48 @@ TEST_CASE("view and shape errors say what was expected and what was got") {
   CHECK_THROWS_AS(x.flatten(1, 0), tl::ValueError);
   CHECK_THROWS_WITH_AS(tl::scalar_tensor(1).select(0, 0), "select: cannot be applied to a 0-dim tensor.",
                        tl::IndexError);
+}
+
+TEST_CASE("sizes whose product or offsets overflow int64 are errors, not wrapped views") {
+  constexpr int64_t big = int64_t{1} << 32;
+  constexpr int64_t max = std::numeric_limits<int64_t>::max();
+  const auto x = tl::arange<float>(5);
+  // start + length would wrap negative and pass a plain `start + length <= n`.
+  CHECK_THROWS_WITH_AS(x.narrow(0, 1, max),
+                       "narrow: start (1) + length (9223372036854775807) exceeds dimension size (5).", tl::IndexError);
+  // [2^32, 2^32] has 2^64 elements, which wraps to 0 == the input's numel.
+  CHECK_THROWS_WITH_AS(tl::empty<float>({0}).view({big, big}),
+                       "view: integer multiplication overflow (4294967296 * 4294967296)", tl::ValueError);
+  CHECK_THROWS_AS(tl::empty<float>({0}).reshape({big, -1, big}), tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::ones<float>({1}).expand({big, big}),
+                       "expand: numel: integer multiplication overflow for sizes [4294967296, 4294967296]",
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::empty<float>({0, big, big}).flatten(1, 2),
+                       "flatten: integer multiplication overflow (4294967296 * 4294967296)", tl::ValueError);
+  // The span fits, but the offset plus the span does not.
+  CHECK_THROWS_WITH_AS(x.as_strided({2}, {1}, max - 1), doctest::Contains("span overflows"), tl::ShapeError);
+  CHECK_THROWS_WITH_AS(x.as_strided({2}, {1}, max / 4), doctest::Contains("requiring a storage size of over 2^63 - 1"),
+                       tl::ShapeError);
+  // Just inside the bounds still works.
+  CHECK(x.narrow(0, 1, 4).sizes() == tl::Shape{4});
+  CHECK(tl::ones<float>({1}).expand({big, 2}).sizes() == tl::Shape{big, 2});
+  CHECK(x.as_strided({2}, {1}, 3).to_vector() == std::vector<float>{3, 4});
+}
+
+TEST_CASE("a 0-d tensor has no size or stride to ask for, and flattens only with dims -1 and 0") {
+  const auto s = tl::scalar_tensor(1.f);
+  CHECK_THROWS_WITH_AS((void)s.size(0), "size: dimension specified as 0 but tensor has no dimensions", tl::IndexError);
+  CHECK_THROWS_WITH_AS((void)s.size(-1), "size: dimension specified as -1 but tensor has no dimensions",
+                       tl::IndexError);
+  CHECK_THROWS_AS((void)s.stride(0), tl::IndexError);
+  // A squeezed tensor keeps no stale size behind its last dimension.
+  CHECK_THROWS_AS((void)tl::arange(5).select(0, 2).size(0), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::ones<float>({1}).squeeze(0).unflatten(0, {1}),
+                       "unflatten: dimension specified as 0 but tensor has no dimensions", tl::IndexError);
+  CHECK_THROWS_WITH_AS(s.flatten(5, 7),
+                       "flatten: dimension out of range (expected to be in range of [-1, 0], but got 5)",
+                       tl::IndexError);
+  CHECK(s.flatten(-1, 0).sizes() == tl::Shape{1});
 }
 
 TEST_CASE("slicing clamps out-of-range bounds like Python") {

@@ -96,7 +96,9 @@ class CpuAllocator final : public Allocator {
   DataPtr allocate(int64_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(kCPU));
     const auto n = static_cast<std::size_t>(nbytes);
-    void* p = ::operator new (n, std::align_val_t{alignment_for(n)});
+    void* p = ::operator new (n, std::align_val_t{alignment_for(n)}, std::nothrow);
+    detail::check<Error>(p != nullptr, "DefaultCPUAllocator: not enough memory: you tried to allocate ", nbytes,
+                         " bytes.");
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     if (n >= kHugeThreshold) ::madvise(p, n, MADV_HUGEPAGE);  // advisory: failure leaves small pages
 #endif

@@ -139,6 +139,25 @@ inline void check_sizes(const Shape& sizes, const char* op) {
   }
 }
 
+/// `a * b` for non-negative sizes; a ValueError naming `op` when the product
+/// does not fit in int64 (PyTorch: "integer multiplication overflow").
+inline int64_t checked_mul(int64_t a, int64_t b, const char* op) {
+  int64_t r = 0;
+  detail::check<ValueError>(!__builtin_mul_overflow(a, b, &r), op, ": integer multiplication overflow (", a, " * ", b,
+                            ")");
+  return r;
+}
+
+/// The element count of `sizes` (non-negative), a ValueError naming `op`
+/// when it does not fit in int64: a shape whose `numel()` would wrap.
+inline int64_t checked_numel(const Shape& sizes, const char* op) {
+  int64_t n = 1;
+  for (int64_t s : sizes)
+    detail::check<ValueError>(!__builtin_mul_overflow(n, s, &n), op,
+                              ": numel: integer multiplication overflow for sizes ", sizes);
+  return n;
+}
+
 /// Number of elements a tensor of these sizes and strides spans in its
 /// storage (largest element offset + 1; 0 when it has no elements). Negative
 /// sizes or strides and 64-bit overflow are `ValueError`s, so no tensor can

@@ -110,9 +110,10 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   /// Step in elements between neighbours along each dimension.
   const Shape& strides() const { return checked().strides; }
   /// Extent of one dimension (negative dims count from the end).
-  int64_t size(int64_t dim) const { return sizes()[wrap_dim(dim, this->dim(), "size")]; }
+  /// A 0-d tensor has none (IndexError, as PyTorch).
+  int64_t size(int64_t dim) const { return sizes()[checked_dim(dim, "size")]; }
   /// Stride of one dimension (negative dims count from the end).
-  int64_t stride(int64_t dim) const { return strides()[wrap_dim(dim, this->dim(), "stride")]; }
+  int64_t stride(int64_t dim) const { return strides()[checked_dim(dim, "stride")]; }
   /// Number of dimensions.
   int64_t dim() const { return checked().sizes.size(); }
   /// Same as `dim()` (PyTorch's other name).
@@ -566,6 +567,11 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   const TensorImpl& checked() const {
     detail::check<ValueError>(impl_ != nullptr, "tensor: operation on an undefined tensor");
     return *impl_;
+  }
+  /// `dim` wrapped for size() and stride(), which a 0-d tensor does not have.
+  int64_t checked_dim(int64_t d, const char* op) const {
+    detail::check<IndexError>(this->dim() > 0, op, ": dimension specified as ", d, " but tensor has no dimensions");
+    return wrap_dim(d, this->dim(), op);
   }
 
   std::shared_ptr<TensorImpl> impl_;

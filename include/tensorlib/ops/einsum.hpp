@@ -258,7 +258,7 @@ Tensor<T> einsum_impl(std::string_view equation, const std::vector<Tensor<T>>& o
       op_strides.push_back(t.stride(d));
       if (t.size(d) == 1) {
         if (sizes[lu] < 0) sizes[lu] = 1;
-      } else if (sizes[lu] <= 1) {
+      } else if (sizes[lu] < 0 || sizes[lu] == 1) {  // unseen, or seen only broadcastable (0 is not)
         sizes[lu] = t.size(d);
       } else if (l >= kEinsumLetters) {
         check<ShapeError>(sizes[lu] == t.size(d), "einsum(): dimension ", l - kEinsumLetters,

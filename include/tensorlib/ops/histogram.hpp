@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -36,7 +37,13 @@ std::vector<T> bincount_input(const Tensor<T>& x, int64_t minlength, int64_t& bi
                             "bincount: only supports 1-d non-negative integral inputs, but got a tensor of shape ",
                             x.sizes(), non_negative ? "" : " with negative values");
   bins = minlength;
-  for (T a : v) bins = std::max<int64_t>(bins, static_cast<int64_t>(a) + 1);
+  for (T a : v) {
+    // A bin count of max + 1 must fit in int64 (PyTorch 1.13 crashes here).
+    detail::check<ValueError>(static_cast<int64_t>(a) < std::numeric_limits<int64_t>::max(),
+                              "bincount: the input's maximum ", static_cast<int64_t>(a), " leaves no room for ",
+                              static_cast<int64_t>(a), " + 1 bins");
+    bins = std::max<int64_t>(bins, static_cast<int64_t>(a) + 1);
+  }
   return v;
 }
 
@@ -110,6 +117,10 @@ Tensor<value_type_t<E>> histc(const E& input, int64_t bins = 100, double min = 0
   detail::check<ValueError>(std::isfinite(lo) && std::isfinite(hi), "histc: range of [", lo, ", ", hi,
                             "] is not finite");
   detail::check<ValueError>(lo < hi, "histc: max must be larger than min, but got min ", lo, " and max ", hi);
+  constexpr double largest = static_cast<double>(std::numeric_limits<T>::max());
+  detail::check<ValueError>(std::abs(lo) <= largest && std::abs(hi) <= largest,
+                            "histc: value cannot be converted to type ", DTypeTraits<T>::name,
+                            " without overflow (range [", lo, ", ", hi, "])");
   // PyTorch's linear binning, in T: the edges are linspace(min, max, bins + 1)
   // in T, whose first and last elements are exactly min and max.
   const T left = static_cast<T>(lo), right = static_cast<T>(hi);

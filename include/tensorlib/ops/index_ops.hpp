@@ -76,6 +76,7 @@ void index_combine(const Tensor<T>& self, int64_t dim_, const Tensor<int64_t>& i
   const Tensor<T> s = at_least_1d(self), src = at_least_1d(unaliased(source_, self));
   const Tensor<int64_t> index = unaliased(index_, self);
   const int64_t size = s.size(dim), step = s.stride(dim);
+  if (src.numel() == 0) check_unread_indices(index, size, dim, op);
   T* out = s.data_ptr();
   const T* in = src.data_ptr();
   const int64_t* idx = index.data_ptr();
@@ -130,6 +131,7 @@ Tensor<T> index_select(const Tensor<T>& input, int64_t dim, const Tensor<int64_t
   auto out = empty<T>(input.dim() == 0 ? Shape{} : sizes, {.device = input.device()});
   const Tensor<T> o1 = detail::at_least_1d(out);
   detail::check_indices_on_device(index, x.size(d), d, "index_select");
+  if (out.numel() == 0) detail::check_unread_indices(index, x.size(d), d, "index_select");
   const detail::SelectAlong<T> f{o1.data_ptr(), x.data_ptr(), index.data_ptr(), x.size(d), x.stride(d), d,
                                  "index_select"};
   detail::dispatch_offsets<3>(

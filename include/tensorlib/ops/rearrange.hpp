@@ -75,7 +75,7 @@ Tensor<T> repeat_into_new(const Tensor<T>& x, const Shape& repeats, const char* 
                             repeats.size(), " repeat dims for a tensor of ", x.dim(), " dims)");
   const int64_t lead = repeats.size() - x.dim();
   Shape target = repeats;
-  for (int64_t i = lead; i < repeats.size(); ++i) target[i] = repeats[i] * x.size(i - lead);
+  for (int64_t i = lead; i < repeats.size(); ++i) target[i] = checked_mul(repeats[i], x.size(i - lead), op);
   for (int64_t i = 0; i < target.size(); ++i)
     detail::check<ValueError>(target[i] >= 0, op, ": trying to create tensor with negative dimension ", target[i], ": ",
                               target);
@@ -182,7 +182,7 @@ Tensor<value_type_t<E>> repeat_interleave(const E& input, int64_t repeats, std::
                             " but tensor has no dimensions");
   int64_t d = wrap_dim(dim.value_or(0), x.dim(), "repeat_interleave");
   Shape target = x.sizes();
-  target[d] *= repeats;
+  target[d] = checked_mul(target[d], repeats, "repeat_interleave");
   detail::check<ValueError>(!output_size || *output_size == target[d],
                             "repeat_interleave: allocated size does not match required size (output_size ",
                             output_size.value_or(0), ", required ", target[d], ")");

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "tensorlib/backend/cpu/strided_loop.hpp"
@@ -58,7 +59,7 @@ inline Shape infer_size(const Shape& sizes, int64_t numel, const char* op) {
       infer = d;
     } else {
       detail::check<ValueError>(sizes[d] >= 0, op, ": invalid shape dimension ", sizes[d]);
-      known *= sizes[d];
+      known = checked_mul(known, sizes[d], op);
     }
   }
   const bool ok = infer >= 0 ? known != 0 && numel % known == 0 : known == numel;
@@ -133,13 +134,13 @@ Tensor<T> Tensor<T>::reshape(const Shape& sizes) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::flatten(int64_t start_dim, int64_t end_dim) const {
-  if (dim() == 0) return reshape({1});
   const int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
+  if (dim() == 0) return reshape({1});
   detail::check<ValueError>(s <= e, "flatten: start_dim cannot come after end_dim");
   Shape target;
   for (int64_t d = 0; d < s; ++d) target.push_back(size(d));
   int64_t merged = 1;
-  for (int64_t d = s; d <= e; ++d) merged *= size(d);
+  for (int64_t d = s; d <= e; ++d) merged = checked_mul(merged, size(d), "flatten");
   target.push_back(merged);
   for (int64_t d = e + 1; d < dim(); ++d) target.push_back(size(d));
   return reshape(target);
@@ -147,6 +148,7 @@ Tensor<T> Tensor<T>::flatten(int64_t start_dim, int64_t end_dim) const {
 
 template <Element T>
 Tensor<T> Tensor<T>::unflatten(int64_t dim_, const Shape& sizes) const {
+  detail::check<IndexError>(dim() > 0, "unflatten: dimension specified as ", dim_, " but tensor has no dimensions");
   const int64_t d = wrap_dim(dim_, dim(), "unflatten");
   detail::check<ValueError>(!sizes.empty(), "unflatten: sizes must be non-empty");
   const Shape inner = detail::infer_size(sizes, size(d), "unflatten");
@@ -289,6 +291,7 @@ Tensor<T> Tensor<T>::expand(const Shape& target) const {
     sz[i] = want;
     st[i] = have == want ? stride(i - lead) : 0;
   }
+  checked_numel(sz, "expand");
   return detail::restride(*this, sz, st, storage_offset());
 }
 
@@ -311,7 +314,7 @@ Tensor<T> Tensor<T>::narrow(int64_t dim_, int64_t start, int64_t length) const {
                             ", ", n, "], but got ", start, ")");
   if (start < 0) start += n;
   detail::check<ValueError>(length >= 0, "narrow: length must be non-negative, got ", length);
-  detail::check<IndexError>(start + length <= n, "narrow: start (", start, ") + length (", length,
+  detail::check<IndexError>(length <= n - start, "narrow: start (", start, ") + length (", length,
                             ") exceeds dimension size (", n, ").");
   Shape sz = sizes();
   sz[d] = length;
@@ -457,12 +460,19 @@ Tensor<T> Tensor<T>::as_strided(const Shape& sizes_, const Shape& strides_, std:
   const int64_t span = storage_extent(sizes_, strides_, "as_strided");
   const int64_t off = offset.value_or(storage_offset());
   detail::check<ValueError>(off >= 0, "as_strided: storage offset must be non-negative, got ", off);
-  const int64_t extent = span == 0 ? off : off + span;
   const int64_t available = storage().nbytes() / static_cast<int64_t>(sizeof(T));
-  detail::check<ShapeError>(extent <= available, "as_strided: sizes ", sizes_, ", strides ", strides_,
-                            ", storage offset ", off, " and itemsize ", sizeof(T), " requiring a storage size of ",
-                            extent * static_cast<int64_t>(sizeof(T)), " are out of bounds for storage of size ",
-                            storage().nbytes());
+  int64_t extent = off;
+  detail::check<ShapeError>(span == 0 || !__builtin_add_overflow(off, span, &extent), "as_strided: storage offset ",
+                            off, " plus the ", span, " elements that sizes ", sizes_, " and strides ", strides_,
+                            " span overflows");
+  if (extent > available) [[unlikely]] {
+    int64_t bytes = 0;  // the message's figure, which may itself overflow
+    const bool huge = __builtin_mul_overflow(extent, static_cast<int64_t>(sizeof(T)), &bytes);
+    throw ShapeError(detail::concat("as_strided: sizes ", sizes_, ", strides ", strides_, ", storage offset ", off,
+                                    " and itemsize ", sizeof(T), " requiring a storage size of ",
+                                    huge ? std::string("over 2^63 - 1") : std::to_string(bytes),
+                                    " are out of bounds for storage of size ", storage().nbytes()));
+  }
   return detail::restride(*this, sizes_, strides_, off);
 }
 
