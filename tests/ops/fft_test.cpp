@@ -465,6 +465,18 @@ TEST_CASE("spectral op errors name the op and the bad argument") {
                        "fftshift: dimension out of range (expected to be in range of [-2, 1], but got 3)",
                        tl::IndexError);
   CHECK_THROWS_WITH_AS(F::fftfreq(-1), "fftfreq: negative dimension -1 in size [-1]", tl::ValueError);
+  // A 0-d input has no dimension 0 (PyTorch's errors): its hidden (re, im)
+  // pair is neither transformed, rolled nor reported as a size.
+  const auto c0 = tl::view_as_complex(tl::tensor<double>({1.0, 2.0}));
+  CHECK_THROWS_WITH_AS(F::fftn(c0, {}, {0}), "fftn: Invalid number of data points (0) specified", tl::ValueError);
+  CHECK_THROWS_WITH_AS(F::fftn(tl::full<double>({}, 3.0), {}, {-1}),
+                       "fftn: Invalid number of data points (0) specified", tl::ValueError);
+  CHECK_THROWS_WITH_AS(F::fftshift(c0, {0}), "fftshift: dimension specified as 0 but tensor has no dimensions",
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(F::ifftshift(tl::full<double>({}, 3.0), {-1}),
+                       "ifftshift: dimension specified as -1 but tensor has no dimensions", tl::IndexError);
+  CHECK_THROWS_WITH_AS((void)c0.size(0), "size: dimension specified as 0 but tensor has no dimensions", tl::IndexError);
+  CHECK(c0.dim() == 0);
 }
 
 TEST_CASE("window errors: negative window_length") {

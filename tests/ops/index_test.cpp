@@ -339,7 +339,8 @@ TEST_CASE("indexing ops report out-of-range indices with op, index, dimension an
                        Contains("put_(): out of range: tried to access index -7 on a tensor of 6 elements"),
                        tl::IndexError);
   CHECK(y.to_vector() == std::vector<float>(6, 0.f));  // nothing was written before the bad index
-  // An empty result or source reads no index, but the index is checked all the same (PyTorch).
+  // An empty result or source reads no index, but index_select and index_add_ check it all the
+  // same (PyTorch).
   CHECK_THROWS_WITH_AS(tl::zeros<float>({3, 0}).index_select(0, tl::tensor({5})),
                        Contains("index_select(): index 5 is out of bounds for dimension 0 with size 3"),
                        tl::IndexError);
@@ -347,6 +348,8 @@ TEST_CASE("indexing ops report out-of-range indices with op, index, dimension an
   CHECK_THROWS_WITH_AS(e.index_add_(1, tl::tensor({5}), tl::zeros<float>({0, 1})),
                        Contains("index_add_(): index 5 is out of bounds for dimension 1 with size 3"), tl::IndexError);
   CHECK(tl::zeros<float>({3, 0}).index_select(0, tl::tensor({2, 0})).sizes() == tl::Shape{2, 0});
+  // PyTorch's index_copy_ does not check an index it never reads.
+  CHECK(e.index_copy_(1, tl::tensor({5}), tl::zeros<float>({0, 1})).sizes() == tl::Shape{0, 3});
 }
 
 TEST_CASE("indexing ops reject bad dims, shapes and arguments with PyTorch-like messages") {

@@ -53,7 +53,7 @@ void run_case(const std::string& name, const fixtures::Case& c) {
   const auto stored = c.get<T>("x");
   // The expected input shape of "expand" is the output's leading size for
   // the cases that use it (a [1, n] row expanded to [5, n]).
-  const auto x = lay_out(stored, layout, tl::Shape{5, stored.size(-1)});
+  const auto x = lay_out(stored, layout, tl::Shape{5, stored.dim() > 0 ? stored.size(-1) : 1});
   const std::string what = name + " (" + op + ", " + layout + ")";
   using S = tl::detail::sum_result_t<T>;
   if (op == "sum") {

@@ -160,6 +160,9 @@ TEST_CASE("sizes whose product or offsets overflow int64 are errors, not wrapped
   CHECK_THROWS_WITH_AS(x.as_strided({2}, {1}, max - 1), doctest::Contains("span overflows"), tl::ShapeError);
   CHECK_THROWS_WITH_AS(x.as_strided({2}, {1}, max / 4), doctest::Contains("requiring a storage size of over 2^63 - 1"),
                        tl::ShapeError);
+  // A step near INT64_MAX: one element, no overflow in the length or stride.
+  CHECK(x.slice(0, 1, tl::None, max).to_vector() == std::vector<float>{1});
+  CHECK(x.slice(0, 5, tl::None, max).numel() == 0);
   // Just inside the bounds still works.
   CHECK(x.narrow(0, 1, 4).sizes() == tl::Shape{4});
   CHECK(tl::ones<float>({1}).expand({big, 2}).sizes() == tl::Shape{big, 2});

@@ -63,7 +63,11 @@ class ComplexTensor {
   }
   int64_t dim() const { return pairs_.dim() - 1; }
   /// Extent of one complex dimension (negative dims count from the end).
-  int64_t size(int64_t d) const { return pairs_.size(wrap_dim(d, dim(), "ComplexTensor::size")); }
+  /// A 0-d tensor has none (IndexError, as PyTorch).
+  int64_t size(int64_t d) const {
+    detail::check<IndexError>(dim() > 0, "size: dimension specified as ", d, " but tensor has no dimensions");
+    return pairs_.size(wrap_dim(d, dim(), "size"));
+  }
   int64_t numel() const { return pairs_.numel() / 2; }
   Device device() const { return pairs_.device(); }
 

@@ -228,7 +228,7 @@ inline std::vector<DimSize> resolve_dims(const Shape& sizes, const Shape& s, con
   std::vector<DimSize> plan;
   for (int64_t i = 0; i < dims.size(); ++i) {
     const bool last = i + 1 == dims.size();
-    const int64_t size = sizes[dims[i]];
+    const int64_t size = nd == 0 ? 0 : sizes[dims[i]];  // a 0-d input has no points (PyTorch's error below)
     const int64_t fallback = c2r_last && last ? 2 * (size - 1) : size;
     const int64_t n = s.empty() || s[i] == -1 ? fallback : s[i];
     check_points(n, op);
@@ -472,7 +472,10 @@ Tensor<T> shift(const Tensor<T>& x, int64_t nd, const DimList& dim, bool inverse
   if (dim.dims().empty()) {
     for (int64_t i = 0; i < nd; ++i) dims.push_back(i);
   } else {
-    for (int64_t d : dim.dims()) dims.push_back(wrap_dim(d, nd, op));
+    for (int64_t d : dim.dims()) {
+      check<IndexError>(nd > 0, op, ": dimension specified as ", d, " but tensor has no dimensions");
+      dims.push_back(wrap_dim(d, nd, op));
+    }
   }
   for (int64_t d : dims) shifts.push_back(inverse ? (x.size(d) + 1) / 2 : x.size(d) / 2);
   if (dims.empty()) return x.clone();

@@ -45,8 +45,9 @@ inline void check_indices_on_device(const Tensor<int64_t>& index, int64_t size, 
   for (const int64_t i : index.cpu().to_vector()) checked_index(i, size, dim, Negative::rejected, op);
 }
 
-/// A CPU index is checked where it is read; an op whose loop reads none of
-/// it (an empty iteration space) checks it here, as PyTorch does.
+/// A CPU index is checked where it is read; index_select and index_add_,
+/// whose loops may read none of it (an empty iteration space), check it here
+/// as PyTorch does (its index_copy_, gather and scatter do not).
 inline void check_unread_indices(const Tensor<int64_t>& index, int64_t size, int64_t dim, const char* op) {
   if (!index.is_cpu()) return;
   for (const int64_t i : index.to_vector()) checked_index(i, size, dim, Negative::rejected, op);

@@ -68,7 +68,7 @@ void check_index_source(const Tensor<T>& self, int64_t dim, const Tensor<int64_t
 /// self[.., index[i], ..] = f(self[.., index[i], ..], source[.., i, ..]) along dim.
 template <Element T, class F>
 void index_combine(const Tensor<T>& self, int64_t dim_, const Tensor<int64_t>& index_, const Tensor<T>& source_,
-                   const char* op, F f) {
+                   const char* op, bool check_unread, F f) {
   const int64_t dim = wrap_dim(dim_, self.dim(), op);
   check_devices(op, self.device(), index_, source_);
   check_index_source(self, dim, index_, source_, op);
@@ -76,7 +76,7 @@ void index_combine(const Tensor<T>& self, int64_t dim_, const Tensor<int64_t>& i
   const Tensor<T> s = at_least_1d(self), src = at_least_1d(unaliased(source_, self));
   const Tensor<int64_t> index = unaliased(index_, self);
   const int64_t size = s.size(dim), step = s.stride(dim);
-  if (src.numel() == 0) check_unread_indices(index, size, dim, op);
+  if (check_unread && src.numel() == 0) check_unread_indices(index, size, dim, op);
   T* out = s.data_ptr();
   const T* in = src.data_ptr();
   const int64_t* idx = index.data_ptr();
@@ -157,7 +157,7 @@ Tensor<T> index_add_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& 
                               [&](const Tensor<T>& old) { return index_add(old, dim, index, source, alpha); }))
     return self;
   detail::begin_inplace(self, "index_add_", source.requires_grad());
-  detail::index_combine(self, dim, index, source, "index_add_", [alpha](T a, T b) {
+  detail::index_combine(self, dim, index, source, "index_add_", true, [alpha](T a, T b) {
     if constexpr (std::is_same_v<T, bool>)
       return a || (alpha && b);
     else
@@ -190,7 +190,7 @@ Tensor<T> index_copy_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>&
                               [&](const Tensor<T>& old) { return index_copy(old, dim, index, source); }))
     return self;
   detail::begin_inplace(self, "index_copy_", source.requires_grad());
-  detail::index_combine(self, dim, index, source, "index_copy_", [](T, T b) { return b; });
+  detail::index_combine(self, dim, index, source, "index_copy_", false, [](T, T b) { return b; });
   return self;
 }
 

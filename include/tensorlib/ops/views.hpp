@@ -368,8 +368,10 @@ Tensor<T> Tensor<T>::slice(int64_t dim_, SliceBound start_, SliceBound end_, int
   start = std::clamp<int64_t>(start, 0, n);
   end = std::clamp<int64_t>(end, start, n);
   Shape sz = sizes(), st = strides();
-  sz[d] = (end - start + step - 1) / step;
-  st[d] *= step;
+  // Neither can overflow for a step near INT64_MAX: such a slice has at most
+  // one element, whose stride is kept when stride * step does not fit.
+  sz[d] = end > start ? (end - start - 1) / step + 1 : 0;
+  if (int64_t scaled = 0; !__builtin_mul_overflow(st[d], step, &scaled)) st[d] = scaled;
   return detail::restride(*this, sz, st, storage_offset() + start * stride(d));
 }
 
