@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "sanitizers.hpp"
 #include "tensorlib/tensorlib.hpp"
 
 namespace {
@@ -340,13 +341,6 @@ TEST_CASE("hooks on leaves and non-leaves and retain_grad") {
 // 5.4 s (build, backward, destruction) against 4 s for 10^6 in Release, so
 // 10^6 would take about 27 s; ASan's larger frames make 2*10^5 nodes
 // overflow a recursive implementation all the same.
-#if defined(__SANITIZE_ADDRESS__)
-#define TL_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TL_TEST_ASAN 1
-#endif
-#endif
 #ifdef TL_TEST_ASAN
 constexpr int kChainLength = 200000;
 #else

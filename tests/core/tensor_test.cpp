@@ -8,6 +8,8 @@
 
 #include <tensorlib/tensorlib.hpp>
 
+#include "sanitizers.hpp"
+
 TEST_CASE("a tensor handle exposes its geometry") {
   const auto t = tl::zeros<double>({2, 3});
   CHECK(t.defined());
@@ -66,13 +68,6 @@ TEST_CASE("large CPU blocks are aligned for huge pages and counted like others")
 
 // ASan refuses an allocation this large by aborting (allocation-size-too-big)
 // before operator new can report it, so the sanitized build leaves it out.
-#if defined(__SANITIZE_ADDRESS__)
-#define TL_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TL_TEST_ASAN 1
-#endif
-#endif
 #ifndef TL_TEST_ASAN
 TEST_CASE("an allocation the machine cannot give is a tl::Error, and counts nothing") {
   const auto before = tl::stats::snapshot();
