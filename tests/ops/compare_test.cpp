@@ -28,3 +28,13 @@ TEST_CASE("isclose is elementwise and treats equal infinities as close") {
   const tl::Tensor<bool> c = tl::isclose(a, b);
   CHECK(c.to_vector() == std::vector<bool>{true, true, false, true});
 }
+
+TEST_CASE("isclose and allclose reject negative or NaN tolerances (PyTorch)") {
+  const auto a = tl::tensor({1.f, 2.f});
+  const auto b = tl::tensor({1.f, 2.000001f});
+  CHECK_THROWS_WITH_AS((void)tl::allclose(a, b, -1.0),
+                       "isclose: rtol must be greater than or equal to zero, but got -1", tl::ValueError);
+  CHECK_THROWS_WITH_AS((void)tl::isclose(a, b, 1e-5, NAN),
+                       "isclose: atol must be greater than or equal to zero, but got nan", tl::ValueError);
+  CHECK(tl::allclose(a, b, 0.0, 1e-5));
+}

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "fixtures.hpp"
@@ -118,4 +120,29 @@ TEST_CASE("from_blob views foreign memory and calls the deleter once") {
   CHECK_THROWS_WITH_AS(tl::from_blob(std::span<float>(data.data(), 5), {2, 3}),
                        "from_blob: shape [2, 3] needs 6 elements, got a buffer of 5", tl::ShapeError);
   CHECK(tl::from_blob(std::span<float>(data), {3, 2}).size(0) == 3);
+}
+
+TEST_CASE("arange, linspace and tensor reject values their element type cannot hold, and counts that overflow") {
+  using doctest::Contains;
+  // An integer arange truncates start, end and step to int64 first (PyTorch's int64 arange).
+  CHECK_THROWS_WITH_AS(tl::arange<int64_t>(0, 5, 0.5), "arange: step must be nonzero", tl::ValueError);
+  CHECK(tl::arange<int64_t>(0.5, 3.7, 1).to_vector() == std::vector<int64_t>{0, 1, 2});
+  CHECK_THROWS_WITH_AS(tl::arange<int64_t>(1e30, 1.0000001e30, 1e23), Contains("without overflow"), tl::ValueError);
+  // Exact in int64 where both ends round to the same double.
+  const int64_t base = int64_t{1} << 60;
+  CHECK(tl::arange(base | 1, base + 4).to_vector() == std::vector<int64_t>{base + 1, base + 2, base + 3});
+  CHECK(tl::arange(int64_t{10}, int64_t{-3}, int64_t{-4}).to_vector() == std::vector<int64_t>{10, 6, 2, -2});
+  // 2^64 - 1 elements.
+  CHECK_THROWS_WITH_AS(tl::arange(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()),
+                       "arange: invalid size, possible overflow?", tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::arange(0.0, 1.0, 1e-300), "arange: invalid size, possible overflow?", tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::linspace<int32_t>(0, 1e10, 3),
+                       Contains("cannot be converted to type int32 without overflow"), tl::ValueError);
+  CHECK_THROWS_AS(tl::linspace<int64_t>(0, NAN, 3), tl::ValueError);
+  CHECK_THROWS_AS(tl::linspace<int64_t>(0, INFINITY, 3), tl::ValueError);
+  CHECK(tl::linspace<int32_t>(-2, 2, 5).to_vector() == std::vector<int32_t>{-2, -1, 0, 1, 2});
+  CHECK_THROWS_WITH_AS(tl::tensor<int32_t>({1e10}), Contains("without overflow"), tl::ValueError);
+  CHECK_THROWS_AS(tl::tensor<int64_t>({1.0, std::nan("")}), tl::ValueError);
+  CHECK_THROWS_AS(tl::tensor<int32_t>(1e10), tl::ValueError);
+  CHECK(tl::tensor<int32_t>({2.7, -2.7}).to_vector() == std::vector<int32_t>{2, -2});  // truncated, as in PyTorch
 }

@@ -111,3 +111,25 @@ TEST_CASE("random argument errors") {
   auto x = tl::empty<float>({2});
   CHECK_THROWS_AS(x.uniform_(1, 0), tl::ValueError);
 }
+
+TEST_CASE("randint into floats, randperm's range and uniform_'s bounds follow PyTorch") {
+  const auto f = tl::randint<float>(0, 10, {200});
+  for (const float v : f.to_vector()) CHECK((v >= 0 && v < 10 && v == std::floor(v)));
+  CHECK_THROWS_WITH_AS(tl::randint<uint8_t>(0, 300, {2}), "randint: the range [0, 300) does not fit in uint8",
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::randperm<uint8_t>(300), doctest::Contains("does not fit in uint8"), tl::ValueError);
+  auto p = tl::randperm<uint8_t>(256).to<int64_t>().to_vector();
+  std::sort(p.begin(), p.end());
+  std::vector<int64_t> all(256);
+  std::iota(all.begin(), all.end(), int64_t{0});
+  CHECK(p == all);
+  CHECK_THROWS_WITH_AS(tl::randperm<float>((int64_t{1} << 24) + 2),
+                       doctest::Contains("cannot be greater than 16777217"), tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::randperm<tl::Half>(2050), doctest::Contains("cannot be greater than 2049"), tl::ValueError);
+  auto x = tl::zeros<float>({3});
+  CHECK_THROWS_WITH_AS(x.uniform_(-INFINITY, INFINITY), doctest::Contains("from is out of bounds"), tl::ValueError);
+  CHECK_THROWS_WITH_AS(x.uniform_(0, 1e39), doctest::Contains("to is out of bounds"), tl::ValueError);
+  auto y = tl::zeros<double>({3});
+  CHECK_THROWS_WITH_AS(y.uniform_(-1e308, 1e308), doctest::Contains("to-from to exceed the limit"), tl::ValueError);
+  CHECK_NOTHROW(y.uniform_(-1e300, 1e300));
+}

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
+#include "sanitizers.hpp"
 
 TEST_CASE("copies agree on expanded (stride 0) inputs and own new memory") {
   const auto row = tl::arange<float>(4).view({1, 4}).expand({3, 4});  // strides [0, 1]
@@ -127,6 +128,15 @@ TEST_CASE("rearrange errors follow PyTorch's wording") {
                        "tile: integer multiplication overflow (4611686018427387904 * 4)", tl::ValueError);
   CHECK_THROWS_WITH_AS(tl::repeat_interleave(tl::zeros<float>({4}), huge),
                        "repeat_interleave: integer multiplication overflow (4 * 4611686018427387904)", tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::repeat_interleave(tl::zeros<float>({3}), tl::tensor({huge, huge, int64_t{1}})),
+                       "repeat_interleave: the sum of repeats overflows int64", tl::ValueError);
+#ifndef TL_TEST_ASAN  // ASan aborts on an allocation this large (tests/support/sanitizers.hpp)
+  // 2^58 + 1 positions (2^61 + 8 bytes) do not fit in memory: the allocator's error, not std::bad_alloc.
+  CHECK_THROWS_WITH_AS(tl::repeat_interleave(tl::zeros<float>({2}), tl::tensor({int64_t{1} << 58, int64_t{1}})),
+                       doctest::Contains("not enough memory"), tl::Error);
+  CHECK_THROWS_WITH_AS(tl::repeat_interleave(tl::zeros<float>({2}, {.requires_grad = true}), int64_t{1} << 57),
+                       doctest::Contains("not enough memory"), tl::Error);
+#endif
   CHECK_THROWS_WITH_AS(tl::repeat_interleave(x, -1), "repeat_interleave: repeats can not be negative, got -1",
                        tl::ValueError);
   CHECK_THROWS_WITH_AS(tl::repeat_interleave(tl::zeros<float>({3}), tl::tensor({1, -1, 2})),

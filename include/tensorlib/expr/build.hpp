@@ -14,30 +14,12 @@
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/pointwise_methods.hpp"
+#include "tensorlib/core/scalar_cast.hpp"
 #include "tensorlib/expr/functors/cast.hpp"
 #include "tensorlib/expr/map.hpp"
 #include "tensorlib/expr/promotion.hpp"
 
 namespace tensorlib {
-
-namespace detail {
-
-/// A C++ scalar converted to element type T, rejecting values an integral T
-/// cannot hold (PyTorch's rule: unsigned types also take negative values down
-/// to -max, which wrap, so `x - 1` works on uint8).
-template <Element T, Scalar S>
-T checked_scalar_cast(S value) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    const long double v = static_cast<long double>(value);
-    constexpr long double hi = static_cast<long double>(std::numeric_limits<T>::max());
-    constexpr long double lo = std::is_signed_v<T> ? static_cast<long double>(std::numeric_limits<T>::min()) : -hi;
-    detail::check<ValueError>(v >= lo && v <= hi, "value ", value, " cannot be converted to type ",
-                              DTypeTraits<T>::name, " without overflow");
-  }
-  return static_cast<T>(value);
-}
-
-}  // namespace detail
 
 /// An operand as a `Map` child of element type T: the expression itself, a
 /// cast of it, or a scalar leaf.

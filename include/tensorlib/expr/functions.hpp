@@ -520,6 +520,9 @@ auto elu(const E& x, double alpha = 1) {
 template <Operand A, Operand B>
 requires(Expression<A> || Expression<B>) auto isclose(const A& a, const B& b, double rtol = 1e-5, double atol = 1e-8,
                                                       bool equal_nan = false) {
+  // NaN fails these too, as in PyTorch.
+  detail::check<ValueError>(rtol >= 0, "isclose: rtol must be greater than or equal to zero, but got ", rtol);
+  detail::check<ValueError>(atol >= 0, "isclose: atol must be greater than or equal to zero, but got ", atol);
   return make_map(fn::IsClose{rtol, atol, equal_nan}, a, b);
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -17,6 +18,7 @@
 
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/scalar_cast.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/storage.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -135,22 +137,42 @@ Tensor<T> generate(const Shape& sizes, TensorOptions options, F f) {
 }  // namespace detail
 
 /// Values start, start + step, ... below end (above, for a negative step).
+/// An integer result takes start, end and step truncated to int64 first, as
+/// PyTorch's int64 arange does (so a step of 0.5 is a zero step).
 template <class T = void, Scalar A, Scalar B, Scalar C>
 auto arange(A start, B end, C step, TensorOptions options = {}) {
   using R = std::conditional_t<std::is_void_v<T>, detail::deduced_element_t<std::common_type_t<A, B, C>>, T>;
   const double s = static_cast<double>(start), e = static_cast<double>(end), d = static_cast<double>(step);
-  detail::check<ValueError>(d != 0, "arange: step must be nonzero");
   detail::check<ValueError>(std::isfinite(s) && std::isfinite(e), "arange: unsupported range: ", s, " -> ", e);
-  detail::check<ValueError>((d > 0 && e >= s) || (d < 0 && e <= s),
-                            "arange: upper bound and larger bound inconsistent with step sign (start ", s, ", end ", e,
-                            ", step ", d, ")");
-  const auto n = static_cast<int64_t>(std::ceil((e - s) / d));
-  return detail::generate<R>(Shape{n}, options, [&](int64_t i) {
-    if constexpr (std::is_integral_v<R>)
-      return static_cast<R>(static_cast<int64_t>(start) + i * static_cast<int64_t>(step));
-    else
-      return static_cast<R>(s + d * static_cast<double>(i));
-  });
+  if constexpr (std::is_integral_v<R>) {
+    const int64_t si = detail::checked_scalar_cast<int64_t>(start), ei = detail::checked_scalar_cast<int64_t>(end),
+                  di = detail::checked_scalar_cast<int64_t>(step);
+    detail::check<ValueError>(di != 0, "arange: step must be nonzero");
+    detail::check<ValueError>((di > 0 && ei >= si) || (di < 0 && ei <= si),
+                              "arange: upper bound and larger bound inconsistent with step sign (start ", si, ", end ",
+                              ei, ", step ", di, ")");
+    // In uint64, where neither the span nor the step's magnitude overflows.
+    const uint64_t span = di > 0 ? static_cast<uint64_t>(ei) - static_cast<uint64_t>(si)
+                                 : static_cast<uint64_t>(si) - static_cast<uint64_t>(ei);
+    const uint64_t stride = di > 0 ? static_cast<uint64_t>(di) : uint64_t{0} - static_cast<uint64_t>(di);
+    const uint64_t count = span / stride + (span % stride != 0);
+    detail::check<ValueError>(count <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
+                              "arange: invalid size, possible overflow?");
+    return detail::generate<R>(Shape{static_cast<int64_t>(count)}, options, [&](int64_t i) {
+      // Every value lies in [start, end), so the wrapped uint64 sum is exact.
+      return static_cast<R>(
+          static_cast<int64_t>(static_cast<uint64_t>(si) + static_cast<uint64_t>(i) * static_cast<uint64_t>(di)));
+    });
+  } else {
+    detail::check<ValueError>(d != 0, "arange: step must be nonzero");
+    detail::check<ValueError>((d > 0 && e >= s) || (d < 0 && e <= s),
+                              "arange: upper bound and larger bound inconsistent with step sign (start ", s, ", end ",
+                              e, ", step ", d, ")");
+    const double count = std::ceil((e - s) / d);
+    detail::check<ValueError>(count < 0x1p63, "arange: invalid size, possible overflow?");
+    return detail::generate<R>(Shape{static_cast<int64_t>(count)}, options,
+                               [&](int64_t i) { return static_cast<R>(s + d * static_cast<double>(i)); });
+  }
 }
 template <class T = void, Scalar A, Scalar B>
 auto arange(A start, B end, TensorOptions options = {}) {
@@ -166,13 +188,17 @@ auto arange(B end, TensorOptions options = {}) {
 template <Element T = float>
 Tensor<T> linspace(double start, double end, int64_t steps, TensorOptions options = {}) {
   detail::check<ValueError>(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
+  if constexpr (std::is_integral_v<T>) {  // every value lies between the two ends
+    (void)detail::checked_scalar_cast<T>(start);
+    (void)detail::checked_scalar_cast<T>(end);
+  }
   const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
   const int64_t half = steps / 2;
   return detail::generate<T>(Shape{steps}, options, [&](int64_t i) {
     const double v = i < half || steps == 1 ? start + step * static_cast<double>(i)
                                             : end - step * static_cast<double>(steps - 1 - i);
     if constexpr (std::is_integral_v<T>)
-      return static_cast<T>(std::trunc(v));
+      return detail::checked_scalar_cast<T>(std::trunc(v));
     else
       return static_cast<T>(v);
   });
@@ -272,7 +298,7 @@ void list_flatten(const L& list, const Shape& shape, int64_t dim, std::vector<T>
     if constexpr (ListDepth<L>::value > 1)
       list_flatten<T>(item, shape, dim + 1, out);
     else
-      out.push_back(static_cast<T>(item));
+      out.push_back(checked_scalar_cast<T>(item));
   }
 }
 
@@ -323,7 +349,7 @@ auto tensor(
 template <class T = void, Scalar E>
 auto tensor(E value, TensorOptions options = {}) {
   using R = std::conditional_t<std::is_void_v<T>, detail::deduced_element_t<E>, T>;
-  return scalar_tensor<R>(static_cast<R>(value), options);
+  return scalar_tensor<R>(detail::checked_scalar_cast<R>(value), options);
 }
 
 }  // namespace tensorlib

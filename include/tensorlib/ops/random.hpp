@@ -187,7 +187,9 @@ Tensor<T> randint(int64_t low, int64_t high, const Shape& sizes, Generator& gen,
   check_sizes(sizes, "randint");
   detail::check<ValueError>(low < high, "randint: random_ expects 'from' to be less than 'to', but got from=", low,
                             " >= to=", high);
-  if constexpr (!std::is_same_v<T, int64_t>) {
+  // Integer types only: a floating T holds every int64 approximately, and
+  // converting its limits to int64 would be undefined.
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, int64_t>) {
     detail::check<ValueError>(low >= static_cast<int64_t>(std::numeric_limits<T>::lowest()) &&
                                   high - 1 <= static_cast<int64_t>(std::numeric_limits<T>::max()),
                               "randint: the range [", low, ", ", high, ") does not fit in ", DTypeTraits<T>::name);
@@ -210,7 +212,17 @@ Tensor<T> randint(int64_t high, const Shape& sizes, TensorOptions options = {}) 
 /// randint stream, and indices are ordered by (key, index).
 template <Element T = int64_t>
 Tensor<T> randperm(int64_t n, Generator& gen, TensorOptions options = {}) {
+  static_assert(!std::is_same_v<T, bool>, "tl::randperm: not implemented for bool (as in PyTorch)");
   detail::check<ValueError>(n >= 0, "randperm: n must be non-negative, got ", n);
+  if constexpr (std::is_integral_v<T>) {
+    detail::check<ValueError>(
+        n <= 1 || static_cast<uint64_t>(n - 1) <= static_cast<uint64_t>(std::numeric_limits<T>::max()),
+        "randperm: n = ", n, " does not fit in ", DTypeTraits<T>::name, " (values up to n - 1)");
+  } else {  // every integer up to 2^digits is exact in T
+    constexpr int64_t exact = (int64_t{1} << std::numeric_limits<T>::digits) + 1;
+    detail::check<ValueError>(n <= exact, "randperm: n cannot be greater than ", exact, " for ", DTypeTraits<T>::name,
+                              " type");
+  }
   const auto keys = detail::random_tensor<int64_t>(Shape{n}, {}, gen, detail::KeyLane{});
   const int64_t* k = keys.data_ptr();
   std::vector<int64_t> order(static_cast<std::size_t>(n));
@@ -290,6 +302,11 @@ Tensor<T>& Tensor<T>::uniform_(double from, double to, Generator& gen) {
   static_assert(is_floating<T>, "uniform_: the tensor must be floating point");
   detail::check<ValueError>(from <= to, "uniform_: expects to return a [from, to) range, but found from=", from,
                             " > to=", to);
+  const double largest = static_cast<double>(std::numeric_limits<T>::max());
+  detail::check<ValueError>(std::abs(from) <= largest, "uniform_: from is out of bounds for ", DTypeTraits<T>::name);
+  detail::check<ValueError>(std::abs(to) <= largest, "uniform_: to is out of bounds for ", DTypeTraits<T>::name);
+  detail::check<ValueError>(to - from <= largest, "uniform_: expects to-from <= the largest ", DTypeTraits<T>::name,
+                            ", but found to=", to, " and from=", from, " which result in to-from to exceed the limit");
   return copy_(rand<T>(sizes(), gen, {.device = device()}) * (to - from) + from);
 }
 

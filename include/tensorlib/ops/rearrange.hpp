@@ -54,6 +54,16 @@ inline Tensor<int64_t> positions(const std::vector<int64_t>& values, Device devi
   return device == Device(kCPU) ? t : t.to(device);
 }
 
+/// The positions 0, 1, ... each repeated counts[i] times (`total` in all),
+/// as an index on `device`. Built as a tensor, so a total too large for
+/// memory is the allocator's tl::Error rather than std::bad_alloc.
+inline Tensor<int64_t> repeated_positions(const std::vector<int64_t>& counts, int64_t total, Device device) {
+  auto t = empty<int64_t>({total});
+  int64_t* p = t.data_ptr();
+  for (std::size_t i = 0; i < counts.size(); ++i) p = std::fill_n(p, counts[i], static_cast<int64_t>(i));
+  return device == Device(kCPU) ? t : t.to(device);
+}
+
 /// Wraps every dim of `dims` and rejects repeats (flip's wording).
 inline std::vector<bool> dim_mask(const Shape& dims, int64_t ndim, const char* op) {
   std::vector<bool> mask(static_cast<std::size_t>(std::max<int64_t>(ndim, 1)), false);
@@ -188,9 +198,8 @@ Tensor<value_type_t<E>> repeat_interleave(const E& input, int64_t repeats, std::
                             output_size.value_or(0), ", required ", target[d], ")");
   if constexpr (differentiable<T>) {
     if (detail::records_grad(x)) {  // as PyTorch: an index_select, whose backward sums each group of copies
-      std::vector<int64_t> index;
-      for (int64_t i = 0; i < x.size(d); ++i) index.insert(index.end(), static_cast<std::size_t>(repeats), i);
-      return autograd::index_select(x, d, detail::positions(index, x.device()));
+      const std::vector<int64_t> counts(static_cast<std::size_t>(x.size(d)), repeats);
+      return autograd::index_select(x, d, detail::repeated_positions(counts, target[d], x.device()));
     }
   }
   auto out = empty<T>(target, {.device = x.device()});
@@ -228,18 +237,20 @@ Tensor<value_type_t<E>> repeat_interleave(const E& input, const Tensor<int64_t>&
                             "repeat_interleave: repeats must have the same size as input along dim, but got "
                             "repeats.size(0) = ",
                             repeats.size(0), " and input.size(", d, ") = ", x.size(d));
-  std::vector<int64_t> index;
   const auto counts = repeats.to_vector();
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    detail::check<ValueError>(counts[i] >= 0, "repeat_interleave: repeats can not be negative, got ", counts[i]);
-    index.insert(index.end(), static_cast<std::size_t>(counts[i]), static_cast<int64_t>(i));
+  int64_t total = 0;
+  for (const int64_t c : counts) {
+    detail::check<ValueError>(c >= 0, "repeat_interleave: repeats can not be negative, got ", c);
+    detail::check<ValueError>(!__builtin_add_overflow(total, c, &total),
+                              "repeat_interleave: the sum of repeats overflows int64");
   }
-  const auto total = static_cast<int64_t>(index.size());
   detail::check<ValueError>(!output_size || *output_size == total,
                             "repeat_interleave: allocated size does not match required size (output_size ",
                             output_size.value_or(0), ", required ", total, ")");
+  const Tensor<int64_t> index = detail::repeated_positions(counts, total, Device(kCPU));
   if constexpr (differentiable<T>) {
-    if (detail::records_grad(x)) return autograd::index_select(x, d, detail::positions(index, x.device()));
+    if (detail::records_grad(x))
+      return autograd::index_select(x, d, x.device() == Device(kCPU) ? index : index.to(x.device()));
   }
   Shape target = x.sizes();
   target[d] = total;
@@ -250,7 +261,7 @@ Tensor<value_type_t<E>> repeat_interleave(const E& input, const Tensor<int64_t>&
   for (int64_t k = 0; k < d; ++k) outer *= x.size(k);
   for (int64_t k = d + 1; k < x.dim(); ++k) inner *= x.size(k);
   detail::dispatch_cpu_only(x.device(), "repeat_interleave", [&] {
-    cpu::gather_slices(out.data_ptr(), src.data_ptr(), outer, x.size(d), inner, index.data(), total);
+    cpu::gather_slices(out.data_ptr(), src.data_ptr(), outer, x.size(d), inner, index.data_ptr(), total);
   });
   return out;
 }
