@@ -468,6 +468,14 @@ TEST_CASE("singular matrices: det is 0, slogdet is (0, -inf), NaN inputs") {
                        "contained non-finite values.",
                        tl::LinAlgError);
   for (double w : tl::linalg::eigvalsh(nan, "U").to_vector()) CHECK(std::isnan(w));
+  // matrix_rank and pinv go through the SVD too: PyTorch's error, not a rank
+  // of 0 from NaN singular values (their hermitian forms do not check, as PyTorch).
+  CHECK_THROWS_WITH_AS(tl::linalg::matrix_rank(nan), doctest::Contains("input matrix contained non-finite values"),
+                       tl::LinAlgError);
+  CHECK_THROWS_WITH_AS(tl::linalg::pinv(tl::stack({tl::eye<double>(2), nan})),
+                       "linalg.pinv: (Batch element 1): The algorithm failed to converge because the input matrix "
+                       "contained non-finite values.",
+                       tl::LinAlgError);
 }
 
 TEST_CASE("svd and eigh scale: entries near the overflow and underflow thresholds") {

@@ -561,6 +561,19 @@ TEST_CASE("schedulers refuse bad options with PyTorch's messages") {
         s.step(-1.0);
       },
       "Expected non-negative epoch, but got -1");
+  expect_error<ValueError>(
+      [&] {
+        S::CosineAnnealingWarmRestarts s(opt, 10);
+        s.step(INFINITY);
+      },
+      "epoch inf does not fit in int64");
+  expect_error<ValueError>(
+      [&] {
+        S::CosineAnnealingWarmRestarts s(opt, 4, int64_t{1} << 62);
+        for (int i = 0; i < 8; ++i) s.step();
+      },
+      "integer multiplication overflow");
+  expect_error<ValueError>([&] { S::PolynomialLR s(opt, {.power = -1.0}); }, "power must be non-negative, but got -1");
   expect_error<ValueError>([&] { S::ReduceLROnPlateau s(opt, {.factor = 1.0}); }, "Factor should be < 1.0");
   expect_error<ValueError>(
       [&] {
@@ -596,6 +609,17 @@ TEST_CASE("OneCycleLR refuses a missing or bad step count and steps past it") {
         S::OneCycleLR s(opt, {.max_lr = {0.1, 0.2, 0.3}, .total_steps = 10});
       },
       "max_lr must have the same length as optimizer.param_groups");
+
+  // Where PyTorch divides by zero (ZeroDivisionError), and the lrs would be inf or NaN.
+  expect_error<ValueError>([&] { S::OneCycleLR s(opt, {.max_lr = 0.1, .total_steps = 10, .div_factor = 0}); },
+                           "div_factor must be nonzero");
+  expect_error<ValueError>([&] { S::OneCycleLR s(opt, {.max_lr = 0.1, .total_steps = 10, .final_div_factor = 0}); },
+                           "final_div_factor must be nonzero");
+  expect_error<ValueError>([&] { S::OneCycleLR s(opt, {.max_lr = 0.1, .total_steps = 10, .pct_start = 0.1}); },
+                           "leaves the first phase empty");
+  expect_error<ValueError>(
+      [&] { S::OneCycleLR s(opt, {.max_lr = 0.1, .epochs = int64_t{1} << 40, .steps_per_epoch = int64_t{1} << 40}); },
+      "integer multiplication overflow");
 
   S::OneCycleLR s(opt, {.max_lr = 0.1, .total_steps = 10});
   for (int i = 0; i < 10; ++i) s.step();  // the last allowed step index is total_steps

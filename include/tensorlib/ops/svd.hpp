@@ -55,6 +55,11 @@ struct Lstsq {
 
 namespace detail {
 
+/// Whether every entry of a loaded matrix is finite (the SVD's precondition).
+inline bool all_finite(const std::vector<double>& a) {
+  return std::all_of(a.begin(), a.end(), [](double v) { return std::isfinite(v); });
+}
+
 /// The SVD of one (m, n) matrix as rows: s (k), u (ucount, m) whose rows are
 /// U's columns, v (vcount, n) whose rows are V's columns (ucount = m or k,
 /// vcount = n or k with `full`).
@@ -153,7 +158,7 @@ linalg::SVD<T> svd_impl(const Tensor<T>& A, bool full, bool vectors, const char*
   const auto [bad, info] = for_each_matrix(A.device(), op, As.size(0), 8 * m * n * k + 1, [&](int64_t b) {
     std::vector<double> a(static_cast<std::size_t>(m * n));
     load_matrix(pa + b * m * n, m, n, a.data());
-    if (!std::all_of(a.begin(), a.end(), [](double v) { return std::isfinite(v); })) return int64_t{1};
+    if (!all_finite(a)) return int64_t{1};
     const SvdRows r = svd_rows(a, m, n, full, vectors);
     for (int64_t i = 0; i < k; ++i) ps[b * k + i] = static_cast<T>(r.s[static_cast<std::size_t>(i)]);
     if (vectors) {
@@ -220,19 +225,24 @@ Tensor<int64_t> matrix_rank(const E& A_expr, std::optional<double> atol = std::n
   auto out = empty<int64_t>(detail::batch_of(A.sizes()), {.device = A.device()});
   const T* pa = As.data_ptr();
   int64_t* po = out.data_ptr();
-  detail::for_each_matrix(A.device(), op, As.size(0), 8 * m * n * std::min(m, n) + 1, [&](int64_t b) {
-    std::vector<double> a(static_cast<std::size_t>(m * n));
-    if (hermitian)
-      detail::load_symmetric(pa + b * m * n, n, true, a.data());
-    else
-      detail::load_matrix(pa + b * m * n, m, n, a.data());
-    const detail::Spectrum sp = detail::spectrum_of(a, m, n, hermitian, false);
-    const auto& s = sp.rows.s;
-    const double largest = s.empty() ? 0.0 : *std::max_element(s.begin(), s.end());
-    const double tol = detail::rank_tolerance<T>(atol, rtol, m, n, largest);
-    po[b] = std::count_if(s.begin(), s.end(), [tol](double x) { return x > tol; });
-    return int64_t{0};
-  });
+  const auto [bad, info] =
+      detail::for_each_matrix(A.device(), op, As.size(0), 8 * m * n * std::min(m, n) + 1, [&](int64_t b) {
+        std::vector<double> a(static_cast<std::size_t>(m * n));
+        if (hermitian)
+          detail::load_symmetric(pa + b * m * n, n, true, a.data());
+        else
+          detail::load_matrix(pa + b * m * n, m, n, a.data());
+        if (!hermitian && !detail::all_finite(a)) return int64_t{1};  // PyTorch's SVD refuses these
+        const detail::Spectrum sp = detail::spectrum_of(a, m, n, hermitian, false);
+        const auto& s = sp.rows.s;
+        const double largest = s.empty() ? 0.0 : *std::max_element(s.begin(), s.end());
+        const double tol = detail::rank_tolerance<T>(atol, rtol, m, n, largest);
+        po[b] = std::count_if(s.begin(), s.end(), [tol](double x) { return x > tol; });
+        return int64_t{0};
+      });
+  if (info != 0)
+    detail::throw_linalg_error(
+        op, A.dim() > 2, bad, "The algorithm failed to converge because the input matrix contained non-finite values.");
   return out;
 }
 
@@ -255,27 +265,32 @@ Tensor<T> pinv(const E& A_expr, std::optional<double> atol = std::nullopt, std::
   auto out = empty<T>(detail::batch_with(detail::batch_of(A.sizes()), {n, m}), {.device = A.device()});
   const T* pa = As.data_ptr();
   T* po = out.data_ptr();
-  detail::for_each_matrix(A.device(), op, As.size(0), 10 * m * n * std::min(m, n) + 1, [&](int64_t b) {
-    std::vector<double> a(static_cast<std::size_t>(m * n)), x(static_cast<std::size_t>(n * m), 0.0);
-    if (hermitian)
-      detail::load_symmetric(pa + b * m * n, n, true, a.data());
-    else
-      detail::load_matrix(pa + b * m * n, m, n, a.data());
-    const detail::Spectrum sp = detail::spectrum_of(a, m, n, hermitian, true);
-    const auto& s = sp.rows.s;
-    const double largest = s.empty() ? 0.0 : *std::max_element(s.begin(), s.end());
-    const double tol = detail::rank_tolerance<T>(atol, rtol, m, n, largest);
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      if (!(s[i] > tol)) continue;
-      const double inv = sp.sign[i] / s[i];
-      const double* u = sp.rows.u.data() + i * static_cast<std::size_t>(m);
-      const double* v = sp.rows.v.data() + i * static_cast<std::size_t>(n);
-      for (int64_t r = 0; r < n; ++r)
-        for (int64_t c = 0; c < m; ++c) x[static_cast<std::size_t>(r * m + c)] += v[r] * inv * u[c];
-    }
-    detail::store_matrix(x.data(), n, m, po + b * n * m);
-    return int64_t{0};
-  });
+  const auto [bad, info] =
+      detail::for_each_matrix(A.device(), op, As.size(0), 10 * m * n * std::min(m, n) + 1, [&](int64_t b) {
+        std::vector<double> a(static_cast<std::size_t>(m * n)), x(static_cast<std::size_t>(n * m), 0.0);
+        if (hermitian)
+          detail::load_symmetric(pa + b * m * n, n, true, a.data());
+        else
+          detail::load_matrix(pa + b * m * n, m, n, a.data());
+        if (!hermitian && !detail::all_finite(a)) return int64_t{1};  // PyTorch's SVD refuses these
+        const detail::Spectrum sp = detail::spectrum_of(a, m, n, hermitian, true);
+        const auto& s = sp.rows.s;
+        const double largest = s.empty() ? 0.0 : *std::max_element(s.begin(), s.end());
+        const double tol = detail::rank_tolerance<T>(atol, rtol, m, n, largest);
+        for (std::size_t i = 0; i < s.size(); ++i) {
+          if (!(s[i] > tol)) continue;
+          const double inv = sp.sign[i] / s[i];
+          const double* u = sp.rows.u.data() + i * static_cast<std::size_t>(m);
+          const double* v = sp.rows.v.data() + i * static_cast<std::size_t>(n);
+          for (int64_t r = 0; r < n; ++r)
+            for (int64_t c = 0; c < m; ++c) x[static_cast<std::size_t>(r * m + c)] += v[r] * inv * u[c];
+        }
+        detail::store_matrix(x.data(), n, m, po + b * n * m);
+        return int64_t{0};
+      });
+  if (info != 0)
+    detail::throw_linalg_error(
+        op, A.dim() > 2, bad, "The algorithm failed to converge because the input matrix contained non-finite values.");
   return out;
 }
 

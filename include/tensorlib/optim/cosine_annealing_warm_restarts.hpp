@@ -10,6 +10,7 @@
 #include <numbers>
 
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/shape.hpp"
 #include "tensorlib/optim/lr_scheduler.hpp"
 #include "tensorlib/optim/lr_scheduler_base.hpp"
 #include "tensorlib/optim/optimizer_base.hpp"
@@ -44,6 +45,9 @@ class CosineAnnealingWarmRestarts final : public LRScheduler {
   void step(double epoch) {
     tensorlib::detail::check<ValueError>(epoch >= 0,
                                          "CosineAnnealingWarmRestarts: Expected non-negative epoch, but got ", epoch);
+    // PyTorch: "cannot convert float infinity to integer" (OverflowError).
+    tensorlib::detail::check<ValueError>(epoch < 0x1p63, "CosineAnnealingWarmRestarts: epoch ", epoch,
+                                         " does not fit in int64");
     const double t0 = static_cast<double>(T_0_);
     if (epoch >= t0) {
       if (T_mult_ == 1) {
@@ -52,6 +56,8 @@ class CosineAnnealingWarmRestarts final : public LRScheduler {
         const double mult = static_cast<double>(T_mult_);
         const auto n = static_cast<std::int64_t>(std::log(epoch / t0 * (mult - 1) + 1) / std::log(mult));
         const double grown = std::pow(mult, static_cast<double>(n));
+        tensorlib::detail::check<ValueError>(t0 * grown < 0x1p63, "CosineAnnealingWarmRestarts: the period T_0 * ",
+                                             "T_mult^", n, " at epoch ", epoch, " does not fit in int64");
         T_cur_ = epoch - t0 * (grown - 1) / (mult - 1);
         T_i_ = T_0_ * static_cast<std::int64_t>(grown);
       }
@@ -89,7 +95,7 @@ class CosineAnnealingWarmRestarts final : public LRScheduler {
     T_cur_ += 1;
     if (T_cur_ >= static_cast<double>(T_i_)) {
       T_cur_ = std::fmod(T_cur_, static_cast<double>(T_i_));
-      T_i_ *= T_mult_;
+      T_i_ = checked_mul(T_i_, T_mult_, "CosineAnnealingWarmRestarts: the period T_i * T_mult");
     }
   }
   void save_values(LRSchedulerState& state) const override {

@@ -124,6 +124,9 @@ class PolynomialLR final : public LRScheduler {
     // PyTorch fails later with ZeroDivisionError.
     tensorlib::detail::check<ValueError>(
         options.total_iters > 0, "PolynomialLR: expected positive integer total_iters, but got ", options.total_iters);
+    // PyTorch fails with ZeroDivisionError when the lr reaches 0 (0 ** power).
+    tensorlib::detail::check<ValueError>(options.power >= 0, "PolynomialLR: power must be non-negative, but got ",
+                                         options.power);
     initial_step();
   }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/shape.hpp"
 #include "tensorlib/optim/lr_scheduler.hpp"
 #include "tensorlib/optim/lr_scheduler_base.hpp"
 #include "tensorlib/optim/optimizer_base.hpp"
@@ -79,6 +80,11 @@ class OneCycleLR final : public LRScheduler {
       phases_ = {{options.pct_start * steps - 1, Level::initial, Level::max, Level::max, Level::base},
                  {steps - 1, Level::max, Level::min, Level::base, Level::max}};
     }
+    // Step 0 falls in an empty first phase when pct_start * total_steps == 1:
+    // PyTorch divides 0 by 0 there (ZeroDivisionError).
+    tensorlib::detail::check<ValueError>(phases_[0].end_step != 0, "OneCycleLR: pct_start (", options.pct_start,
+                                         ") times total_steps (", total_steps_,
+                                         ") is 1, which leaves the first phase empty (a division by zero)");
     initial_step();
   }
 
@@ -117,7 +123,7 @@ class OneCycleLR final : public LRScheduler {
 
   static std::int64_t total_steps_of(const Options& o) {
     if (o.total_steps) return *o.total_steps;
-    return *o.epochs * *o.steps_per_epoch;
+    return checked_mul(*o.epochs, *o.steps_per_epoch, "OneCycleLR: epochs * steps_per_epoch");
   }
 
   // Validates the options and, for a fresh start, sets each group's
@@ -138,6 +144,9 @@ class OneCycleLR final : public LRScheduler {
     }
     tensorlib::detail::check<ValueError>(o.pct_start >= 0 && o.pct_start <= 1, op,
                                          ": Expected float between 0 and 1 pct_start, but got ", o.pct_start);
+    // PyTorch divides by them (ZeroDivisionError); the lrs would be infinite.
+    tensorlib::detail::check<ValueError>(o.div_factor != 0, op, ": div_factor must be nonzero");
+    tensorlib::detail::check<ValueError>(o.final_div_factor != 0, op, ": final_div_factor must be nonzero");
     const std::size_t groups = optimizer.group_count();
     const auto max_lrs = o.max_lr.resolve(op, "max_lr", groups);
     if (o.cycle_momentum) {
