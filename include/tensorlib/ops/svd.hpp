@@ -60,6 +60,30 @@ inline bool all_finite(const std::vector<double>& a) {
   return std::all_of(a.begin(), a.end(), [](double v) { return std::isfinite(v); });
 }
 
+/// Loads matrix `src` of a matrix_rank/pinv input into `a` (the lower
+/// triangle mirrored when `hermitian`, as eigh reads it). False when a general
+/// matrix holds a non-finite entry, which PyTorch's SVD refuses; its
+/// hermitian path does not check.
+template <Element T>
+bool load_spectrum_input(const T* src, int64_t m, int64_t n, bool hermitian, std::vector<double>& a) {
+  a.resize(static_cast<std::size_t>(m * n));
+  if (hermitian) {
+    load_symmetric(src, n, true, a.data());
+    return true;
+  }
+  load_matrix(src, m, n, a.data());
+  return all_finite(a);
+}
+
+/// The error of an SVD whose input matrix `bad` held non-finite values
+/// (`info` nonzero), in PyTorch's words.
+template <Element T>
+void check_svd_input(const char* op, const Tensor<T>& A, int64_t bad, int64_t info) {
+  if (info != 0)
+    throw_linalg_error(op, A.dim() > 2, bad,
+                       "The algorithm failed to converge because the input matrix contained non-finite values.");
+}
+
 /// The SVD of one (m, n) matrix as rows: s (k), u (ucount, m) whose rows are
 /// U's columns, v (vcount, n) whose rows are V's columns (ucount = m or k,
 /// vcount = n or k with `full`).
@@ -167,9 +191,7 @@ linalg::SVD<T> svd_impl(const Tensor<T>& A, bool full, bool vectors, const char*
     }
     return int64_t{0};
   });
-  if (info != 0)
-    throw_linalg_error(op, A.dim() > 2, bad,
-                       "The algorithm failed to converge because the input matrix contained non-finite values.");
+  check_svd_input(op, A, bad, info);
   return {U, S, Vh};
 }
 
@@ -227,12 +249,8 @@ Tensor<int64_t> matrix_rank(const E& A_expr, std::optional<double> atol = std::n
   int64_t* po = out.data_ptr();
   const auto [bad, info] =
       detail::for_each_matrix(A.device(), op, As.size(0), 8 * m * n * std::min(m, n) + 1, [&](int64_t b) {
-        std::vector<double> a(static_cast<std::size_t>(m * n));
-        if (hermitian)
-          detail::load_symmetric(pa + b * m * n, n, true, a.data());
-        else
-          detail::load_matrix(pa + b * m * n, m, n, a.data());
-        if (!hermitian && !detail::all_finite(a)) return int64_t{1};  // PyTorch's SVD refuses these
+        std::vector<double> a;
+        if (!detail::load_spectrum_input(pa + b * m * n, m, n, hermitian, a)) return int64_t{1};
         const detail::Spectrum sp = detail::spectrum_of(a, m, n, hermitian, false);
         const auto& s = sp.rows.s;
         const double largest = s.empty() ? 0.0 : *std::max_element(s.begin(), s.end());
@@ -240,9 +258,7 @@ Tensor<int64_t> matrix_rank(const E& A_expr, std::optional<double> atol = std::n
         po[b] = std::count_if(s.begin(), s.end(), [tol](double x) { return x > tol; });
         return int64_t{0};
       });
-  if (info != 0)
-    detail::throw_linalg_error(
-        op, A.dim() > 2, bad, "The algorithm failed to converge because the input matrix contained non-finite values.");
+  detail::check_svd_input(op, A, bad, info);
   return out;
 }
 
@@ -267,12 +283,8 @@ Tensor<T> pinv(const E& A_expr, std::optional<double> atol = std::nullopt, std::
   T* po = out.data_ptr();
   const auto [bad, info] =
       detail::for_each_matrix(A.device(), op, As.size(0), 10 * m * n * std::min(m, n) + 1, [&](int64_t b) {
-        std::vector<double> a(static_cast<std::size_t>(m * n)), x(static_cast<std::size_t>(n * m), 0.0);
-        if (hermitian)
-          detail::load_symmetric(pa + b * m * n, n, true, a.data());
-        else
-          detail::load_matrix(pa + b * m * n, m, n, a.data());
-        if (!hermitian && !detail::all_finite(a)) return int64_t{1};  // PyTorch's SVD refuses these
+        std::vector<double> a, x(static_cast<std::size_t>(n * m), 0.0);
+        if (!detail::load_spectrum_input(pa + b * m * n, m, n, hermitian, a)) return int64_t{1};
         const detail::Spectrum sp = detail::spectrum_of(a, m, n, hermitian, true);
         const auto& s = sp.rows.s;
         const double largest = s.empty() ? 0.0 : *std::max_element(s.begin(), s.end());
@@ -288,9 +300,7 @@ Tensor<T> pinv(const E& A_expr, std::optional<double> atol = std::nullopt, std::
         detail::store_matrix(x.data(), n, m, po + b * n * m);
         return int64_t{0};
       });
-  if (info != 0)
-    detail::throw_linalg_error(
-        op, A.dim() > 2, bad, "The algorithm failed to converge because the input matrix contained non-finite values.");
+  detail::check_svd_input(op, A, bad, info);
   return out;
 }
 
