@@ -6,6 +6,11 @@
 //   HandChain      the same chain as a hand-written CUDA kernel
 //   HandChainX2    the hand kernel with 8 elements (two vector loads) per thread
 //   BroadcastChain the chain with d a broadcast row of a [N/1024, 1024] shape
+//   ChainBackward  the chain's backward alone (tl::autograd::grad of y with
+//                  a given gradient, the graph kept): one adjoint kernel
+//                  reading the five inputs and the gradient, writing five
+//                  gradients (11 floats per element)
+//   ChainFwdBwd    forward, then backward into .grad (17 floats per element)
 //   SumAxis0/1     sum of [8192, 8192] along each axis
 //   Softmax/C      softmax along rows of C floats, 2^26 floats in all
 //   Sgemm/Dgemm    tl::mm at 4096 beside a direct cublasSgemm/Dgemm call
@@ -143,6 +148,40 @@ void BroadcastChain(benchmark::State& state) {
            [&] { in.y.copy_(in.a * in.b + in.c * tl::sigmoid(in.d) - 0.5f * tl::exp(in.e)); });
 }
 
+// The chain's inputs, each requiring grad, and a gradient of ones.
+struct ChainLeaves {
+  ChainInputs in;
+  tl::Tensor<float> g;
+  std::vector<tl::Tensor<float>> leaves() const { return {in.a, in.b, in.c, in.d, in.e}; }
+};
+
+ChainLeaves chain_leaves() {
+  ChainLeaves l{chain_inputs({kChainN}, {kChainN}), tl::ones<float>({kChainN}, {.device = tl::kCUDA})};
+  for (auto& t : l.leaves()) t.requires_grad_();
+  return l;
+}
+
+tl::Tensor<float> chain_of(const ChainInputs& in) {
+  return in.a * in.b + in.c * tl::sigmoid(in.d) - 0.5f * tl::exp(in.e);
+}
+
+void ChainBackward(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  const ChainLeaves l = chain_leaves();
+  const tl::Tensor<float> y = chain_of(l.in);
+  std::vector<tl::Tensor<float>> grads;
+  time_gpu(state, 11.0 * kChainN * 4, [&] { grads = tl::autograd::grad<float>({y}, l.leaves(), {l.g}, true); });
+}
+
+void ChainFwdBwd(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  const ChainLeaves l = chain_leaves();
+  time_gpu(state, 17.0 * kChainN * 4, [&] {
+    for (const auto& t : l.leaves()) t.set_grad({});
+    chain_of(l.in).backward(l.g);
+  });
+}
+
 void SumAxis(benchmark::State& state) {
   if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
   tl::Generator g(2);
@@ -273,6 +312,8 @@ BENCHMARK(FusedChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0
 BENCHMARK(HandChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(HandChainX2)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(BroadcastChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(ChainBackward)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(ChainFwdBwd)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(SumAxis)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(Softmax)->Arg(1024)->Arg(32768)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(Gemm<float>)->Name("Sgemm")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);

@@ -50,6 +50,23 @@ def main():
     y2 = y.view(shape)
     report("BroadcastChain",
            timed(lambda: torch.sub(a2 * b2 + c2 * torch.sigmoid(d2), 0.5 * torch.exp(e2), out=y2)), 5.0 * n * 4)
+    leaves = (a, b, c, d, e)
+    for t in leaves:
+        t.requires_grad_(True)
+    ones = torch.ones(n, device=dev)
+    yy = a * b + c * torch.sigmoid(d) - 0.5 * torch.exp(e)
+    report("ChainBackward", timed(lambda: torch.autograd.grad(yy, leaves, ones, retain_graph=True)), 11.0 * n * 4)
+    del yy
+
+    def fwd_bwd():
+        for t in leaves:
+            t.grad = None
+        (a * b + c * torch.sigmoid(d) - 0.5 * torch.exp(e)).backward(ones)
+    report("ChainFwdBwd", timed(fwd_bwd), 17.0 * n * 4)
+    for t in leaves:
+        t.grad = None
+        t.requires_grad_(False)
+    del ones
     x = torch.randn(8192, 8192, device=dev, generator=g)
     for axis in (0, 1):
         report(f"SumAxis/{axis}", timed(lambda: x.sum(axis)), 8192.0 * 8192 * 4)

@@ -105,7 +105,7 @@ void second_order_pass(const std::vector<Tensor<T>>& outs, const Tensor<T>& grad
   static_assert(K > 0, "second_order_pass: the expression has no floating leaf to differentiate");
   if (outs[0].numel() == 0) return;
   ::tensorlib::detail::check<DeviceError>(grad.is_cpu(), "double backward of a fused expression on ", grad.device(),
-                                          " needs the CUDA backend");
+                                          ": its second-order pass runs on the CPU only");
   stats::detail::count_fused_loop();
   std::vector<AnyTensor> keep;
   detail::SweepOperands ops = detail::sweep_operands(outs[0], grad, expr, lanes, &tangents, keep);

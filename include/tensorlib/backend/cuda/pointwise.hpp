@@ -147,6 +147,16 @@ inline int64_t max_offset(const cpu::LoopPlan& plan) {
   return m;
 }
 
+/// The error of Note [32-bit indexing only]: `what` (e.g. "a pointwise
+/// expression") has operands spanning `span` elements.
+[[noreturn]] inline void refuse_64bit_indexing(const char* what, int64_t span) {
+  throw NotImplementedError(::tensorlib::detail::concat(
+      what, " whose operands span ", span,
+      " elements was evaluated on the GPU, but this code was compiled without the 64-bit kernel "
+      "(TENSORLIB_CUDA_32BIT_INDEXING_ONLY is defined); build it without that macro to evaluate tensors or views "
+      "spanning 2^30 - 1 elements or more"));
+}
+
 template <class I, class T, class E>
 void launch_strided(const Tensor<T>& out, const E& expr, const cpu::LoopPlan& plan, int device, cudaStream_t stream) {
   int64_t operand = 1;
@@ -222,11 +232,7 @@ void launch_pointwise(const Tensor<T>& out, const E& expr) {
     launch_strided<int32_t>(out, expr, plan, device, stream);
   } else {
 #if defined(TENSORLIB_CUDA_32BIT_INDEXING_ONLY)  // Note [32-bit indexing only]
-    throw NotImplementedError(::tensorlib::detail::concat(
-        "a pointwise expression whose operands span ", max_offset(plan),
-        " elements was evaluated on the GPU, but this code was compiled without the 64-bit kernel "
-        "(TENSORLIB_CUDA_32BIT_INDEXING_ONLY is defined); build it without that macro to evaluate tensors or views "
-        "spanning 2^30 - 1 elements or more"));
+    refuse_64bit_indexing("a pointwise expression", max_offset(plan));
 #else
     launch_strided<int64_t>(out, expr, plan, device, stream);
 #endif

@@ -23,12 +23,24 @@
 
 #include "tensorlib/core/tensor.hpp"
 
+namespace tensorlib::cpu {
+struct LoopPlan;
+}
+
 namespace tensorlib::cuda::detail {
 
 /// Launches the fused kernel of expression type E into `out`; null until an
 /// nvcc translation unit registers it.
 template <Element T, class E>
 inline void (*pointwise_kernel)(const Tensor<T>& out, const E& expr) = nullptr;
+
+/// Runs the fused backward sweep of expression type E (see
+/// autograd/cuda_adjoint_pass.hpp): outs[l] = grad * d expr / d (leaf of
+/// lane l) over `plan`, whose operands are outs[0], grad and the leaves in
+/// tree order; null until an nvcc translation unit registers it.
+template <Element T, class E>
+inline void (*adjoint_kernel)(const std::vector<Tensor<T>>& outs, const Tensor<T>& grad, const E& expr,
+                              const int* lanes, const cpu::LoopPlan& plan) = nullptr;
 
 /// Runs reduction R of expression type E (see backend/cuda/reduce.hpp);
 /// null until an nvcc translation unit registers it.
