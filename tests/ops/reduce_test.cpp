@@ -86,6 +86,12 @@ void run_case(const std::string& name, const fixtures::Case& c) {
       if (op == "max" || op == "min") {
         compare<T, T>(values, c, "out", what);
         compare<int64_t, int64_t>(indices, c, "indices", what + " indices");
+        // The GPU's algorithm (three reductions), run on the CPU.
+        const int64_t wrapped = tl::wrap_dim(d, x.dim(), "max");
+        const auto r = is_max ? tl::detail::extremum_by_reductions<true>(x, wrapped, values.sizes())
+                              : tl::detail::extremum_by_reductions<false>(x, wrapped, values.sizes());
+        compare<T, T>(r.values, c, "out", what + " by reductions");
+        compare<int64_t, int64_t>(r.indices, c, "indices", what + " indices by reductions");
       } else {
         compare<int64_t, int64_t>(is_max ? tl::argmax(x, d, keepdim) : tl::argmin(x, d, keepdim), c, "out", what);
       }

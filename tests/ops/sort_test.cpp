@@ -161,6 +161,85 @@ TEST_CASE("kthvalue, median, nanmedian and mode match PyTorch, keepdim both ways
         }) > 200);
 }
 
+namespace {
+
+/// Equal values, where a zero may have either sign (-0.0 and 0.0 tie).
+template <class T>
+void check_tied_values(const tl::Tensor<T>& actual, const tl::Tensor<T>& expected, const std::string& what) {
+  if constexpr (std::is_floating_point_v<T>)
+    check_same(tl::Tensor<T>(actual + T(0)), tl::Tensor<T>(expected + T(0)), what);  // -0 + 0 = +0
+  else
+    check_same(actual, expected, what);
+}
+
+/// x's element at each of r's indices along dim equals r's value (NaN
+/// matches NaN): the law a tied index must satisfy where PyTorch's choice
+/// is not reproduced.
+template <class T>
+void check_indices_hold_values(const tl::ValuesIndices<T>& r, const tl::Tensor<T>& x, int64_t dim, bool keepdim,
+                               const std::string& what) {
+  if (x.dim() == 0) {
+    CHECK_MESSAGE(r.indices.item() == 0, what);
+    return;
+  }
+  const int64_t d = tl::wrap_dim(dim, x.dim(), "test");
+  const auto idx = keepdim ? r.indices : r.indices.unsqueeze(d);
+  const auto picked = tl::gather(x.contiguous(), d, idx);
+  check_same(keepdim ? picked : picked.squeeze(d), r.values, what + " (x at the indices)");
+}
+
+}  // namespace
+
+TEST_CASE("the GPU's order statistics (a stable sort and one position per slice), run on the CPU, match PyTorch") {
+  // Note [order statistics from a sort]: values always, median and
+  // nanmedian indices too; tied kthvalue and mode indices by the law above.
+  auto no_bool = [](auto f) {
+    return [f](const auto& c, const Args& a, const auto& x, const std::string& what) {
+      using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+      if constexpr (!std::is_same_v<T, bool>) f(c, a, x, what);
+    };
+  };
+  CHECK(run_cases("kthvalue", no_bool([](const auto& c, const Args& a, const auto& x, const std::string& what) {
+                    using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+                    const int64_t dim = int_arg(a, "dim");
+                    const bool keepdim = bool_arg(a, "keepdim");
+                    const auto r = tl::detail::kthvalue_sorted(x, int_arg(a, "k"), dim, keepdim);
+                    check_tied_values(r.values, c.template get<T>("values"), what + " values");
+                    check_indices_hold_values(r, x, dim, keepdim, what);
+                  })) > 400);
+  CHECK(run_cases("median_dim", no_bool([](const auto& c, const Args& a, const auto& x, const std::string& what) {
+                    check_vi(tl::detail::median_sorted(x, int_arg(a, "dim"), bool_arg(a, "keepdim"), false, "median"),
+                             c, what);
+                  })) > 200);
+  CHECK(run_cases("nanmedian_dim", no_bool([](const auto& c, const Args& a, const auto& x, const std::string& what) {
+                    using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+                    auto r = tl::detail::median_sorted(x, int_arg(a, "dim"), bool_arg(a, "keepdim"), true, "nanmedian");
+                    auto expected = c.template get<int64_t>("indices");
+                    check_same(r.values, c.template get<T>("values"), what + " values");
+                    if constexpr (std::is_floating_point_v<T>) {
+                      // An all-NaN slice: the first NaN here, PyTorch CPU's nth_element's choice there.
+                      check_indices_hold_values(r, x, int_arg(a, "dim"), bool_arg(a, "keepdim"), what);
+                      expected = tl::where(tl::isnan(r.values), 0, expected);
+                      r.indices = tl::where(tl::isnan(r.values), 0, r.indices);
+                    }
+                    check_same(r.indices, expected, what + " indices");
+                  })) > 100);
+  CHECK(run_cases("median", no_bool([](const auto& c, const Args&, const auto& x, const std::string& what) {
+                    using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+                    if (x.numel() == 0) return;  // handled before the sort
+                    check_same(tl::detail::median_sorted(x.reshape({-1}), 0, false, false, "median").values.reshape({}),
+                               c.template get<T>("y"), what);
+                  })) > 40);
+  CHECK(run_cases("mode", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+          using T = typename std::remove_cvref_t<decltype(x)>::value_type;
+          const int64_t dim = int_arg(a, "dim");
+          const bool keepdim = bool_arg(a, "keepdim");
+          const auto r = tl::detail::mode_sorted(x, dim, keepdim);
+          check_tied_values(r.values, c.template get<T>("values"), what + " values");
+          check_indices_hold_values(r, x, dim, keepdim, what);
+        }) > 200);
+}
+
 TEST_CASE("unique and unique_consecutive match PyTorch, with and without dim") {
   CHECK(run_cases("unique", [](const auto& c, const Args&, const auto& x, const std::string& what) {
           check_unique(tl::unique(x, true, true, true), c, what);

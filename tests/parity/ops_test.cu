@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -424,6 +425,77 @@ TEST_CASE("CUDA: sort, argsort, msort and topk match the CPU's stable sort") {
   const auto s = tl::scalar_tensor(3.0f);
   CHECK(tl::topk(s.cuda(), 1).values.cpu().item() == 3.0f);
   CHECK_THROWS_AS(tl::topk(y.cuda(), 7, 2), tl::IndexError);
+}
+
+TEST_CASE("CUDA: max, min, argmax and argmin along a dimension, and the order statistics, match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(16);
+  // Ties, NaNs, infinities and both zeros, as in the sort test. max/min run
+  // as reductions (Note [selections from reductions]): first occurrence, first
+  // NaN, the input's own element, exactly as the CPU.
+  tl::Tensor<float> x = tl::randint(-4, 5, {30, 101, 3}, g).to<float>() * 0.5f;
+  x.narrow(1, 7, 2).narrow(0, 0, 10).fill_(std::numeric_limits<float>::quiet_NaN());
+  x.narrow(1, 20, 3).fill_(-0.0f);
+  x.narrow(1, 30, 1).fill_(std::numeric_limits<float>::infinity());
+  const auto gx = x.cuda();
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    for (const bool keepdim : {false, true}) {
+      CAPTURE(dim);
+      CAPTURE(keepdim);
+      const auto [gv, gi] = tl::max(gx, dim, keepdim);
+      const auto [v, i] = tl::max(x, dim, keepdim);
+      check_parity(gv, v, 0, 0, "max values");
+      check_parity(gi, i, 0, 0, "max indices");
+      const auto [gnv, gni] = tl::min(gx, dim, keepdim);
+      const auto [nv, ni] = tl::min(x, dim, keepdim);
+      check_parity(gnv, nv, 0, 0, "min values");
+      check_parity(gni, ni, 0, 0, "min indices");
+      check_parity(tl::argmax(gx, dim, keepdim), tl::argmax(x, dim, keepdim), 0, 0, "argmax");
+      check_parity(tl::argmin(gx * 2.f, dim, keepdim), tl::argmin(x * 2.f, dim, keepdim), 0, 0,
+                   "argmin of an expression");
+    }
+  }
+  const tl::Tensor<int32_t> i32 = tl::randint(-3, 3, {64, 77}, g).to<int32_t>();
+  check_parity(tl::argmax(i32.cuda(), 1), tl::argmax(i32, 1), 0, 0, "argmax int32");
+  const auto logits = tl::randn({256, 10}, g);
+  check_parity(tl::argmax(logits.cuda(), -1), tl::argmax(logits, -1), 0, 0, "argmax of logits");
+
+  // Order statistics from a stable sort (Note [order statistics from a
+  // sort]): median and nanmedian exactly; kthvalue and mode values exactly
+  // on values without signed zeros, their indices where the value is.
+  tl::Tensor<float> y = tl::randint(-4, 5, {20, 51, 3}, g).to<float>() * 0.5f;
+  y.narrow(1, 7, 2).narrow(0, 0, 5).fill_(std::numeric_limits<float>::quiet_NaN());
+  const auto gy = y.cuda();
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    for (const bool keepdim : {false, true}) {
+      CAPTURE(dim);
+      CAPTURE(keepdim);
+      const auto [gmv, gmi] = tl::median(gy, dim, keepdim);
+      const auto [mv, mi] = tl::median(y, dim, keepdim);
+      check_parity(gmv, mv, 0, 0, "median values");
+      check_parity(gmi, mi, 0, 0, "median indices");
+      const auto [gnv, gni] = tl::nanmedian(gy, dim, keepdim);
+      const auto [nv, ni] = tl::nanmedian(y, dim, keepdim);
+      check_parity(gnv, nv, 0, 0, "nanmedian values");
+      check_parity(gni, ni, 0, 0, "nanmedian indices");
+      const int64_t k = std::min<int64_t>(3, y.size(dim));
+      const auto [gkv, gki] = tl::kthvalue(gy, k, dim, keepdim);
+      check_parity(gkv, tl::kthvalue(y, k, dim, keepdim).values, 0, 0, "kthvalue values");
+      const auto gkv_at = tl::gather(gy, dim, keepdim ? gki : gki.unsqueeze(dim));
+      check_parity(keepdim ? gkv_at : gkv_at.squeeze(dim), tl::kthvalue(y, k, dim, keepdim).values, 0, 0,
+                   "kthvalue indices hold the values");
+      const auto [gov, goi] = tl::mode(gy, dim, keepdim);
+      check_parity(gov, tl::mode(y, dim, keepdim).values, 0, 0, "mode values");
+      const auto gov_at = tl::gather(gy, dim, keepdim ? goi : goi.unsqueeze(dim));
+      check_parity(keepdim ? gov_at : gov_at.squeeze(dim), tl::mode(y, dim, keepdim).values, 0, 0,
+                   "mode indices hold the values");
+    }
+  }
+  check_parity(tl::median(gy), tl::median(y), 0, 0, "median of all");
+  check_parity(tl::nanmedian(gy), tl::nanmedian(y), 0, 0, "nanmedian of all");
+  const auto e = tl::empty<float>({0}, {.device = tl::kCUDA});
+  CHECK(std::isnan(tl::median(e).cpu().item()));
+  CHECK_THROWS_AS(tl::kthvalue(gy, 52, 1), tl::IndexError);
 }
 
 TEST_CASE("CUDA: cumsum, cumprod, cummax and cummin match the CPU") {

@@ -18,6 +18,23 @@
 ///   we differ from PyTorch 1.13, whose kernel sorts with `<` (no ordering
 ///   once NaNs are present) and returns e.g. NaN for [nan, 1, nan, 2, 3, 1];
 ///   slices without NaN give PyTorch's value and index.
+///
+/// Note [order statistics from a sort]
+/// On a GPU these sort every slice stably (Note [GPU row sort]) and read one
+/// position per slice with `gather`; every step is a tensor op that runs
+/// there, and the same code runs on the CPU in the tests against the loops
+/// above. Positions: kthvalue k - 1; median (n - 1) / 2, or the first NaN
+/// (n - nans, NaNs sort last) when the slice has one; nanmedian
+/// (n - nans - 1) / 2; mode the last element of the longest run of equal
+/// sorted values (the first such run: the smallest value), found as the
+/// first maximum of each position's distance from its run's start (a
+/// cummax of the run starts). Values equal the CPU's, and so do the indices
+/// of median and nanmedian (ties by index on both sides), except that an
+/// all-NaN slice's nanmedian is its first NaN (the CPU's is PyTorch CPU's
+/// std::nth_element's choice). A tied kthvalue or mode may be another element
+/// holding the same value (so 0.0 for -0.0) at another index: the stable
+/// order's (kthvalue), the largest (mode), where the CPU follows PyTorch's
+/// quickselect and std::sort.
 
 #include <algorithm>
 #include <cstdint>
@@ -30,9 +47,15 @@
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/expr/operators.hpp"
 #include "tensorlib/ops/along_dim.hpp"
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/gather_scatter.hpp"
+#include "tensorlib/ops/reduce.hpp"
+#include "tensorlib/ops/scan.hpp"
+#include "tensorlib/ops/sort.hpp"
 #include "tensorlib/ops/values_indices.hpp"
 
 namespace tensorlib {
@@ -77,8 +100,77 @@ void quick_select(std::vector<T>& values, std::vector<int64_t>& indices, int64_t
   }
 }
 
+/// Every slice of x along `dim` sorted stably, as [count, n] rows (Note
+/// [order statistics from a sort]).
+template <Element T>
+struct SortedRows {
+  Rows<T> rows;
+  Tensor<T> values;
+  Tensor<int64_t> indices;
+};
+
+template <Element T>
+SortedRows<T> sorted_rows(const Tensor<T>& x, int64_t dim, const char* op) {
+  Rows<T> rows = rows_along_on_device(x, dim, op);
+  detail::check<IndexError>(rows.length > 0, op, ": Expected reduction dim ", rows.dim, " to have non-zero size.");
+  const ValuesIndices<T> sorted = sort_row_layout(rows, false, true);
+  const Shape shape{rows.count, rows.length};
+  return {std::move(rows), sorted.values.reshape(shape), sorted.indices.reshape(shape)};
+}
+
+/// The element at `position` ([count, 1]) of each sorted row, and its index
+/// in the input, shaped as the reduction's result.
+template <Element T>
+ValuesIndices<T> pick_sorted(const SortedRows<T>& s, const Tensor<int64_t>& position, bool keepdim) {
+  const Shape shape = reduced_shape(s.rows, keepdim);
+  return {gather(s.values, 1, position).reshape(shape), gather(s.indices, 1, position).reshape(shape)};
+}
+
+/// The number of NaNs in each sorted row, [count, 1] (zeros for integers).
+template <Element T>
+Tensor<int64_t> nan_counts(const SortedRows<T>& s) {
+  if constexpr (is_floating<T>)
+    return sum(isnan(s.values), {1}, true);
+  else
+    return zeros<int64_t>({s.rows.count, 1}, {.device = s.values.device()});
+}
+
+template <Element T>
+ValuesIndices<T> kthvalue_sorted(const Tensor<T>& x, int64_t k, int64_t dim, bool keepdim) {
+  const SortedRows<T> s = sorted_rows(x, dim, "kthvalue");
+  detail::check<IndexError>(k >= 1 && k <= s.rows.length, "kthvalue: selected number k out of range for dimension ",
+                            s.rows.dim, " (expected k in [1, ", s.rows.length, "], but got k = ", k, ")");
+  return pick_sorted(s, full<int64_t>({s.rows.count, 1}, k - 1, {.device = x.device()}), keepdim);
+}
+
+template <Element T>
+ValuesIndices<T> median_sorted(const Tensor<T>& x, int64_t dim, bool keepdim, bool ignore_nan, const char* op) {
+  const SortedRows<T> s = sorted_rows(x, dim, op);
+  const int64_t n = s.rows.length;
+  const Tensor<int64_t> nans = nan_counts(s);
+  if (!ignore_nan) return pick_sorted(s, Tensor<int64_t>(where(nans > 0, n - nans, (n - 1) / 2)), keepdim);
+  // (n - nans - 1) / 2 rounded down, 0 for an all-NaN row.
+  const Tensor<double> half = floor(maximum(static_cast<double>(n - 1) - nans.template to<double>(), 0.0) * 0.5);
+  return pick_sorted(s, half.template to<int64_t>(), keepdim);
+}
+
+template <Element T>
+ValuesIndices<T> mode_sorted(const Tensor<T>& x, int64_t dim, bool keepdim) {
+  const SortedRows<T> s = sorted_rows(x, dim, "mode");
+  const int64_t n = s.rows.length;
+  const Device device = x.device();
+  // Where each run of equal values starts (NaN != NaN: each NaN is a run).
+  auto starts = ones<bool>({s.rows.count, n}, {.device = device});
+  if (n > 1) starts.narrow(1, 1, n - 1).copy_(s.values.narrow(1, 1, n - 1) != s.values.narrow(1, 0, n - 1));
+  const Tensor<int64_t> position = arange(int64_t{0}, n, TensorOptions{.device = device}).reshape({1, n});
+  const Tensor<int64_t> run_start = cummax(where(starts, position, 0), 1).values;
+  const Tensor<int64_t> last = argmax(position - run_start, 1, true);
+  return pick_sorted(s, last, keepdim);
+}
+
 template <Element T>
 ValuesIndices<T> kthvalue_rows(const Tensor<T>& x, int64_t k, int64_t dim, bool keepdim) {
+  if (!x.is_cpu()) return kthvalue_sorted(x, k, dim, keepdim);
   const Rows<T> rows = rows_along(x, dim, "kthvalue");
   detail::check<IndexError>(rows.length > 0, "kthvalue: Expected reduction dim ", rows.dim, " to have non-zero size.");
   detail::check<IndexError>(k >= 1 && k <= rows.length, "kthvalue: selected number k out of range for dimension ",
@@ -99,6 +191,7 @@ ValuesIndices<T> kthvalue_rows(const Tensor<T>& x, int64_t k, int64_t dim, bool 
 
 template <Element T>
 ValuesIndices<T> median_rows(const Tensor<T>& x, int64_t dim, bool keepdim, bool ignore_nan, const char* op) {
+  if (!x.is_cpu()) return median_sorted(x, dim, keepdim, ignore_nan, op);
   const Rows<T> rows = rows_along(x, dim, op);
   detail::check<IndexError>(rows.length > 0, op, ": Expected reduction dim ", rows.dim, " to have non-zero size.");
   auto values = empty<T>(reduced_shape(rows, keepdim));
@@ -134,13 +227,13 @@ ValuesIndices<T> median_rows(const Tensor<T>& x, int64_t dim, bool keepdim, bool
 
 template <Element T>
 Tensor<T> median_all(const Tensor<T>& x, bool ignore_nan, const char* op) {
-  check_cpu(x, op);
   if constexpr (is_floating<T>) {
-    if (x.numel() == 0) return full<T>({}, std::numeric_limits<T>::quiet_NaN());
+    if (x.numel() == 0) return full<T>({}, std::numeric_limits<T>::quiet_NaN(), {.device = x.device()});
   } else {
     detail::check<ValueError>(x.numel() > 0, op, ": cannot take the median of an empty ", DTypeTraits<T>::name,
                               " tensor (expected at least one element; the result would be NaN)");
   }
+  if (!x.is_cpu()) return median_sorted(x.reshape({-1}), 0, false, ignore_nan, op).values.reshape({});
   std::vector<T> v = x.to_vector();
   auto median = v.begin() + (static_cast<int64_t>(v.size()) - 1) / 2;
   if (!ignore_nan) {
@@ -157,6 +250,7 @@ Tensor<T> median_all(const Tensor<T>& x, bool ignore_nan, const char* op) {
 
 template <Element T>
 ValuesIndices<T> mode_rows(const Tensor<T>& x, int64_t dim, bool keepdim) {
+  if (!x.is_cpu()) return mode_sorted(x, dim, keepdim);
   const Rows<T> rows = rows_along(x, dim, "mode");
   detail::check<IndexError>(rows.length > 0, "mode: Expected reduction dim ", rows.dim, " to have non-zero size.");
   auto values = empty<T>(reduced_shape(rows, keepdim));

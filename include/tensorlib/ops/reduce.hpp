@@ -326,15 +326,49 @@ inline AlongDim along_dim(const Shape& shape, int64_t dim) {
   return a;
 }
 
+/// Note [selections from reductions]
+/// max/min along a dimension (and argmax/argmin) return an index, which
+/// the reduction kernels (identity/step/merge over values) do not carry. On
+/// a GPU they are composed from three reductions instead of a kernel of
+/// their own; each reads the input once, so the cost is about three times a
+/// plain amax. The CPU keeps its one-pass loop; the tests run this path on
+/// the CPU against PyTorch's fixtures.
+///
+/// `extremum_along` from reductions, on any device: the extremum of each slice (amax/amin: NaN if the slice has
+/// one), the first position holding it (amin over the positions that match,
+/// n where none does; a NaN matches a NaN extremum), and the element at that
+/// position (a third reduction over the slice with every other element
+/// replaced by the reduction's identity, so -0.0 and NaN payloads are the
+/// input's). Three passes, each one fused kernel on a GPU.
+template <bool Max, Element T>
+ValuesIndices<T> extremum_by_reductions(const Tensor<T>& x, int64_t d, const Shape& out_shape) {
+  const Tensor<T> xs = x.dim() == 0 ? x.reshape({1}) : x;
+  const int64_t n = xs.size(d);
+  Shape at = Shape::filled(xs.dim(), 1);
+  at[d] = n;
+  const Tensor<int64_t> position = arange(int64_t{0}, n, TensorOptions{.device = x.device()}).reshape(at);
+  const Tensor<T> best = Max ? amax(xs, {d}, true) : amin(xs, {d}, true);
+  Tensor<int64_t> first;
+  if constexpr (is_floating<T>)
+    first = amin(where((xs == best) | (isnan(xs) & isnan(best)), position, n), {d}, true);
+  else
+    first = amin(where(xs == best, position, n), {d}, true);
+  const T fill = Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  const auto only_first = where(position == first, xs, fill);
+  const Tensor<T> values = Max ? amax(only_first, {d}, true) : amin(only_first, {d}, true);
+  return {values.reshape(out_shape), first.reshape(out_shape)};
+}
+
 /// Values and indices of the max (Max) or min along `dim`: the first
-/// occurrence on ties, the first NaN if there is one (PyTorch).
+/// occurrence on ties, the first NaN if there is one (PyTorch). On a GPU,
+/// from reductions (`extremum_by_reductions`).
 template <bool Max, Element T>
 ValuesIndices<T> extremum_along(const Tensor<T>& x, int64_t dim, bool keepdim, const char* op) {
-  check_cpu(x, op);
   const int64_t d = wrap_dim(dim, x.dim(), op);
   const Shape shape = x.dim() == 0 ? Shape{1} : x.shape();
   detail::check<IndexError>(shape[d] != 0, op, "(): Expected reduction dim ", d, " to have non-zero size.");
   Shape out_shape = x.dim() == 0 ? Shape{} : reduced_shape(shape, 1u << d, keepdim);
+  if (!x.is_cpu()) return extremum_by_reductions<Max>(x, d, out_shape);
   auto values = empty<T>(out_shape, {.device = x.device()});
   auto indices = empty<int64_t>(out_shape, {.device = x.device()});
   const auto c = x.contiguous();

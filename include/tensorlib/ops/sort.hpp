@@ -32,11 +32,11 @@
 namespace tensorlib {
 namespace detail {
 
+/// The rows of `rows` sorted, in the row layout (contiguous, `outer + [n]`).
 template <Element T>
-ValuesIndices<T> sort_rows(const Tensor<T>& x, int64_t dim, bool descending, bool stable, const char* op) {
-  const Rows<T> rows = rows_along_on_device(x, dim, op);
-  auto values = empty<T>(row_result_shape(rows, rows.length), {.device = x.device()});
-  auto indices = empty<int64_t>(row_result_shape(rows, rows.length), {.device = x.device()});
+ValuesIndices<T> sort_row_layout(const Rows<T>& rows, bool descending, bool stable) {
+  auto values = empty<T>(row_result_shape(rows, rows.length), {.device = rows.data.device()});
+  auto indices = empty<int64_t>(row_result_shape(rows, rows.length), {.device = rows.data.device()});
   dispatch_sort_rows(rows.data, values, indices, rows.count, rows.length, descending, [&] {
     std::vector<std::pair<T, int64_t>> row(static_cast<std::size_t>(rows.length));
     T* v = values.data_ptr();
@@ -61,7 +61,14 @@ ValuesIndices<T> sort_rows(const Tensor<T>& x, int64_t dim, bool descending, boo
     else
       run(LessNanLast{});
   });
-  return {from_rows(rows, values), from_rows(rows, indices)};
+  return {values, indices};
+}
+
+template <Element T>
+ValuesIndices<T> sort_rows(const Tensor<T>& x, int64_t dim, bool descending, bool stable, const char* op) {
+  const Rows<T> rows = rows_along_on_device(x, dim, op);
+  const ValuesIndices<T> sorted = sort_row_layout(rows, descending, stable);
+  return {from_rows(rows, sorted.values), from_rows(rows, sorted.indices)};
 }
 
 template <Element T>
