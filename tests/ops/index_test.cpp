@@ -197,6 +197,9 @@ TEST_CASE("masked_fill, masked_select and masked_scatter broadcast like PyTorch"
             for (auto& [layout, x] : layouts(c.get<T>("x"))) {
               check_same(tl::masked_select(x, m), y, name + " (" + layout + ")");
               check_same(x.masked_select(m), y, name + " (" + layout + ") method");
+              // The GPU's path (Note [compaction on a GPU]), run on the CPU.
+              const tl::Shape shape = tl::broadcast_shapes(x.sizes(), m.sizes(), "test");
+              check_same(tl::detail::masked_select_by_ranks(x, m, shape), y, name + " (" + layout + ") by ranks");
             }
           }
         }) == 24);
@@ -209,6 +212,10 @@ TEST_CASE("masked_fill, masked_select and masked_scatter broadcast like PyTorch"
             for (auto& [layout, x] : layouts(c.get<T>("x"))) {
               const std::string what = name + " (" + layout + ")";
               check_same(tl::masked_scatter(x, m, non_contiguous(src)), y, what);
+              // The GPU's path (Note [compaction on a GPU]), run on the CPU.
+              const auto by_ranks = x.expand(y.sizes()).clone();
+              tl::detail::masked_scatter_by_ranks(by_ranks, m.expand(y.sizes()), src.contiguous());
+              check_same(by_ranks, y, what + " by ranks");
               if (y.sizes() == x.sizes()) {
                 x.masked_scatter_(m, src);
                 check_same(x, y, what + " in place");
@@ -226,6 +233,7 @@ TEST_CASE("nonzero, argwhere and where(cond) match PyTorch") {
             const std::string what = name + " (" + layout + ")";
             check_same(tl::nonzero(x), y, what);
             check_same(x.argwhere(), y, what + " argwhere");
+            check_same(tl::detail::nonzero_by_ranks(x.contiguous()), y, what + " by ranks");
             const auto cols = tl::where(x);
             if (x.dim() == 0) {  // a 0-d input counts as 1-d: one list of 0s
               REQUIRE(cols.size() == 1);

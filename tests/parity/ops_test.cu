@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -357,6 +358,83 @@ TEST_CASE("CUDA: gather, index_select and scatters match the CPU") {
                        "index_select(): index -1 is out of bounds for dimension 0 with size 64", tl::IndexError);
   CHECK_THROWS_WITH_AS(tl::scatter_reduce(base.cuda(), 1, rep.cuda(), many.cuda(), "amax"),
                        doctest::Contains("reduce='amax' on CUDA tensors of float32 is not implemented yet"),
+                       tl::NotImplementedError);
+}
+
+TEST_CASE("CUDA: index_add, index_copy, index_fill, take, put, nonzero, masks and advanced indexing match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(17);
+  const auto x = tl::randn({40, 33, 5}, g);
+  const auto gx = x.cuda();
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    CAPTURE(dim);
+    // Distinct indices (exact, whatever the order) and repeated ones (atomic sums).
+    const auto distinct = tl::randperm(x.size(dim), g).narrow(0, 0, std::min<int64_t>(4, x.size(dim)));
+    const auto repeated = tl::randint(0, x.size(dim), {30}, g);
+    tl::Shape src_shape = x.sizes();
+    src_shape[dim] = distinct.numel();
+    const auto src = tl::randn(src_shape, g);
+    check_parity(tl::index_copy(gx, dim, distinct.cuda(), src.cuda()), tl::index_copy(x, dim, distinct, src), 0, 0,
+                 "index_copy");
+    src_shape[dim] = 30;
+    const auto many = tl::randn(src_shape, g);
+    check_parity(tl::index_add(gx, dim, repeated.cuda(), many.cuda(), 0.5f),
+                 tl::index_add(x, dim, repeated, many, 0.5f), 1e-5, 1e-5, "index_add");
+    const auto negative = tl::tensor({int64_t{-1}, int64_t{0}});
+    check_parity(tl::index_fill(gx, dim, negative.cuda(), 7.f), tl::index_fill(x, dim, negative, 7.f), 0, 0,
+                 "index_fill");
+  }
+  const auto ix = tl::randint(0, 5, {20, 33}, g);
+  const auto iidx = tl::randint(0, 20, {50}, g);
+  check_parity(tl::index_add(ix.cuda(), 0, iidx.cuda(), tl::ones<int64_t>({50, 33}).cuda()),
+               tl::index_add(ix, 0, iidx, tl::ones<int64_t>({50, 33})), 0, 0, "index_add int64");
+  // take and put on a transposed tensor, negative positions included.
+  const auto flat = tl::randint(-6600, 6600, {7, 9}, g);
+  check_parity(tl::take(gx.transpose(0, 2), flat.cuda()), tl::take(x.transpose(0, 2), flat), 0, 0, "take");
+  const auto positions = tl::randperm(6600, g).narrow(0, 0, 100);
+  const auto values = tl::randn({100}, g);
+  check_parity(tl::put(gx.transpose(0, 2), positions.cuda(), values.cuda()),
+               tl::put(x.transpose(0, 2), positions, values), 0, 0, "put");
+  const auto rep = tl::randint(-50, 50, {400}, g);
+  const auto many = tl::randn({400}, g);
+  check_parity(tl::put(gx, rep.cuda(), many.cuda(), true), tl::put(x, rep, many, true), 1e-5, 1e-5, "put accumulate");
+  // Compaction (Note [compaction on a GPU]): nonzero, masked_select, masked_scatter.
+  const auto sparse = tl::Tensor<float>(tl::where(x > 1.f, x, 0.f));
+  check_parity(tl::nonzero(sparse.cuda()), tl::nonzero(sparse), 0, 0, "nonzero");
+  check_parity(tl::nonzero(tl::zeros<float>({3, 4}).cuda()), tl::nonzero(tl::zeros<float>({3, 4})), 0, 0,
+               "nonzero of zeros");
+  const tl::Tensor<bool> mask = x.narrow(2, 0, 1) > 0.f;  // [40, 33, 1], broadcast along the last dim
+  check_parity(tl::masked_select(gx, mask.cuda()), tl::masked_select(x, mask), 0, 0, "masked_select");
+  const auto source = tl::randn({40 * 33 * 5}, g);
+  check_parity(tl::masked_scatter(gx, mask.cuda(), source.cuda()), tl::masked_scatter(x, mask, source), 0, 0,
+               "masked_scatter");
+  // Advanced indexing: index tensors, a mask, and puts with and without accumulation.
+  const auto rows = tl::randint(-40, 40, {6, 1}, g), cols = tl::randint(0, 33, {1, 4}, g);
+  check_parity(gx.index({rows.cuda(), cols.cuda()}), x.index({rows, cols}), 0, 0, "index with two tensors");
+  check_parity(gx.index({tl::Slice(), cols.cuda().reshape({4}), tl::Slice(1, 3)}),
+               x.index({tl::Slice(), cols.reshape({4}), tl::Slice(1, 3)}), 0, 0, "index with slices");
+  const tl::Tensor<bool> row_mask = x.select(2, 0).select(1, 0) > 0.f;
+  check_parity(gx.index({row_mask.cuda()}), x.index({row_mask}), 0, 0, "index with a mask");
+  auto put_into = x.clone();
+  auto gput_into = gx.clone();
+  const auto v = tl::randn({4}, g);
+  put_into.index_put_({tl::tensor({0, 3, 5, 7}), tl::tensor({1, 1, 2, 2})}, v);
+  gput_into.index_put_({tl::tensor({0, 3, 5, 7}).cuda(), tl::tensor({1, 1, 2, 2}).cuda()}, v.cuda());
+  check_parity(gput_into, put_into, 0, 0, "index_put_");
+  const std::vector<std::optional<tl::Tensor<int64_t>>> list{tl::tensor({0, 0, 1, 0})};
+  const std::vector<std::optional<tl::Tensor<int64_t>>> glist{tl::tensor({0, 0, 1, 0}).cuda()};
+  const auto ones = tl::ones<float>({4, 33, 5});
+  check_parity(tl::index_put(gx, glist, ones.cuda(), true), tl::index_put(x, list, ones, true), 1e-6, 1e-6,
+               "index_put accumulate");
+  // Errors: out-of-range positions found by the device check; bool accumulation.
+  CHECK_THROWS_WITH_AS(tl::take(gx, tl::tensor({6600}).cuda()),
+                       "take(): out of range: tried to access index 6600 on a tensor of 6600 elements.",
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::index_fill(gx, 0, tl::tensor({-41}).cuda(), 0.f),
+                       "index_fill_(): index -41 is out of bounds for dimension 0 with size 40", tl::IndexError);
+  const tl::Tensor<bool> flags = tl::zeros<bool>({4}, {.device = tl::kCUDA});
+  CHECK_THROWS_WITH_AS(tl::put(flags, tl::tensor({0}).cuda(), tl::ones<bool>({1}).cuda(), true),
+                       doctest::Contains("accumulating into CUDA tensors of bool is not implemented yet"),
                        tl::NotImplementedError);
 }
 

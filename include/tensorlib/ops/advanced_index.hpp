@@ -107,7 +107,7 @@ AdvancedIndex<T> resolve_index(const Tensor<T>& self, const Indices& indices) {
       check_devices("index", self.device(), mask);
       if (mask.dim() == 0) {
         a.view = a.view.unsqueeze(d);
-        a.claims.emplace_back(d++, mask.item() ? zeros<int64_t>({1}) : zeros<int64_t>({0}));
+        a.claims.emplace_back(d++, zeros<int64_t>({mask.item() ? 1 : 0}, {.device = self.device()}));
         continue;
       }
       for (int64_t k = 0; k < mask.dim(); ++k)
@@ -120,6 +120,51 @@ AdvancedIndex<T> resolve_index(const Tensor<T>& self, const Indices& indices) {
   }
   return a;
 }
+
+/// offsets[o0] += index[o1] * step, the index checked (negatives counted
+/// from the end): one claim's share of the offsets. On a GPU the indices
+/// were checked before the launch; each offset has one writer per claim.
+struct AddIndexOffset {
+  int64_t* offsets;
+  const int64_t* index;
+  int64_t size, step, dim;
+  const char* op;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 2>& o) const {
+#if defined(__CUDA_ARCH__)
+    offsets[o[0]] += wrapped_index(index[o[1]], size) * step;
+#else
+    offsets[o[0]] += checked_index(index[o[1]], size, dim, Negative::wrapped, op) * step;
+#endif
+  }
+};
+
+/// out[o0] = view[o1 + offsets[o2]] (index), or, with `put`,
+/// view[o1 + offsets[o2]] = values[o0] (+= with `accumulate`: atomically on
+/// a GPU, where a repeated position without it keeps an unspecified write).
+template <Element T>
+struct IndexAtOffsets {
+  T* data;  // index: the output; index_put: the values (read)
+  T* view;  // index: the view (read); index_put: written
+  const int64_t* offsets;
+  bool put, accumulate;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 3>& o) const {
+    T* at = view + o[1] + offsets[o[2]];
+    if (!put) {
+      data[o[0]] = *at;
+    } else if (!accumulate) {
+      *at = data[o[0]];
+    } else {
+#if defined(__CUDA_ARCH__)
+      if constexpr (cuda::detail::has_atomic_add<T>) cuda::detail::atomic_add(at, data[o[0]]);  // others refused
+#else
+      if constexpr (std::is_same_v<T, bool>)
+        *at = *at || data[o[0]];
+      else
+        *at = static_cast<T>(*at + data[o[0]]);
+#endif
+    }
+  }
+};
 
 /// Broadcasts the claims, lays out the result and fills the offsets
 /// (second half of Note [advanced indexing]).
@@ -156,27 +201,17 @@ void plan_index(AdvancedIndex<T>& a, const char* op) {
     const int64_t d = claim.first;
     const Tensor<int64_t>& t = claim.second;
     const int64_t size = a.view.size(d), step = a.view.stride(d);
-    int64_t* off = a.offsets.data_ptr();
-    const int64_t* idx = t.data_ptr();
-    const Shape t_strides = broadcast_strides(t.sizes(), t.strides(), b);
-    dispatch_cpu_only(a.view.device(), op, [&] {
-      cpu::for_each_offsets<2>(b, {b_strides, t_strides}, [&](const std::array<int64_t, 2>& o) {
-        off[o[0]] += checked_index(idx[o[1]], size, d, Negative::wrapped, op) * step;
-      });
-    });
+    check_indices_on_device(t, size, d, op, Negative::wrapped);
+    const AddIndexOffset f{a.offsets.data_ptr(), t.data_ptr(), size, step, d, op};
+    dispatch_offsets<2>(a.view.device(), b, {b_strides, broadcast_strides(t.sizes(), t.strides(), b)}, f, op);
   }
 }
 
 template <Element T>
 Tensor<T> advanced_index(const AdvancedIndex<T>& a) {
   auto out = empty<T>(a.result, {.device = a.view.device()});
-  const T* in = a.view.data_ptr();
-  const int64_t* off = a.offsets.data_ptr();
-  T* dst = out.data_ptr();
-  dispatch_cpu_only(out.device(), "index", [&] {
-    cpu::for_each_offsets<3>(a.result, {out.strides(), a.view_strides, a.offset_strides},
-                             [&](const std::array<int64_t, 3>& o) { dst[o[0]] = in[o[1] + off[o[2]]]; });
-  });
+  const IndexAtOffsets<T> f{out.data_ptr(), a.view.data_ptr(), a.offsets.data_ptr(), false, false};
+  dispatch_offsets<3>(out.device(), a.result, {out.strides(), a.view_strides, a.offset_strides}, f, "index");
   return out;
 }
 
@@ -187,23 +222,12 @@ void advanced_index_put(const AdvancedIndex<T>& a, const Tensor<T>& values_, boo
   check_no_internal_overlap(a.view, op);
   check<ShapeError>(broadcasts_to(values_.sizes(), a.result), op, "(): shape mismatch: value tensor of shape ",
                     values_.sizes(), " cannot be broadcast to indexing result of shape ", a.result);
+  if (accumulate) check_gpu_accumulation<T>(a.view.device(), op);
   const Tensor<T> values = unaliased(values_, a.view);
-  const T* in = values.data_ptr();
-  const int64_t* off = a.offsets.data_ptr();
-  T* out = a.view.data_ptr();
-  dispatch_cpu_only(a.view.device(), op, [&] {
-    cpu::for_each_offsets<3>(
-        a.result, {broadcast_strides(values.sizes(), values.strides(), a.result), a.view_strides, a.offset_strides},
-        [&](const std::array<int64_t, 3>& o) {
-          T& dst = out[o[1] + off[o[2]]];
-          if (!accumulate)
-            dst = in[o[0]];
-          else if constexpr (std::is_same_v<T, bool>)
-            dst = dst || in[o[0]];
-          else
-            dst = static_cast<T>(dst + in[o[0]]);
-        });
-  });
+  const IndexAtOffsets<T> f{values.data_ptr(), a.view.data_ptr(), a.offsets.data_ptr(), true, accumulate};
+  dispatch_offsets<3>(a.view.device(), a.result,
+                      {broadcast_strides(values.sizes(), values.strides(), a.result), a.view_strides, a.offset_strides},
+                      f, op);
 }
 
 template <Element T, class Indices>

@@ -7,6 +7,9 @@
 
 #include <cstdint>
 
+#include "tensorlib/backend/cuda/atomic_add.hpp"
+#include "tensorlib/core/config.hpp"
+#include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/shape.hpp"
@@ -34,16 +37,57 @@ inline int64_t checked_index(int64_t i, int64_t size, int64_t dim, Negative nega
   return i < 0 ? i + size : i;
 }
 
+/// An index already checked against `size`, with a negative one counted
+/// from the end (what a GPU kernel reads).
+TENSORLIB_HOST_DEVICE inline int64_t wrapped_index(int64_t i, int64_t size) { return i < 0 ? i + size : i; }
+
 /// The GPU kernels read indices unchecked: for an index tensor on a GPU,
-/// one reduction looks for an index outside [0, size), and only then are
-/// the indices copied to the host to report the first one as
-/// `checked_index` would. A CPU index is checked where it is read.
-inline void check_indices_on_device(const Tensor<int64_t>& index, int64_t size, int64_t dim, const char* op) {
+/// one reduction looks for an index outside [0, size) (or [-size, size)
+/// when negatives are wrapped), and only then are the indices copied to the
+/// host to report the first one as `checked_index` would. A CPU index is
+/// checked where it is read.
+inline void check_indices_on_device(const Tensor<int64_t>& index, int64_t size, int64_t dim, const char* op,
+                                    Negative negative = Negative::rejected) {
   if (index.is_cpu() || index.numel() == 0) return;
   NoGradGuard no_grad;
-  if (!any(logical_or(index < int64_t{0}, index >= size)).item()) return;
-  for (const int64_t i : index.cpu().to_vector()) checked_index(i, size, dim, Negative::rejected, op);
+  const int64_t lo = negative == Negative::wrapped ? -size : 0;
+  if (!any(logical_or(index < lo, index >= size)).item()) return;
+  for (const int64_t i : index.cpu().to_vector()) checked_index(i, size, dim, negative, op);
 }
+
+/// Refuses an accumulating write into a GPU tensor of a type the GPU's
+/// atomic additions do not take (bool, uint8, int16, float16, bfloat16).
+template <Element T>
+void check_gpu_accumulation(Device device, const char* op) {
+  if (device.is_cpu()) return;
+  check<NotImplementedError>(cuda::detail::has_atomic_add<T>, op, "(): accumulating into CUDA tensors of ",
+                             DTypeTraits<T>::name,
+                             " is not implemented yet (on the GPU: float, double, int32 and int64)");
+}
+
+/// The sizes and strides of a tensor as a kernel argument: the storage
+/// offset of the element at row-major position `flat` (take, put).
+struct FlatLayout {
+  int ndim = 0;
+  int64_t sizes[Shape::kMaxDims] = {};
+  int64_t strides[Shape::kMaxDims] = {};
+
+  template <Element T>
+  explicit FlatLayout(const Tensor<T>& t) : ndim(static_cast<int>(t.dim())) {
+    for (int d = 0; d < ndim; ++d) {
+      sizes[d] = t.size(d);
+      strides[d] = t.stride(d);
+    }
+  }
+  TENSORLIB_HOST_DEVICE int64_t offset(int64_t flat) const {
+    int64_t off = 0;
+    for (int d = ndim - 1; d >= 0; --d) {
+      off += (flat % sizes[d]) * strides[d];
+      flat /= sizes[d];
+    }
+    return off;
+  }
+};
 
 /// A CPU index is checked where it is read; index_select and index_add_,
 /// whose loops may read none of it (an empty iteration space), check it here

@@ -24,6 +24,7 @@
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/gather_scatter.hpp"
 #include "tensorlib/ops/index_common.hpp"
+#include "tensorlib/ops/scan.hpp"
 
 namespace tensorlib {
 namespace autograd {
@@ -65,43 +66,6 @@ void check_index_source(const Tensor<T>& self, int64_t dim, const Tensor<int64_t
                       self.sizes(), " must have the same size apart from dimension ", dim);
 }
 
-/// self[.., index[i], ..] = f(self[.., index[i], ..], source[.., i, ..]) along dim.
-template <Element T, class F>
-void index_combine(const Tensor<T>& self, int64_t dim_, const Tensor<int64_t>& index_, const Tensor<T>& source_,
-                   const char* op, bool check_unread, F f) {
-  const int64_t dim = wrap_dim(dim_, self.dim(), op);
-  check_devices(op, self.device(), index_, source_);
-  check_index_source(self, dim, index_, source_, op);
-  check_no_internal_overlap(self, op);
-  const Tensor<T> s = at_least_1d(self), src = at_least_1d(unaliased(source_, self));
-  const Tensor<int64_t> index = unaliased(index_, self);
-  const int64_t size = s.size(dim), step = s.stride(dim);
-  if (check_unread && src.numel() == 0) check_unread_indices(index, size, dim, op);
-  T* out = s.data_ptr();
-  const T* in = src.data_ptr();
-  const int64_t* idx = index.data_ptr();
-  dispatch_cpu_only(self.device(), op, [&] {
-    cpu::for_each_offsets<3>(src.sizes(),
-                             {src.strides(), without_dim(s.strides(), dim), along_dim_strides(index, dim, src.dim())},
-                             [&](const std::array<int64_t, 3>& o) {
-                               const int64_t i = checked_index(idx[o[2]], size, dim, Negative::rejected, op);
-                               T& dst = out[o[1] + i * step];
-                               dst = f(dst, in[o[0]]);
-                             });
-  });
-}
-
-/// Offset in `t`'s storage of the element with row-major position `flat`.
-template <Element T>
-int64_t flat_offset(const Tensor<T>& t, int64_t flat) {
-  int64_t off = 0;
-  for (int64_t d = t.dim() - 1; d >= 0; --d) {
-    off += (flat % t.size(d)) * t.stride(d);
-    flat /= t.size(d);
-  }
-  return off;
-}
-
 /// take()/put()'s bounds check: PyTorch's wording.
 inline int64_t checked_flat_index(int64_t i, int64_t numel, const char* op) {
   if (i < -numel || i >= numel) [[unlikely]]
@@ -109,6 +73,136 @@ inline int64_t checked_flat_index(int64_t i, int64_t numel, const char* op) {
         concat(op, "(): out of range: tried to access index ", i, " on a tensor of ", numel, " elements."));
   return i < 0 ? i + numel : i;
 }
+
+/// take()/put()'s check of a GPU index tensor before the launch (one
+/// reduction; the host reports the first bad index).
+inline void check_flat_indices_on_device(const Tensor<int64_t>& index, int64_t numel, const char* op) {
+  if (index.is_cpu() || index.numel() == 0) return;
+  NoGradGuard no_grad;
+  if (!any(logical_or(index < -numel, index >= numel)).item()) return;
+  for (const int64_t i : index.cpu().to_vector()) checked_flat_index(i, numel, op);
+}
+
+/// self[.., index[i], ..] = source[.., i, ..] along a dimension
+/// (index_copy_), or += alpha * source[.., i, ..] (index_add_); offsets
+/// (source, self without the dim, index). On the CPU each index is checked
+/// as it is read and repeated indices apply in order; on a GPU they were
+/// checked before the launch, a repeated index_copy_ index keeps an
+/// unspecified one of its writes and index_add_ adds atomically (PyTorch's
+/// CUDA kernels behave alike).
+template <Element T>
+struct IndexCombineAlong {
+  T* out;
+  const T* src;
+  const int64_t* index;
+  int64_t size, step, dim;
+  T alpha;
+  bool accumulate;
+  const char* op;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 3>& o) const {
+#if defined(__CUDA_ARCH__)
+    T* dst = out + o[1] + index[o[2]] * step;
+    if (!accumulate)
+      *dst = src[o[0]];
+    else if constexpr (cuda::detail::has_atomic_add<T>)  // the host refused the other types
+      cuda::detail::atomic_add(dst, static_cast<T>(alpha * src[o[0]]));
+#else
+    T& dst = out[o[1] + checked_index(index[o[2]], size, dim, Negative::rejected, op) * step];
+    if (!accumulate)
+      dst = src[o[0]];
+    else if constexpr (std::is_same_v<T, bool>)
+      dst = dst || (alpha && src[o[0]]);
+    else
+      dst = static_cast<T>(dst + alpha * src[o[0]]);
+#endif
+  }
+};
+
+/// index_add_ (accumulate) and index_copy_ on self's device.
+template <Element T>
+void index_combine(const Tensor<T>& self, int64_t dim_, const Tensor<int64_t>& index_, const Tensor<T>& source_,
+                   const char* op, bool accumulate, T alpha) {
+  const int64_t dim = wrap_dim(dim_, self.dim(), op);
+  check_devices(op, self.device(), index_, source_);
+  check_index_source(self, dim, index_, source_, op);
+  check_no_internal_overlap(self, op);
+  if (accumulate) check_gpu_accumulation<T>(self.device(), op);
+  const Tensor<T> s = at_least_1d(self), src = at_least_1d(unaliased(source_, self));
+  const Tensor<int64_t> index = unaliased(index_, self);
+  const int64_t size = s.size(dim), step = s.stride(dim);
+  // index_add_ checks an index it never reads (an empty loop), as PyTorch does.
+  if (accumulate && src.numel() == 0) check_unread_indices(index, size, dim, op);
+  check_indices_on_device(index, size, dim, op);
+  const IndexCombineAlong<T> f{s.data_ptr(), src.data_ptr(), index.data_ptr(), size, step, dim, alpha, accumulate, op};
+  dispatch_offsets<3>(self.device(), src.sizes(),
+                      {src.strides(), without_dim(s.strides(), dim), along_dim_strides(index, dim, src.dim())}, f, op);
+}
+
+/// self[.., index[i], ..] = value along a dimension (index_fill_), negative
+/// indices counting from the end; offsets (self without the dim, index).
+template <Element T>
+struct FillAlong {
+  T* out;
+  const int64_t* index;
+  int64_t size, step, dim;
+  T value;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 2>& o) const {
+#if defined(__CUDA_ARCH__)
+    out[o[0] + wrapped_index(index[o[1]], size) * step] = value;
+#else
+    out[o[0] + checked_index(index[o[1]], size, dim, Negative::wrapped, "index_fill_") * step] = value;
+#endif
+  }
+};
+
+/// out[o0] = in[index[o1]] with `in` read as 1-d (take), or, with
+/// `scatter`, the reverse write/accumulation at the flat position's offset
+/// in `layout` (put_). Negative positions count from the end; the host
+/// checks them (before a GPU launch, or as they are read).
+template <Element T>
+struct TakeFlat {
+  T* out;
+  const T* in;
+  const int64_t* index;
+  int64_t numel;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 2>& o) const {
+#if defined(__CUDA_ARCH__)
+    out[o[0]] = in[wrapped_index(index[o[1]], numel)];
+#else
+    out[o[0]] = in[checked_flat_index(index[o[1]], numel, "take")];
+#endif
+  }
+};
+
+/// self's element at flat position index[k] = source[k] (put_), or +=
+/// with `accumulate` (atomically on a GPU; a repeated position without
+/// accumulate keeps an unspecified write there, the last one on the CPU).
+template <Element T>
+struct PutFlat {
+  T* out;
+  const T* src;
+  const int64_t* index;
+  FlatLayout layout;
+  int64_t numel;
+  bool accumulate;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 1>& o) const {
+#if defined(__CUDA_ARCH__)
+    T* dst = out + layout.offset(wrapped_index(index[o[0]], numel));
+    if (!accumulate)
+      *dst = src[o[0]];
+    else if constexpr (cuda::detail::has_atomic_add<T>)  // the host refused the other types
+      cuda::detail::atomic_add(dst, src[o[0]]);
+#else
+    T& dst = out[layout.offset(checked_flat_index(index[o[0]], numel, "put_"))];
+    if (!accumulate)
+      dst = src[o[0]];
+    else if constexpr (std::is_same_v<T, bool>)
+      dst = dst || src[o[0]];
+    else
+      dst = static_cast<T>(dst + src[o[0]]);
+#endif
+  }
+};
 
 }  // namespace detail
 
@@ -157,12 +251,7 @@ Tensor<T> index_add_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& 
                               [&](const Tensor<T>& old) { return index_add(old, dim, index, source, alpha); }))
     return self;
   detail::begin_inplace(self, "index_add_", source.requires_grad());
-  detail::index_combine(self, dim, index, source, "index_add_", true, [alpha](T a, T b) {
-    if constexpr (std::is_same_v<T, bool>)
-      return a || (alpha && b);
-    else
-      return static_cast<T>(a + alpha * b);
-  });
+  detail::index_combine(self, dim, index, source, "index_add_", true, alpha);
   return self;
 }
 
@@ -190,7 +279,7 @@ Tensor<T> index_copy_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>&
                               [&](const Tensor<T>& old) { return index_copy(old, dim, index, source); }))
     return self;
   detail::begin_inplace(self, "index_copy_", source.requires_grad());
-  detail::index_combine(self, dim, index, source, "index_copy_", false, [](T, T b) { return b; });
+  detail::index_combine(self, dim, index, source, "index_copy_", false, T(1));
   return self;
 }
 
@@ -220,16 +309,11 @@ Tensor<T> index_fill_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>&
   Shape sizes = s.sizes();
   sizes[d] = index.numel();
   const int64_t size = s.size(d), step = s.stride(d);
-  T* out = s.data_ptr();
-  const int64_t* idx = index.data_ptr();
-  detail::dispatch_cpu_only(self.device(), "index_fill_", [&] {
-    cpu::for_each_offsets<2>(sizes, {detail::without_dim(s.strides(), d), detail::along_dim_strides(index, d, s.dim())},
-                             [&](const std::array<int64_t, 2>& o) {
-                               const int64_t i =
-                                   detail::checked_index(idx[o[1]], size, d, detail::Negative::wrapped, "index_fill_");
-                               out[o[0] + i * step] = value;
-                             });
-  });
+  detail::check_indices_on_device(index, size, d, "index_fill_", detail::Negative::wrapped);
+  const detail::FillAlong<T> f{s.data_ptr(), index.data_ptr(), size, step, d, value};
+  detail::dispatch_offsets<2>(self.device(), sizes,
+                              {detail::without_dim(s.strides(), d), detail::along_dim_strides(index, d, s.dim())}, f,
+                              "index_fill_");
   return self;
 }
 
@@ -253,13 +337,9 @@ Tensor<T> take(const Tensor<T>& input, const Tensor<int64_t>& index) {
   auto out = empty<T>(index.sizes(), {.device = input.device()});
   const Tensor<T> x = input.contiguous();
   const Tensor<int64_t> ix = index.contiguous();
-  const int64_t n = x.numel();
-  detail::dispatch_cpu_only(input.device(), "take", [&] {
-    const T* in = x.data_ptr();
-    const int64_t* idx = ix.data_ptr();
-    T* dst = out.data_ptr();
-    for (int64_t k = 0; k < ix.numel(); ++k) dst[k] = in[detail::checked_flat_index(idx[k], n, "take")];
-  });
+  detail::check_flat_indices_on_device(ix, x.numel(), "take");
+  const detail::TakeFlat<T> f{out.data_ptr(), x.data_ptr(), ix.data_ptr(), x.numel()};
+  detail::dispatch_offsets<2>(input.device(), ix.sizes(), {out.strides(), ix.strides()}, f, "take");
   return out;
 }
 
@@ -279,21 +359,11 @@ Tensor<T> put_(const Tensor<T>& self, const Tensor<int64_t>& index, const Tensor
   detail::check_no_internal_overlap(self, "put_");
   const Tensor<int64_t> ix = detail::unaliased(index, self).contiguous();
   const Tensor<T> src = detail::unaliased(source, self).contiguous();
-  const int64_t n = self.numel();
-  detail::dispatch_cpu_only(self.device(), "put_", [&] {
-    T* out = self.data_ptr();
-    const int64_t* idx = ix.data_ptr();
-    const T* in = src.data_ptr();
-    for (int64_t k = 0; k < ix.numel(); ++k) {
-      T& dst = out[detail::flat_offset(self, detail::checked_flat_index(idx[k], n, "put_"))];
-      if (!accumulate)
-        dst = in[k];
-      else if constexpr (std::is_same_v<T, bool>)
-        dst = dst || in[k];
-      else
-        dst = static_cast<T>(dst + in[k]);
-    }
-  });
+  if (accumulate) detail::check_gpu_accumulation<T>(self.device(), "put_");
+  detail::check_flat_indices_on_device(ix, self.numel(), "put_");
+  const detail::PutFlat<T> f{self.data_ptr(),          src.data_ptr(), ix.data_ptr(),
+                             detail::FlatLayout(self), self.numel(),   accumulate};
+  detail::dispatch_offsets<1>(self.device(), Shape{ix.numel()}, {Shape{1}}, f, "put_");
   return self;
 }
 
@@ -305,14 +375,90 @@ Tensor<T> put(const Tensor<T>& input, const Tensor<int64_t>& index, const Tensor
   return put_(input.clone(), index, source, accumulate);
 }
 
+namespace detail {
+
+/// Note [compaction on a GPU]
+/// nonzero, masked_select and masked_scatter_ number the selected elements
+/// in row-major order with a cumsum of the mask (one scan kernel); the count
+/// is the scan's last element, copied to the host (PyTorch's CUDA nonzero
+/// and masked_select synchronize there too); then one kernel moves each
+/// selected element to, or from, its number. The CPU keeps its sequential
+/// loops; the tests run this path on the CPU against them.
+
+/// The 1-based rank of each element among the true ones of a contiguous
+/// mask (row-major, the mask's shape), and their count.
+struct MaskRanks {
+  Tensor<int64_t> rank;
+  int64_t count = 0;
+};
+
+inline MaskRanks mask_ranks(const Tensor<bool>& mask) {
+  const int64_t n = mask.numel();
+  if (n == 0) return {zeros<int64_t>(mask.sizes(), {.device = mask.device()}), 0};
+  Tensor<int64_t> rank = cumsum(mask.reshape({-1}), 0);
+  const int64_t count = rank.select(0, n - 1).item();
+  return {rank, count};
+}
+
+/// The coordinates of each true element of a contiguous mask (offset o0)
+/// into row rank - 1 of out [count, ndim] (nonzero).
+struct NonzeroCoords {
+  int64_t* out;
+  const bool* mask;
+  const int64_t* rank;
+  FlatLayout shape;  // sizes only
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 1>& o) const {
+    if (!mask[o[0]]) return;
+    int64_t* row = out + (rank[o[0]] - 1) * shape.ndim;
+    int64_t flat = o[0];
+    for (int d = shape.ndim - 1; d >= 0; --d) {
+      row[d] = flat % shape.sizes[d];
+      flat /= shape.sizes[d];
+    }
+  }
+};
+
+/// out[rank - 1] = in[o0] where the contiguous mask (offset o1) is true
+/// (masked_select), or, with `expand`, in[o0] = src[rank - 1] there
+/// (masked_scatter_).
+template <Element T>
+struct MoveSelected {
+  T* data;    // masked_select: the input (read); masked_scatter_: self (written)
+  T* packed;  // masked_select: the output; masked_scatter_: the source
+  const bool* mask;
+  const int64_t* rank;
+  bool expand;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 2>& o) const {
+    if (!mask[o[1]]) return;
+    if (expand)
+      data[o[0]] = packed[rank[o[1]] - 1];
+    else
+      packed[rank[o[1]] - 1] = data[o[0]];
+  }
+};
+
+/// nonzero of a contiguous x by Note [compaction on a GPU].
+template <Element T>
+Tensor<int64_t> nonzero_by_ranks(const Tensor<T>& x) {
+  const Tensor<bool> mask = x != T(0);
+  const MaskRanks r = mask_ranks(mask);
+  auto out = empty<int64_t>({r.count, x.dim()}, {.device = x.device()});
+  const NonzeroCoords f{out.data_ptr(), mask.data_ptr(), r.rank.data_ptr(), FlatLayout(x)};
+  dispatch_offsets<1>(x.device(), Shape{x.numel()}, {Shape{1}}, f, "nonzero");
+  return out;
+}
+
+}  // namespace detail
+
 /// `torch.nonzero(input)`: a (n, input.dim()) tensor of the coordinates of
 /// the nonzero elements (NaN counts as nonzero), in row-major order.
 template <Expression E>
 Tensor<int64_t> nonzero(const E& input) {
   using T = value_type_t<E>;
   const Tensor<T> x = Tensor<T>(input).contiguous();
+  if (!x.is_cpu()) return detail::nonzero_by_ranks(x);
   std::vector<int64_t> coords;
-  detail::dispatch_cpu_only(x.device(), "nonzero", [&] {
+  {
     const T* p = x.data_ptr();
     const int64_t nd = x.dim();
     std::vector<int64_t> at(static_cast<std::size_t>(nd), 0);
@@ -321,7 +467,7 @@ Tensor<int64_t> nonzero(const E& input) {
       for (int64_t d = nd - 1; d >= 0 && ++at[static_cast<std::size_t>(d)] == x.size(d); --d)
         at[static_cast<std::size_t>(d)] = 0;
     }
-  });
+  }
   const int64_t nd = x.dim();
   const int64_t count = nd == 0 ? (x.numel() == 1 && x.item() != T(0) ? 1 : 0) : int64_t(coords.size()) / nd;
   auto out = empty<int64_t>({count, nd});

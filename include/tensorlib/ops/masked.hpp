@@ -24,6 +24,7 @@
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/index_common.hpp"
+#include "tensorlib/ops/index_ops.hpp"
 
 namespace tensorlib {
 namespace autograd {
@@ -95,6 +96,37 @@ Tensor<T> masked_fill(const Tensor<T>& input, const Tensor<bool>& mask, const Te
   return masked_fill(input, mask, detail::scalar_value(value, "masked_fill"));
 }
 
+namespace detail {
+
+/// masked_select by Note [compaction on a GPU] (ops/index_ops.hpp).
+template <Element T>
+Tensor<T> masked_select_by_ranks(const Tensor<T>& input, const Tensor<bool>& mask, const Shape& shape) {
+  const Tensor<bool> m = mask.expand(shape).contiguous();
+  const MaskRanks r = mask_ranks(m);
+  auto out = empty<T>({r.count}, {.device = input.device()});
+  const MoveSelected<T> f{input.data_ptr(), out.data_ptr(), m.data_ptr(), r.rank.data_ptr(), false};
+  dispatch_offsets<2>(input.device(), shape,
+                      {broadcast_strides(input.sizes(), input.strides(), shape), contiguous_strides(shape)}, f,
+                      "masked_select");
+  return out;
+}
+
+/// masked_scatter_'s writes by Note [compaction on a GPU]: `mask` already
+/// broadcast to self's shape, `src` contiguous.
+template <Element T>
+void masked_scatter_by_ranks(const Tensor<T>& self, const Tensor<bool>& mask, const Tensor<T>& src) {
+  const Tensor<bool> m = mask.contiguous();
+  const MaskRanks r = mask_ranks(m);
+  check<ShapeError>(r.count <= src.numel(),
+                    "masked_scatter_(): Number of elements of source < number of ones in mask (source has ",
+                    src.numel(), " elements, the mask ", r.count, " ones)");
+  const MoveSelected<T> f{self.data_ptr(), src.data_ptr(), m.data_ptr(), r.rank.data_ptr(), true};
+  dispatch_offsets<2>(self.device(), self.sizes(), {self.strides(), contiguous_strides(self.sizes())}, f,
+                      "masked_scatter_");
+}
+
+}  // namespace detail
+
 /// `torch.masked_select(input, mask)`: the elements where the mask is true,
 /// input and mask broadcast together, as a 1-d tensor in row-major order.
 template <Element T>
@@ -104,8 +136,9 @@ Tensor<T> masked_select(const Tensor<T>& input, const Tensor<bool>& mask) {
   }
   detail::check_devices("masked_select", input.device(), mask);
   const Shape shape = broadcast_shapes(input.sizes(), mask.sizes(), "masked_select");
+  if (!input.is_cpu()) return detail::masked_select_by_ranks(input, mask, shape);
   std::vector<T> picked;
-  detail::dispatch_cpu_only(input.device(), "masked_select", [&] {
+  {
     const T* in = input.data_ptr();
     const bool* m = mask.data_ptr();
     cpu::for_each_offsets<2>(shape,
@@ -114,7 +147,7 @@ Tensor<T> masked_select(const Tensor<T>& input, const Tensor<bool>& mask) {
                              [&](const std::array<int64_t, 2>& o) {
                                if (m[o[1]]) picked.push_back(in[o[0]]);
                              });
-  });
+  }
   auto out = empty<T>({static_cast<int64_t>(picked.size())}, {.device = input.device()});
   std::copy(picked.begin(), picked.end(), out.data_ptr());
   return out;
@@ -135,7 +168,11 @@ Tensor<T> masked_scatter_(const Tensor<T>& self, const Tensor<bool>& mask_, cons
   detail::check_no_internal_overlap(self, "masked_scatter_");
   const Tensor<bool> mask = detail::unaliased(mask_, self);
   const Tensor<T> src = detail::unaliased(source, self).contiguous();
-  detail::dispatch_cpu_only(self.device(), "masked_scatter_", [&] {
+  if (!self.is_cpu()) {
+    detail::masked_scatter_by_ranks(self, mask.expand(self.sizes()), src);
+    return self;
+  }
+  {
     int64_t count = 0;
     const bool* m = mask.data_ptr();
     cpu::for_each_offsets<1>(self.sizes(), {mask_strides},
@@ -149,7 +186,7 @@ Tensor<T> masked_scatter_(const Tensor<T>& self, const Tensor<bool>& mask_, cons
     cpu::for_each_offsets<2>(self.sizes(), {self.strides(), mask_strides}, [&](const std::array<int64_t, 2>& o) {
       if (m[o[1]]) out[o[0]] = in[next++];
     });
-  });
+  }
   return self;
 }
 
