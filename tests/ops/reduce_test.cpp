@@ -299,6 +299,27 @@ TEST_CASE("softmax of contiguous rows matches the three-pass form") {
   }
 }
 
+TEST_CASE("softmax of float16 and bfloat16 computes in float and rounds once, as PyTorch") {
+  // PyTorch 1.13 (CPU, bfloat16; it has no CPU float16 softmax):
+  //   x = torch.tensor([[0.5, -1.25, 3.0, 2.0, 0.0], [1.0] * 5]).bfloat16()
+  //   torch.softmax(x, -1), torch.log_softmax(x, 0)
+  const tl::Tensor<tl::BFloat16> x =
+      tl::tensor({{0.5f, -1.25f, 3.0f, 2.0f, 0.0f}, {1.f, 1.f, 1.f, 1.f, 1.f}}).to<tl::BFloat16>();
+  const std::vector<float> softmax_rows = {0.05419921875f,  0.0093994140625f, 0.66015625f,   0.2431640625f,
+                                           0.032958984375f, 0.2001953125f,    0.2001953125f, 0.2001953125f,
+                                           0.2001953125f,   0.2001953125f};
+  const std::vector<float> log_softmax_cols = {-0.97265625f,  -2.34375f,       -0.126953125f, -0.3125f, -1.3125f,
+                                               -0.474609375f, -0.10009765625f, -2.125f,       -1.3125f, -0.3125f};
+  CHECK(tl::softmax(x, -1).to<float>().to_vector() == softmax_rows);
+  CHECK(tl::log_softmax(x, 0).to<float>().to_vector() == log_softmax_cols);
+  // float16: the float result rounded once (the law PyTorch's CUDA kernel follows).
+  const tl::Tensor<tl::Half> h = (tl::randn({6, 33}) * 3.f).to<tl::Half>();
+  CHECK(tl::softmax(h, 1).to<float>().to_vector() ==
+        tl::softmax(h.to<float>(), 1).to<tl::Half>().to<float>().to_vector());
+  CHECK(tl::log_softmax(h * 2, 0).to<float>().to_vector() ==
+        tl::log_softmax(tl::Tensor<tl::Half>(h * 2).to<float>(), 0).to<tl::Half>().to<float>().to_vector());
+}
+
 TEST_CASE("reduction methods on tensors and expressions") {
   const auto x = tl::tensor({{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
   CHECK(x.sum().item() == 21.f);

@@ -253,6 +253,17 @@ TEST_CASE("unique and unique_consecutive match PyTorch, with and without dim") {
   CHECK(run_cases("unique_consecutive_dim", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
           check_unique(tl::unique_consecutive(x, true, true, int_arg(a, "dim")), c, what);
         }) > 50);
+  // The GPU's path for slices (one stable sort per column), run on the CPU.
+  CHECK(run_cases("unique_dim", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+          if (x.numel() == 0) return;  // handled before the sorts
+          const int64_t dim = tl::wrap_dim(int_arg(a, "dim"), x.dim(), "test");
+          check_unique(tl::detail::unique_slices_by_sorts(x, dim, false, true, true), c, what + " by sorts");
+        }) > 50);
+  CHECK(run_cases("unique_consecutive_dim", [](const auto& c, const Args& a, const auto& x, const std::string& what) {
+          if (x.numel() == 0) return;
+          const int64_t dim = tl::wrap_dim(int_arg(a, "dim"), x.dim(), "test");
+          check_unique(tl::detail::unique_slices_by_sorts(x, dim, true, true, true), c, what + " by sorts");
+        }) > 50);
 }
 
 TEST_CASE("bincount and histc match PyTorch") {

@@ -3,8 +3,8 @@
 // reductions and matrix products through cuBLAS. Tolerances: one step of the
 // 16-bit type for transcendental nodes (the device's float math may differ
 // from the host's by a float ulp, which can move the final rounding), exact
-// for arithmetic and casts; products and sums 1e-2 relative (float
-// accumulation in another order, then one rounding).
+// for arithmetic, casts, sorts and selections; products, sums and scans two
+// steps relative (float accumulation in another order, then one rounding).
 
 #include <doctest/doctest.h>
 
@@ -54,6 +54,19 @@ void check_type(const char* name) {
   check_parity(tl::mm(ag, ag.t()), tl::mm(a, a.t()), 2 * step<T>(), 16 * step<T>(), n + " mm");
   const tl::Tensor<T> x = tl::randn({3, 40, 24}, g).to<T>(), y = tl::randn({3, 24, 56}, g).to<T>();
   check_parity(tl::bmm(x.cuda(), y.cuda()), tl::bmm(x, y), 2 * step<T>(), 16 * step<T>(), n + " bmm");
+  // Sorts (float keys: the 16-bit values widen exactly and keep their
+  // order), stable on both devices, so indices match too; selections.
+  const tl::Tensor<T> ties = tl::randint(-8, 8, {50, 77}, g).to<T>();
+  const auto [sv, si] = tl::sort(ties.cuda(), 1, true, true);
+  const auto [cv, ci] = tl::sort(ties, 1, true, true);
+  check_parity(sv, cv, 0, 0, n + " sort values");
+  check_parity(si, ci, 0, 0, n + " sort indices");
+  check_parity(tl::max(ties.cuda(), 0).indices, tl::max(ties, 0).indices, 0, 0, n + " max indices");
+  check_parity(tl::median(ties.cuda(), 1).indices, tl::median(ties, 1).indices, 0, 0, n + " median indices");
+  // softmax computes in float and rounds once on both devices.
+  check_parity(tl::softmax(ag, 1), tl::softmax(a, 1), step<T>(), 1e-6, n + " softmax");
+  // Scans accumulate in float and round each output once.
+  check_parity(tl::cumsum(ag, 1), tl::cumsum(a, 1), 2 * step<T>(), 16 * step<T>(), n + " cumsum");
 }
 
 }  // namespace

@@ -621,6 +621,32 @@ TEST_CASE("CUDA: cumsum, cumprod, cummax and cummin match the CPU") {
   CHECK(tl::cumsum(tl::Tensor<float>(tl::empty<float>({0, 3}).cuda()), 1).numel() == 0);
 }
 
+TEST_CASE("CUDA: unique and unique_consecutive of slices (dim) match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(18);
+  // Few distinct rows (values 0..2 in 3 columns), repeated, with NaN rows.
+  tl::Tensor<float> x = tl::randint(0, 3, {60, 3}, g).to<float>();
+  x.narrow(0, 10, 2).narrow(1, 1, 1).fill_(std::numeric_limits<float>::quiet_NaN());
+  for (const int64_t dim : {int64_t{0}, int64_t{1}}) {
+    for (const bool consecutive : {false, true}) {
+      CAPTURE(dim);
+      CAPTURE(consecutive);
+      const auto gx = dim == 0 ? x.cuda() : x.t().contiguous().cuda();
+      const auto cx = dim == 0 ? x : x.t().contiguous();
+      const auto [go, gi, gc] =
+          consecutive ? tl::unique_consecutive(gx, true, true, dim) : tl::unique(gx, true, true, true, dim);
+      const auto [o, i, c] =
+          consecutive ? tl::unique_consecutive(cx, true, true, dim) : tl::unique(cx, true, true, true, dim);
+      check_parity(go, o, 0, 0, "unique slices");
+      check_parity(gi, i, 0, 0, "unique slices inverse");
+      check_parity(gc, c, 0, 0, "unique slices counts");
+    }
+  }
+  const auto ints = tl::randint(0, 2, {500, 4, 2}, g);
+  check_parity(tl::unique(ints.cuda(), true, false, false, 0).output, tl::unique(ints, true, false, false, 0).output, 0,
+               0, "int64 slices of a 3-d tensor");
+}
+
 TEST_CASE("CUDA: unique and unique_consecutive (flattened) match the CPU") {
   if (no_gpu()) return;
   tl::Generator g(12);

@@ -353,7 +353,14 @@ ValuesIndices<T> extremum_by_reductions(const Tensor<T>& x, int64_t d, const Sha
     first = amin(where((xs == best) | (isnan(xs) & isnan(best)), position, n), {d}, true);
   else
     first = amin(where(xs == best, position, n), {d}, true);
-  const T fill = Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  // The reduction's identity: -inf/inf for floating types (as float for the
+  // 16-bit ones, a C++ scalar), the type's limits otherwise.
+  using S = std::conditional_t<is_reduced_float<T>, float, T>;
+  S fill;
+  if constexpr (is_floating<T>)
+    fill = Max ? -std::numeric_limits<S>::infinity() : std::numeric_limits<S>::infinity();
+  else
+    fill = Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
   const auto only_first = where(position == first, xs, fill);
   const Tensor<T> values = Max ? amax(only_first, {d}, true) : amin(only_first, {d}, true);
   return {values.reshape(out_shape), first.reshape(out_shape)};

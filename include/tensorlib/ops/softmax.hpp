@@ -3,7 +3,8 @@
 /// `softmax` and `log_softmax` along one dimension, and their method forms.
 /// The last dimension runs the row kernel (backend/cpu/softmax.hpp: one read,
 /// one write); other dimensions run three fused passes over the expression
-/// (amax, the sum of exponentials, the output).
+/// (amax, the sum of exponentials, the output). float16 and bfloat16 inputs
+/// are computed in float and rounded once, as PyTorch does.
 
 #include <cstdint>
 #include <optional>
@@ -60,17 +61,22 @@ template <Expression E>
 Tensor<value_type_t<E>> softmax(const E& x, int64_t dim) {
   using T = value_type_t<E>;
   detail::require_floating<E>("softmax");
-  static_assert(!is_reduced_float<T>,
-                "softmax: float16/bfloat16 inputs are not supported yet (convert with .to<float>())");
-  dim = wrap_dim(dim, x.dim(), "softmax");
-  if (detail::records_grad(x)) return autograd::softmax(Tensor<T>(x), dim);
-  if (x.numel() == 0) return Tensor<T>(x);
-  if constexpr (std::is_same_v<E, Tensor<T>>) {
-    if (auto y = detail::softmax_last_dim<false>(x, dim)) return *y;
+  if constexpr (is_reduced_float<T>) {
+    // Computed in float and rounded once, as PyTorch's kernels do for
+    // 16-bit inputs (no autograd through 16-bit results yet).
+    detail::refuse_untracked_grad<T>("softmax", x);
+    return softmax(Tensor<T>(x).template to<float>(), dim).template to<T>();
+  } else {
+    dim = wrap_dim(dim, x.dim(), "softmax");
+    if (detail::records_grad(x)) return autograd::softmax(Tensor<T>(x), dim);
+    if (x.numel() == 0) return Tensor<T>(x);
+    if constexpr (std::is_same_v<E, Tensor<T>>) {
+      if (auto y = detail::softmax_last_dim<false>(x, dim)) return *y;
+    }
+    const auto m = amax(x, dim, true);
+    const auto s = sum(exp(x - m), dim, true);
+    return Tensor<T>(exp(x - m) / s);
   }
-  const auto m = amax(x, dim, true);
-  const auto s = sum(exp(x - m), dim, true);
-  return Tensor<T>(exp(x - m) / s);
 }
 
 /// Log-softmax along `dim`: `x - m - log(sum(exp(x - m)))`.
@@ -78,18 +84,23 @@ template <Expression E>
 Tensor<value_type_t<E>> log_softmax(const E& x, int64_t dim) {
   using T = value_type_t<E>;
   detail::require_floating<E>("log_softmax");
-  static_assert(!is_reduced_float<T>,
-                "log_softmax: float16/bfloat16 inputs are not supported yet (convert with .to<float>())");
-  dim = wrap_dim(dim, x.dim(), "log_softmax");
-  if (detail::records_grad(x)) return autograd::log_softmax(Tensor<T>(x), dim);
-  if (x.numel() == 0) return Tensor<T>(x);
-  if constexpr (std::is_same_v<E, Tensor<T>>) {
-    if (auto y = detail::softmax_last_dim<true>(x, dim)) return *y;
+  if constexpr (is_reduced_float<T>) {
+    // Computed in float and rounded once, as PyTorch's kernels do for
+    // 16-bit inputs (no autograd through 16-bit results yet).
+    detail::refuse_untracked_grad<T>("log_softmax", x);
+    return log_softmax(Tensor<T>(x).template to<float>(), dim).template to<T>();
+  } else {
+    dim = wrap_dim(dim, x.dim(), "log_softmax");
+    if (detail::records_grad(x)) return autograd::log_softmax(Tensor<T>(x), dim);
+    if (x.numel() == 0) return Tensor<T>(x);
+    if constexpr (std::is_same_v<E, Tensor<T>>) {
+      if (auto y = detail::softmax_last_dim<true>(x, dim)) return *y;
+    }
+    // (x - m) - log(sum): adding log(sum) to a large m first would lose it.
+    const auto m = amax(x, dim, true);
+    const Tensor<T> log_sum = log(sum(exp(x - m), dim, true));
+    return Tensor<T>((x - m) - log_sum);
   }
-  // (x - m) - log(sum): adding log(sum) to a large m first would lose it.
-  const auto m = amax(x, dim, true);
-  const Tensor<T> log_sum = log(sum(exp(x - m), dim, true));
-  return Tensor<T>((x - m) - log_sum);
 }
 
 // Method forms (declared in core/pointwise_methods.hpp).

@@ -7,9 +7,9 @@
 /// each NaN is distinct from every other value, NaNs included (NaN != NaN),
 /// as in PyTorch. -0.0 and 0.0 are the same value; the one kept is the first
 /// in the input (`unique`) or in PyTorch's sort order (`unique(dim)`), as in
-/// PyTorch. Slices (`dim` given) are compared lexicographically. Without
-/// `dim` both run on the GPU too (tensor ops on x's device); with `dim` they
-/// are host loops.
+/// PyTorch. Slices (`dim` given) are compared lexicographically. On a GPU
+/// both forms run as tensor ops on x's device (unique_flat,
+/// unique_slices_by_sorts); with `dim` the CPU runs host loops.
 
 #include <algorithm>
 #include <cstdint>
@@ -24,6 +24,8 @@
 #include "tensorlib/ops/along_dim.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/gather_scatter.hpp"
+#include "tensorlib/ops/index_ops.hpp"
+#include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/scan.hpp"
 #include "tensorlib/ops/sort.hpp"
 #include "tensorlib/ops/values_indices.hpp"
@@ -109,12 +111,69 @@ UniqueResult<T> unique_flat(const Tensor<T>& x, bool consecutive, bool return_in
   return r;
 }
 
+/// The slices along `dim` as the rows of a contiguous [n, len] matrix, and
+/// the permutation that moved `dim` first.
+template <Element T>
+std::pair<Tensor<T>, Shape> slices_as_rows(const Tensor<T>& x, int64_t dim) {
+  Shape order_dims{dim};
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (d != dim) order_dims.push_back(d);
+  return {x.permute(order_dims).contiguous(), order_dims};
+}
+
+/// Rows [groups, len] of the moved layout back in the input's layout.
+template <Element T>
+Tensor<T> rows_as_slices(const Tensor<T>& rows, Shape moved_sizes, const Shape& order_dims) {
+  moved_sizes[0] = rows.size(0);
+  Shape inverse_order = Shape::filled(order_dims.size(), 0);
+  for (int64_t i = 0; i < order_dims.size(); ++i) inverse_order[order_dims[i]] = i;
+  return rows.reshape(moved_sizes).permute(inverse_order).contiguous();
+}
+
+/// unique / unique_consecutive of the slices along `dim` on x's device in
+/// tensor ops (the GPU's path; the CPU runs the loops of unique_slices, and
+/// the tests run this one there too): the slices as rows, ordered
+/// lexicographically by one stable sort per column from the last to the
+/// first (a least-significant-digit radix sort whose digits are the
+/// columns, NaN last), then grouped as unique_flat groups elements (a row
+/// starts a group when any element differs from the previous row's; NaN !=
+/// NaN), the first row of each group kept. Slices equal but for the sign of
+/// a zero are one group, represented by its first slice in the stable order
+/// (PyTorch's std::sort may keep another).
+template <Element T>
+UniqueResult<T> unique_slices_by_sorts(const Tensor<T>& x, int64_t dim, bool consecutive, bool return_inverse,
+                                       bool return_counts) {
+  const TensorOptions on{.device = x.device()};
+  const auto [moved, order_dims] = slices_as_rows(x.detach(), dim);
+  const int64_t n = moved.size(0), len = moved.numel() / n;
+  const Tensor<T> matrix = moved.reshape({n, len});
+  Tensor<int64_t> order = arange(int64_t{0}, n, on);
+  if (!consecutive) {
+    for (int64_t c = len - 1; c >= 0; --c) {
+      const Tensor<T> key = index_select(matrix.select(1, c), 0, order);
+      order = index_select(order, 0, argsort(key, 0, false, true));
+    }
+  }
+  const Tensor<T> rows = index_select(matrix, 0, order);
+  auto starts = ones<bool>({n}, on);
+  if (n > 1) starts.narrow(0, 1, n - 1).copy_(any(rows.narrow(0, 1, n - 1) != rows.narrow(0, 0, n - 1), {1}));
+  const Tensor<int64_t> group = cumsum(starts, 0) - int64_t{1};
+  const Tensor<int64_t> firsts = nonzero(starts).reshape({-1});
+  UniqueResult<T> r;
+  r.output = rows_as_slices(index_select(rows, 0, firsts), moved.sizes(), order_dims);
+  if (return_inverse) {
+    r.inverse_indices = empty<int64_t>({n}, on);
+    r.inverse_indices.scatter_(0, order, group);
+  }
+  if (return_counts) r.counts = scatter_add(zeros<int64_t>({firsts.numel()}, on), 0, group, ones<int64_t>({n}, on));
+  return r;
+}
+
 /// unique / unique_consecutive of the slices along `dim` (PyTorch's
 /// _unique_dim_cpu_template: slices sorted lexicographically with std::sort).
 template <Element T>
 UniqueResult<T> unique_slices(const Tensor<T>& x, int64_t dim_, bool consecutive, bool return_inverse,
                               bool return_counts, const char* op) {
-  check_cpu(x, op);
   detail::check<IndexError>(x.dim() > 0, op, ": Dimension specified as ", dim_, " but tensor has no dimensions");
   const int64_t dim = wrap_dim(dim_, x.dim(), op);
   const auto zero_dims = std::count(x.sizes().begin(), x.sizes().end(), int64_t{0});
@@ -122,18 +181,16 @@ UniqueResult<T> unique_slices(const Tensor<T>& x, int64_t dim_, bool consecutive
   if (x.size(dim) == 0) {
     detail::check<ValueError>(zero_dims == 1, op,
                               ": Number of zero sized dimensions is more than one, so unique cannot be applied");
-    r.output = empty<T>(x.sizes());
-    if (return_inverse) r.inverse_indices = empty<int64_t>({0});
-    if (return_counts) r.counts = empty<int64_t>({0});
+    r.output = empty<T>(x.sizes(), {.device = x.device()});
+    if (return_inverse) r.inverse_indices = empty<int64_t>({0}, {.device = x.device()});
+    if (return_counts) r.counts = empty<int64_t>({0}, {.device = x.device()});
     return r;
   }
   detail::check<ValueError>(zero_dims == 0, op,
                             ": There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
-  // Slice s is row s of `flat`: `dim` moved first, the rest flattened.
-  Shape order_dims{dim};
-  for (int64_t d = 0; d < x.dim(); ++d)
-    if (d != dim) order_dims.push_back(d);
-  const Tensor<T> moved = x.permute(order_dims).contiguous();
+  if (!x.is_cpu()) return unique_slices_by_sorts(x, dim, consecutive, return_inverse, return_counts);
+  // Slice s is row s of `moved`: `dim` moved first, the rest flattened.
+  const auto [moved, order_dims] = slices_as_rows(x, dim);
   const int64_t n = x.size(dim), len = x.numel() / n;
   const T* data = moved.data_ptr();
   auto less = [&](int64_t a, int64_t b) {
@@ -157,15 +214,11 @@ UniqueResult<T> unique_slices(const Tensor<T>& x, int64_t dim_, bool consecutive
     if (i == 0 || !equal(order[i], groups.back().front())) groups.emplace_back();
     groups.back().push_back(order[i]);
   }
-  Shape moved_sizes = moved.sizes();
-  moved_sizes[0] = static_cast<int64_t>(groups.size());
-  auto out = empty<T>(moved_sizes);
+  auto out = empty<T>({static_cast<int64_t>(groups.size()), len});
   for (std::size_t g = 0; g < groups.size(); ++g)
     std::copy(data + groups[g].front() * len, data + (groups[g].front() + 1) * len,
               out.data_ptr() + static_cast<int64_t>(g) * len);
-  Shape inverse_order = Shape::filled(x.dim(), 0);
-  for (int64_t i = 0; i < x.dim(); ++i) inverse_order[order_dims[i]] = i;
-  r.output = out.permute(inverse_order).contiguous();
+  r.output = rows_as_slices(out, moved.sizes(), order_dims);
   fill_inverse_counts(groups, return_inverse, return_counts, {n}, r.inverse_indices, r.counts);
   return r;
 }

@@ -9,7 +9,8 @@
 /// with their flat positions, then those positions by their row number
 /// (only as many bits as the row count needs). One long row, many short rows
 /// and anything between keep the whole GPU busy, where a segmented sort
-/// gives each row one block. The keys are canonical copies: every NaN
+/// gives each row one block. The keys are canonical copies (float16 and
+/// bfloat16 widened to float): every NaN
 /// becomes the same positive quiet NaN, so NaNs sort after +inf (first when
 /// descending), as ops/sort.hpp orders them, and -0.0 becomes +0.0 (equal,
 /// as on the CPU). Both sorts are stable, so equal elements keep their
@@ -35,16 +36,21 @@
 #include "tensorlib/backend/cuda/runtime.hpp"
 #include "tensorlib/core/allocator.hpp"
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/half.hpp"
 
 namespace tensorlib::cuda::detail {
 
-/// The radix key of element type T: bool sorts as a byte.
+/// The radix key of element type T: bool sorts as a byte, float16 and
+/// bfloat16 as the floats they widen to (exactly, in the same order).
 template <class T>
-using sort_key_t = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+using sort_key_t =
+    std::conditional_t<std::is_same_v<T, bool>, uint8_t, std::conditional_t<is_reduced_float<T>, float, T>>;
 
 template <class T>
 __device__ sort_key_t<T> canonical_key(T v) {
-  if constexpr (std::is_same_v<T, float>)
+  if constexpr (is_reduced_float<T>)
+    return canonical_key(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, float>)
     return v != v ? __int_as_float(0x7fc00000) : v == 0.0f ? 0.0f : v;
   else if constexpr (std::is_same_v<T, double>)
     return v != v ? __longlong_as_double(0x7ff8000000000000LL) : v == 0.0 ? 0.0 : v;
