@@ -130,9 +130,10 @@ void index_combine(const Tensor<T>& self, int64_t dim_, const Tensor<int64_t>& i
   const Tensor<T> s = at_least_1d(self), src = at_least_1d(unaliased(source_, self));
   const Tensor<int64_t> index = unaliased(index_, self);
   const int64_t size = s.size(dim), step = s.stride(dim);
-  // index_add_ checks an index it never reads (an empty loop), as PyTorch does.
+  // index_add_ checks an index it never reads (an empty loop), as PyTorch
+  // does; index_copy_ only the indices its loop reads, on either device.
   if (accumulate && src.numel() == 0) check_unread_indices(index, size, dim, op);
-  check_indices_on_device(index, size, dim, op);
+  if (accumulate || src.numel() > 0) check_indices_on_device(index, size, dim, op);
   const IndexCombineAlong<T> f{s.data_ptr(), src.data_ptr(), index.data_ptr(), size, step, dim, alpha, accumulate, op};
   dispatch_offsets<3>(self.device(), src.sizes(),
                       {src.strides(), without_dim(s.strides(), dim), along_dim_strides(index, dim, src.dim())}, f, op);
@@ -155,10 +156,9 @@ struct FillAlong {
   }
 };
 
-/// out[o0] = in[index[o1]] with `in` read as 1-d (take), or, with
-/// `scatter`, the reverse write/accumulation at the flat position's offset
-/// in `layout` (put_). Negative positions count from the end; the host
-/// checks them (before a GPU launch, or as they are read).
+/// out[o0] = in[index[o1]] with `in` (contiguous) read as 1-d (take).
+/// Negative positions count from the end; the host checks them (before a
+/// GPU launch, or as they are read).
 template <Element T>
 struct TakeFlat {
   T* out;
@@ -309,7 +309,8 @@ Tensor<T> index_fill_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>&
   Shape sizes = s.sizes();
   sizes[d] = index.numel();
   const int64_t size = s.size(d), step = s.stride(d);
-  detail::check_indices_on_device(index, size, d, "index_fill_", detail::Negative::wrapped);
+  // Only the indices the loop reads, as on the CPU.
+  if (sizes.numel() > 0) detail::check_indices_on_device(index, size, d, "index_fill_", detail::Negative::wrapped);
   const detail::FillAlong<T> f{s.data_ptr(), index.data_ptr(), size, step, d, value};
   detail::dispatch_offsets<2>(self.device(), sizes,
                               {detail::without_dim(s.strides(), d), detail::along_dim_strides(index, d, s.dim())}, f,
