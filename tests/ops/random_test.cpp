@@ -89,6 +89,27 @@ TEST_CASE("distributions have the right moments and ranges") {
   CHECK(mean(x.to_vector()) == doctest::Approx(1.0).epsilon(0.05));
 }
 
+TEST_CASE("float16 and bfloat16 rand and randn round the float numbers of the same stream") {
+  for (uint64_t seed : {uint64_t{5}, uint64_t{77}}) {
+    tl::Generator g(seed), h(seed);
+    const auto half = tl::randn<tl::Half>({1001}, g);
+    CHECK(half.dtype() == tl::kFloat16);
+    CHECK(half.to<float>().to_vector() == tl::randn({1001}, h).to<tl::Half>().to<float>().to_vector());
+    // The generators stay in step: the next draws agree too.
+    const auto u = tl::rand<tl::BFloat16>({100000}, g).to<float>().to_vector();
+    const auto f = tl::rand({100000}, h).to_vector();
+    int rounded_to_one = 0;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      const float r = static_cast<float>(tl::BFloat16(f[i]));
+      rounded_to_one += r == 1.f ? 1 : 0;
+      CHECK(u[i] == (r == 1.f ? 0.f : r));  // [0, 1): a draw that rounds to 1 becomes 0
+    }
+    CHECK(rounded_to_one > 0);  // bfloat16 has 8 bits: about 1 in 512 float draws rounds up to 1
+    CHECK(*std::max_element(u.begin(), u.end()) < 1.f);
+  }
+  CHECK_THROWS_AS(tl::randn<tl::Half>({3}, {.requires_grad = true}), tl::TypeError);
+}
+
 TEST_CASE("randperm is a permutation") {
   tl::Generator g(9);
   const auto p = tl::randperm(1000, g).to_vector();

@@ -65,6 +65,13 @@ void check_type(const char* name) {
   check_parity(tl::median(ties.cuda(), 1).indices, tl::median(ties, 1).indices, 0, 0, n + " median indices");
   // softmax computes in float and rounds once on both devices.
   check_parity(tl::softmax(ag, 1), tl::softmax(a, 1), step<T>(), 1e-6, n + " softmax");
+  // Random numbers: the float stream rounded, the same on both devices
+  // (a float normal may differ from the host's in its last bit, which can
+  // move the rounding by one step).
+  tl::Generator g1(3), g2(3);
+  check_parity(tl::rand<T>({1000}, g1, {.device = tl::kCUDA}), tl::rand<T>({1000}, g2), 0, 0, n + " rand");
+  check_parity(tl::randn<T>({1000}, g1, {.device = tl::kCUDA}), tl::randn<T>({1000}, g2), step<T>(), 1e-6,
+               n + " randn");
   // Scans accumulate in float and round each output once.
   check_parity(tl::cumsum(ag, 1), tl::cumsum(a, 1), 2 * step<T>(), 16 * step<T>(), n + " cumsum");
 }

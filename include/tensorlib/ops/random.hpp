@@ -129,18 +129,37 @@ Tensor<T> random_tensor(const Shape& sizes, TensorOptions options, Generator& ge
   return t;
 }
 
+/// A float16/bfloat16 random tensor: the float tensor `draw` makes from the
+/// same generator (the same words), rounded once to T. A request for
+/// requires_grad reaches requires_grad_, which refuses 16-bit types.
+template <Element T, class Draw>
+Tensor<T> rounded_from_float(TensorOptions options, Draw draw) {
+  const bool grad = options.requires_grad;
+  options.requires_grad = false;
+  Tensor<T> t = draw(options).template to<T>();
+  if (grad) t.requires_grad_();
+  return t;
+}
+
 }  // namespace detail
 
 /// Uniform on [0, 1). float: element i is word i % 4 of block i / 4 (top 24
-/// bits); double: words 2(i % 2), 2(i % 2) + 1 of block i / 2 (top 53 bits).
+/// bits); double: words 2(i % 2), 2(i % 2) + 1 of block i / 2 (top 53 bits);
+/// float16/bfloat16: the float numbers rounded, a 1.0 made 0.0.
 template <Element T = float>
 Tensor<T> rand(const Shape& sizes, Generator& gen, TensorOptions options = {}) {
   static_assert(is_floating<T>, "tl::rand: the element type must be floating point");
-  static_assert(!is_reduced_float<T>,
-                "tl::rand: float16/bfloat16 random tensors are not supported yet (draw float, "
-                "then .to<T>())");
   check_sizes(sizes, "rand");
-  return detail::random_tensor<T>(sizes, options, gen, detail::UniformLane<T>{});
+  if constexpr (is_reduced_float<T>) {
+    // A float just below 1 rounds to 1: that one becomes 0, as PyTorch's
+    // uniform kernel maps a draw equal to its upper bound to the lower one.
+    return detail::rounded_from_float<T>(options, [&](TensorOptions o) {
+      const Tensor<float> u = rand<float>(sizes, gen, o);
+      return Tensor<float>(where(u.template to<T>() == 1.0f, 0.0f, u));
+    });
+  } else {
+    return detail::random_tensor<T>(sizes, options, gen, detail::UniformLane<T>{});
+  }
 }
 /// `rand` from the default generator (`tl::manual_seed` seeds it).
 template <Element T = float>
@@ -153,11 +172,11 @@ Tensor<T> rand(const Shape& sizes, TensorOptions options = {}) {
 template <Element T = float>
 Tensor<T> randn(const Shape& sizes, Generator& gen, TensorOptions options = {}) {
   static_assert(is_floating<T>, "tl::randn: the element type must be floating point");
-  static_assert(!is_reduced_float<T>,
-                "tl::randn: float16/bfloat16 random tensors are not supported yet (draw float, "
-                "then .to<T>())");
   check_sizes(sizes, "randn");
-  return detail::random_tensor<T>(sizes, options, gen, detail::NormalLane<T>{});
+  if constexpr (is_reduced_float<T>)
+    return detail::rounded_from_float<T>(options, [&](TensorOptions o) { return randn<float>(sizes, gen, o); });
+  else
+    return detail::random_tensor<T>(sizes, options, gen, detail::NormalLane<T>{});
 }
 /// `randn` from the default generator (`tl::manual_seed` seeds it).
 template <Element T = float>
