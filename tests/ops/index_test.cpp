@@ -451,3 +451,38 @@ TEST_CASE("scatter_reduce details: NaN in amax/amin, integer mean floors, untouc
   const auto excl = x.scatter_reduce(0, tl::tensor({1}), tl::tensor({4.0}), "prod", false);
   check_same(excl, tl::tensor({0.0, 4.0, 20.0}), "include_self=false starts from the identity");
 }
+
+TEST_CASE_TEMPLATE("float16 and bfloat16 scatters and accumulating puts compute like float, rounded once", T, tl::Half,
+                   tl::BFloat16) {
+  // Small integers: sums, products, maxima and minima are exact in float
+  // and in T, so T's results equal float's; the mean divides the same
+  // exact sum in float and rounds the quotient to T once.
+  tl::Generator g(5);
+  const auto rep = tl::randint(0, 7, {5, 300}, g);
+  const tl::Tensor<float> many = tl::randint(-2, 3, {5, 300}, g).to<float>();
+  const tl::Tensor<float> signs = tl::randint(-1, 2, {5, 300}, g).to<float>();
+  const tl::Tensor<float> base = tl::randint(-4, 5, {5, 7}, g).to<float>();
+  const auto as_t = [](const tl::Tensor<float>& t) { return t.to<T>(); };
+  for (const bool include_self : {true, false}) {
+    CAPTURE(include_self);
+    for (const char* r : {"sum", "prod", "mean", "amax", "amin"}) {
+      CAPTURE(r);
+      const auto& src = std::string(r) == "prod" ? signs : many;
+      check_same(tl::scatter_reduce(as_t(base), 1, rep, as_t(src), r, include_self).template to<float>(),
+                 as_t(tl::scatter_reduce(base, 1, rep, src, r, include_self)).template to<float>(), r);
+    }
+  }
+  check_same(tl::scatter_add(as_t(base), 1, rep, as_t(many)).template to<float>(), tl::scatter_add(base, 1, rep, many),
+             "scatter_add");
+  const auto rows = tl::randint(0, 5, {40}, g);
+  const tl::Tensor<float> src = tl::randint(-4, 5, {40, 7}, g).to<float>();
+  check_same(tl::index_add(as_t(base), 0, rows, as_t(src), T(0.5f)).template to<float>(),
+             tl::index_add(base, 0, rows, src, 0.5f), "index_add");
+  const auto flat = tl::randint(0, 35, {100}, g);
+  const tl::Tensor<float> vals = tl::randint(-4, 5, {100}, g).to<float>();
+  check_same(tl::put(as_t(base), flat, as_t(vals), true).template to<float>(), tl::put(base, flat, vals, true),
+             "put accumulate");
+  const std::vector<std::optional<tl::Tensor<int64_t>>> at{rows};
+  check_same(tl::index_put(as_t(base), at, as_t(src), true).template to<float>(), tl::index_put(base, at, src, true),
+             "index_put accumulate");
+}

@@ -74,6 +74,25 @@ void check_type(const char* name) {
                n + " randn");
   // Scans accumulate in float and round each output once.
   check_parity(tl::cumsum(ag, 1), tl::cumsum(a, 1), 2 * step<T>(), 16 * step<T>(), n + " cumsum");
+  // Accumulating scatters update 16-bit elements by compare-and-swap on
+  // their 32-bit word (Note [sub-word atomics]); small integers add exactly
+  // in any order, and neighbouring elements are hit together.
+  const auto rep = tl::randint(0, 7, {5, 300}, g);
+  const tl::Tensor<T> many = tl::randint(-2, 3, {5, 300}, g).to<T>();
+  const tl::Tensor<T> base = tl::randint(-4, 5, {5, 7}, g).to<T>();
+  check_parity(tl::scatter_add(base.cuda(), 1, rep.cuda(), many.cuda()), tl::scatter_add(base, 1, rep, many), 0, 0,
+               n + " scatter_add");
+  for (const char* r : {"amax", "amin", "mean"})
+    check_parity(tl::scatter_reduce(base.cuda(), 1, rep.cuda(), many.cuda(), r),
+                 tl::scatter_reduce(base, 1, rep, many, r), step<T>(), 0, n + " scatter_reduce " + r);
+  const auto rows = tl::randint(0, 5, {40}, g);
+  const tl::Tensor<T> src = tl::randint(-4, 5, {40, 7}, g).to<T>();
+  check_parity(tl::index_add(base.cuda(), 0, rows.cuda(), src.cuda(), T(0.5f)),
+               tl::index_add(base, 0, rows, src, T(0.5f)), 0, 0, n + " index_add");
+  const auto flat = tl::randint(0, 35, {100}, g);
+  const tl::Tensor<T> vals = tl::randint(-4, 5, {100}, g).to<T>();
+  check_parity(tl::put(base.cuda(), flat.cuda(), vals.cuda(), true), tl::put(base, flat, vals, true), 0, 0,
+               n + " put accumulate");
 }
 
 }  // namespace

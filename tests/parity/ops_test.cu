@@ -348,17 +348,43 @@ TEST_CASE("CUDA: gather, index_select and scatters match the CPU") {
                  tl::scatter_reduce(base, 1, rep, many, "mean", include_self), 1e-5, 1e-5, "scatter_reduce mean");
     check_parity(tl::scatter_reduce(base.cuda(), 1, rep.cuda(), many.cuda(), "sum", include_self),
                  tl::scatter_reduce(base, 1, rep, many, "sum", include_self), 1e-5, 1e-5, "scatter_reduce sum");
+    // prod, amax and amin combine by compare-and-swap (Note [sub-word
+    // atomics]): amax/amin in any order give the CPU's value; prod's order
+    // moves its roundings only.
+    for (const char* r : {"prod", "amax", "amin"}) {
+      CAPTURE(r);
+      check_parity(tl::scatter_reduce(base.cuda(), 1, rep.cuda(), many.cuda(), r, include_self),
+                   tl::scatter_reduce(base, 1, rep, many, r, include_self), 1e-5, 1e-6, "scatter_reduce");
+    }
+    // Integers: exact, the mean floor-divided as on the CPU; small factors
+    // keep the products far from overflow.
+    const auto factors = tl::randint(-2, 3, {3, 200}, g);
+    for (const char* r : {"sum", "prod", "mean", "amax", "amin"}) {
+      CAPTURE(r);
+      check_parity(tl::scatter_reduce(ibase.cuda(), 1, rep.cuda(), factors.cuda(), r, include_self),
+                   tl::scatter_reduce(ibase, 1, rep, factors, r, include_self), 0, 0, "scatter_reduce int64");
+    }
   }
-  // Errors: an index out of range (found by the device check), and the
-  // reductions the GPU kernel lacks.
+  // One-byte elements update their 32-bit word by compare-and-swap (float16
+  // and bfloat16 in half_test.cu); uint8 sums and products wrap as on the
+  // CPU, bool sums are `or`, products `and`.
+  const tl::Tensor<uint8_t> bytes = tl::randint(0, 256, {3, 33}, g).to<uint8_t>();
+  const tl::Tensor<uint8_t> byte_src = tl::randint(0, 256, {3, 200}, g).to<uint8_t>();
+  const tl::Tensor<bool> flags = tl::randint(0, 2, {3, 33}, g).to<bool>();
+  const tl::Tensor<bool> flag_src = tl::randint(0, 2, {3, 200}, g).to<bool>();
+  for (const char* r : {"sum", "prod", "amax", "amin"}) {
+    CAPTURE(r);
+    check_parity(tl::scatter_reduce(bytes.cuda(), 1, rep.cuda(), byte_src.cuda(), r),
+                 tl::scatter_reduce(bytes, 1, rep, byte_src, r), 0, 0, "scatter_reduce uint8");
+    check_parity(tl::scatter_reduce(flags.cuda(), 1, rep.cuda(), flag_src.cuda(), r),
+                 tl::scatter_reduce(flags, 1, rep, flag_src, r), 0, 0, "scatter_reduce bool");
+  }
+  // Errors: an index out of range (found by the device check).
   const auto bad = tl::tensor({{0, 40}});
   CHECK_THROWS_WITH_AS(tl::gather(gx, 1, bad.cuda()),
                        "gather(): index 40 is out of bounds for dimension 1 with size 33", tl::IndexError);
   CHECK_THROWS_WITH_AS(tl::index_select(gx, 0, tl::tensor({-1}).cuda()),
                        "index_select(): index -1 is out of bounds for dimension 0 with size 64", tl::IndexError);
-  CHECK_THROWS_WITH_AS(tl::scatter_reduce(base.cuda(), 1, rep.cuda(), many.cuda(), "amax"),
-                       doctest::Contains("reduce='amax' on CUDA tensors of float32 is not implemented yet"),
-                       tl::NotImplementedError);
 }
 
 TEST_CASE("CUDA: index_add, index_copy, index_fill, take, put, nonzero, masks and advanced indexing match the CPU") {
@@ -426,7 +452,22 @@ TEST_CASE("CUDA: index_add, index_copy, index_fill, take, put, nonzero, masks an
   const auto ones = tl::ones<float>({4, 33, 5});
   check_parity(tl::index_put(gx, glist, ones.cuda(), true), tl::index_put(x, list, ones, true), 1e-6, 1e-6,
                "index_put accumulate");
-  // Errors: out-of-range positions found by the device check; bool accumulation.
+  // Accumulation into one-byte elements (compare-and-swap on their word):
+  // bool as `or`, uint8 exact (wrapping).
+  const tl::Tensor<bool> flags = tl::zeros<bool>({4}, {.device = tl::kCUDA});
+  const auto at = tl::tensor({0, 2, 2, 3, 0});
+  const auto set = tl::tensor<bool>({false, true, false, true, false});
+  check_parity(tl::put(flags, at.cuda(), set.cuda(), true), tl::put(flags.cpu(), at, set, true), 0, 0,
+               "put accumulate bool");
+  const auto slots = tl::randint(0, 6, {50}, g);
+  const tl::Tensor<uint8_t> bytes = tl::randint(0, 256, {6, 3}, g).to<uint8_t>();
+  const tl::Tensor<uint8_t> byte_src = tl::randint(0, 256, {50, 3}, g).to<uint8_t>();
+  check_parity(tl::index_add(bytes.cuda(), 0, slots.cuda(), byte_src.cuda(), uint8_t{3}),
+               tl::index_add(bytes, 0, slots, byte_src, uint8_t{3}), 0, 0, "index_add uint8");
+  const std::vector<std::optional<tl::Tensor<int64_t>>> byte_rows{slots}, gbyte_rows{slots.cuda()};
+  check_parity(tl::index_put(bytes.cuda(), gbyte_rows, byte_src.cuda(), true),
+               tl::index_put(bytes, byte_rows, byte_src, true), 0, 0, "index_put accumulate uint8");
+  // Errors: out-of-range positions found by the device check.
   CHECK_THROWS_WITH_AS(tl::take(gx, tl::tensor({6600}).cuda()),
                        "take(): out of range: tried to access index 6600 on a tensor of 6600 elements.",
                        tl::IndexError);
@@ -434,10 +475,6 @@ TEST_CASE("CUDA: index_add, index_copy, index_fill, take, put, nonzero, masks an
                        "index_fill_(): index -41 is out of bounds for dimension 0 with size 40", tl::IndexError);
   // An empty loop reads no index, so none is checked (as on the CPU).
   CHECK_NOTHROW(tl::zeros<float>({3, 0}, {.device = tl::kCUDA}).index_fill_(0, tl::tensor({5}).cuda(), 1.f));
-  const tl::Tensor<bool> flags = tl::zeros<bool>({4}, {.device = tl::kCUDA});
-  CHECK_THROWS_WITH_AS(tl::put(flags, tl::tensor({0}).cuda(), tl::ones<bool>({1}).cuda(), true),
-                       doctest::Contains("accumulating into CUDA tensors of bool is not implemented yet"),
-                       tl::NotImplementedError);
 }
 
 TEST_CASE("CUDA: sort, argsort, msort and topk match the CPU's stable sort") {

@@ -151,17 +151,8 @@ struct IndexAtOffsets {
     T* at = view + o[1] + offsets[o[2]];
     if (!put) {
       data[o[0]] = *at;
-    } else if (!accumulate) {
-      *at = data[o[0]];
     } else {
-#if defined(__CUDA_ARCH__)
-      if constexpr (cuda::detail::has_atomic_add<T>) cuda::detail::atomic_add(at, data[o[0]]);  // others refused
-#else
-      if constexpr (std::is_same_v<T, bool>)
-        *at = *at || data[o[0]];
-      else
-        *at = static_cast<T>(*at + data[o[0]]);
-#endif
+      write_or_add(at, data[o[0]], accumulate);
     }
   }
 };
@@ -222,7 +213,6 @@ void advanced_index_put(const AdvancedIndex<T>& a, const Tensor<T>& values_, boo
   check_no_internal_overlap(a.view, op);
   check<ShapeError>(broadcasts_to(values_.sizes(), a.result), op, "(): shape mismatch: value tensor of shape ",
                     values_.sizes(), " cannot be broadcast to indexing result of shape ", a.result);
-  if (accumulate) check_gpu_accumulation<T>(a.view.device(), op);
   const Tensor<T> values = unaliased(values_, a.view);
   const IndexAtOffsets<T> f{values.data_ptr(), a.view.data_ptr(), a.offsets.data_ptr(), true, accumulate};
   dispatch_offsets<3>(a.view.device(), a.result,

@@ -15,9 +15,8 @@
 /// 0 (detail::dispatch_offsets); the index value times that stride is added.
 /// On a GPU the same functors run as one kernel: indices are checked by a
 /// reduction before it, repeated indices of `scatter` write in no particular
-/// order and accumulate atomically (sum and mean of float, double, int32 and
-/// int64; the other reductions are CPU-only for now), as in PyTorch's CUDA
-/// scatter.
+/// order and every reduction combines atomically (cuda::detail::atomic_update,
+/// for every element type), as in PyTorch's CUDA scatter.
 
 #include <array>
 #include <cstdint>
@@ -26,7 +25,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "tensorlib/backend/cuda/atomic_add.hpp"
+#include "tensorlib/backend/cuda/atomic_update.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -75,7 +74,7 @@ inline ScatterReduce parse_scatter_reduce(std::string_view reduce, bool two_arg_
 
 /// dst combined with v; amax/amin propagate NaN like PyTorch's CPU kernel.
 template <Element T>
-T combine(ScatterReduce r, T dst, T v) {
+TENSORLIB_HOST_DEVICE T combine(ScatterReduce r, T dst, T v) {
   switch (r) {
     case ScatterReduce::sum:
     case ScatterReduce::mean:
@@ -102,11 +101,9 @@ T combine(ScatterReduce r, T dst, T v) {
 template <Element T>
 T reduce_identity(ScatterReduce r) {
   if (r == ScatterReduce::prod) return T(1);
-  if (r == ScatterReduce::amax)
-    return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                : std::numeric_limits<T>::lowest();
-  if (r == ScatterReduce::amin)
-    return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+  using limits = std::numeric_limits<T>;
+  if (r == ScatterReduce::amax) return limits::has_infinity ? T(-limits::infinity()) : limits::lowest();
+  if (r == ScatterReduce::amin) return limits::has_infinity ? limits::infinity() : limits::max();
   return T(0);
 }
 
@@ -150,7 +147,9 @@ struct SelectAlong {
 
 /// out[o2 + index[o0] * step] = v, or combined with v by `reduce`, where v
 /// is src[o1] (or `value` when src is null); `counts` (mean) counts the
-/// writes at o3 + i * count_step. On a GPU: plain stores or atomic sums.
+/// writes at o3 + i * count_step. On a GPU: plain stores or atomic updates
+/// (cuda::detail::atomic_update), so every reduction and element type runs
+/// there; repeated indices combine in no particular order.
 template <Element T>
 struct ScatterAlong {
   T* out;
@@ -166,11 +165,12 @@ struct ScatterAlong {
     const int64_t i = index[o[0]];
     const T v = src ? src[o[1]] : value;
     T* dst = out + o[2] + i * step;
-    if (reduce == ScatterReduce::none) {
+    if (reduce == ScatterReduce::none)
       *dst = v;
-    } else {
-      if constexpr (cuda::detail::has_atomic_add<T>) cuda::detail::atomic_add(dst, v);  // sum, mean (the host checked)
-    }
+    else if (reduce == ScatterReduce::sum || reduce == ScatterReduce::mean)
+      cuda::detail::atomic_add(dst, v);
+    else
+      cuda::detail::atomic_update(dst, [r = reduce, v](T d) { return combine(r, d, v); });
     if (counts) cuda::detail::atomic_add(counts + o[3] + i * count_step, int64_t{1});
 #else
     const int64_t i = checked_index(index[o[0]], size, dim, Negative::rejected, op);
@@ -181,20 +181,6 @@ struct ScatterAlong {
 #endif
   }
 };
-
-/// Refuses, for a GPU `self`, the reductions its scatter kernel lacks, and
-/// checks the indices there.
-template <Element T>
-void check_gpu_scatter(const Tensor<T>& self, const Tensor<int64_t>& index, int64_t dim, ScatterReduce reduce,
-                       const char* op) {
-  if (self.is_cpu()) return;
-  const bool sums = reduce == ScatterReduce::sum || (reduce == ScatterReduce::mean && is_floating<T>);
-  check<NotImplementedError>(reduce == ScatterReduce::none || (sums && cuda::detail::has_atomic_add<T>), op,
-                             "(): reduce='", scatter_reduce_name(reduce), "' on CUDA tensors of ", DTypeTraits<T>::name,
-                             " is not implemented yet (on the GPU: sum of float, double, int32 and int64, and mean of "
-                             "float and double)");
-  check_indices_on_device(index, self.size(dim), dim, op);
-}
 
 /// PyTorch's gather_shape_check: same rank (0-d counts as 1-d) and index no
 /// larger than self outside `dim`.
@@ -249,10 +235,26 @@ void scatter_into(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& ind
   // Strides of self/src restricted to index's dimensions (index is never larger).
   Shape self_strides = without_dim(s.strides(), dim);
   Shape src_strides = src ? sv.strides() : Shape::filled(s.dim(), 0);
-  check_gpu_scatter(s, ix, dim, reduce, op);
+  check_indices_on_device(ix, size, dim, op);
   const ScatterAlong<T> f{out, src ? in : nullptr, value, idx, cnt, size, step, count_step, dim, reduce, op};
   dispatch_offsets<4>(self.device(), ix.sizes(), {ix.strides(), src_strides, self_strides, count_strides}, f, op);
 }
+
+/// p[o0] = floor(p[o0] / n) with n = counts[o1] > 0: the integer mean of
+/// scatter_reduce, rounded toward -inf as in PyTorch.
+template <Element T>
+struct FloorDivideBy {
+  T* p;
+  const int64_t* counts;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 2>& o) const {
+    const auto n = static_cast<T>(counts[o[1]]);
+    const T a = p[o[0]];
+    T q = static_cast<T>(a / n);
+    if constexpr (std::is_signed_v<T>)
+      if (a % n != 0 && (a < 0) != (n < 0)) --q;
+    p[o[0]] = q;
+  }
+};
 
 template <Element T>
 void scatter_reduce_into(const Tensor<T>& self, int64_t dim_, const Tensor<int64_t>& index_, const Tensor<T>& src_,
@@ -277,17 +279,8 @@ void scatter_reduce_into(const Tensor<T>& self, int64_t dim_, const Tensor<int64
   if constexpr (is_floating<T>) {
     write_into(self, self / divisor.to<T>(), op);
   } else {
-    dispatch_cpu_only(self.device(), op, [&] {
-      T* p = self.data_ptr();
-      const int64_t* c = divisor.data_ptr();
-      cpu::for_each_offsets<2>(self.sizes(), {self.strides(), divisor.strides()}, [&](const std::array<int64_t, 2>& o) {
-        const auto n = static_cast<T>(c[o[1]]);
-        T q = static_cast<T>(p[o[0]] / n);
-        if constexpr (std::is_signed_v<T>)
-          if ((p[o[0]] % n != 0) && ((p[o[0]] < 0) != (n < 0))) --q;
-        p[o[0]] = q;
-      });
-    });
+    dispatch_offsets<2>(self.device(), self.sizes(), {self.strides(), divisor.strides()},
+                        FloorDivideBy<T>{self.data_ptr(), divisor.data_ptr()}, op);
   }
 }
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "tensorlib/backend/cuda/atomic_add.hpp"
+#include "tensorlib/backend/cuda/atomic_update.hpp"
 #include "tensorlib/core/config.hpp"
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/error.hpp"
@@ -55,14 +55,22 @@ inline void check_indices_on_device(const Tensor<int64_t>& index, int64_t size, 
   for (const int64_t i : index.cpu().to_vector()) checked_index(i, size, dim, negative, op);
 }
 
-/// Refuses an accumulating write into a GPU tensor of a type the GPU's
-/// atomic additions do not take (bool, uint8, int16, float16, bfloat16).
+/// *dst = v, or *dst += v with `accumulate` (`||` for bool): in order on
+/// the CPU, atomically on a GPU (cuda::detail::atomic_add).
 template <Element T>
-void check_gpu_accumulation(Device device, const char* op) {
-  if (device.is_cpu()) return;
-  check<NotImplementedError>(cuda::detail::has_atomic_add<T>, op, "(): accumulating into CUDA tensors of ",
-                             DTypeTraits<T>::name,
-                             " is not implemented yet (on the GPU: float, double, int32 and int64)");
+TENSORLIB_HOST_DEVICE void write_or_add(T* dst, T v, bool accumulate) {
+  if (!accumulate) {
+    *dst = v;
+    return;
+  }
+#if defined(__CUDA_ARCH__)
+  cuda::detail::atomic_add(dst, v);
+#else
+  if constexpr (std::is_same_v<T, bool>)
+    *dst = *dst || v;
+  else
+    *dst = static_cast<T>(*dst + v);
+#endif
 }
 
 /// The sizes and strides of a tensor as a kernel argument: the storage

@@ -102,18 +102,30 @@ struct IndexCombineAlong {
   TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 3>& o) const {
 #if defined(__CUDA_ARCH__)
     T* dst = out + o[1] + index[o[2]] * step;
-    if (!accumulate)
-      *dst = src[o[0]];
-    else if constexpr (cuda::detail::has_atomic_add<T>)  // the host refused the other types
-      cuda::detail::atomic_add(dst, static_cast<T>(alpha * src[o[0]]));
 #else
-    T& dst = out[o[1] + checked_index(index[o[2]], size, dim, Negative::rejected, op) * step];
-    if (!accumulate)
-      dst = src[o[0]];
-    else if constexpr (std::is_same_v<T, bool>)
-      dst = dst || (alpha && src[o[0]]);
+    T* dst = out + o[1] + checked_index(index[o[2]], size, dim, Negative::rejected, op) * step;
+#endif
+    const T s = src[o[0]];
+    if (!accumulate) {
+      *dst = s;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      write_or_add(dst, alpha && s, true);
+    } else {
+      add_scaled(dst, alpha, s);
+    }
+  }
+
+ private:
+  /// *dst += alpha * s; the 16-bit types round dst + alpha * s once on
+  /// either device (write_or_add would round alpha * s first).
+  TENSORLIB_HOST_DEVICE static void add_scaled(T* dst, T alpha, T s) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (cuda::detail::has_native_atomic_add<T>)
+      cuda::detail::atomic_add(dst, static_cast<T>(alpha * s));
     else
-      dst = static_cast<T>(dst + alpha * src[o[0]]);
+      cuda::detail::atomic_update(dst, [=](T d) { return static_cast<T>(d + alpha * s); });
+#else
+    *dst = static_cast<T>(*dst + alpha * s);
 #endif
   }
 };
@@ -126,7 +138,6 @@ void index_combine(const Tensor<T>& self, int64_t dim_, const Tensor<int64_t>& i
   check_devices(op, self.device(), index_, source_);
   check_index_source(self, dim, index_, source_, op);
   check_no_internal_overlap(self, op);
-  if (accumulate) check_gpu_accumulation<T>(self.device(), op);
   const Tensor<T> s = at_least_1d(self), src = at_least_1d(unaliased(source_, self));
   const Tensor<int64_t> index = unaliased(index_, self);
   const int64_t size = s.size(dim), step = s.stride(dim);
@@ -187,20 +198,11 @@ struct PutFlat {
   bool accumulate;
   TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 1>& o) const {
 #if defined(__CUDA_ARCH__)
-    T* dst = out + layout.offset(wrapped_index(index[o[0]], numel));
-    if (!accumulate)
-      *dst = src[o[0]];
-    else if constexpr (cuda::detail::has_atomic_add<T>)  // the host refused the other types
-      cuda::detail::atomic_add(dst, src[o[0]]);
+    const int64_t flat = wrapped_index(index[o[0]], numel);
 #else
-    T& dst = out[layout.offset(checked_flat_index(index[o[0]], numel, "put_"))];
-    if (!accumulate)
-      dst = src[o[0]];
-    else if constexpr (std::is_same_v<T, bool>)
-      dst = dst || src[o[0]];
-    else
-      dst = static_cast<T>(dst + src[o[0]]);
+    const int64_t flat = checked_flat_index(index[o[0]], numel, "put_");
 #endif
+    write_or_add(out + layout.offset(flat), src[o[0]], accumulate);
   }
 };
 
@@ -360,7 +362,6 @@ Tensor<T> put_(const Tensor<T>& self, const Tensor<int64_t>& index, const Tensor
   detail::check_no_internal_overlap(self, "put_");
   const Tensor<int64_t> ix = detail::unaliased(index, self).contiguous();
   const Tensor<T> src = detail::unaliased(source, self).contiguous();
-  if (accumulate) detail::check_gpu_accumulation<T>(self.device(), "put_");
   detail::check_flat_indices_on_device(ix, self.numel(), "put_");
   const detail::PutFlat<T> f{self.data_ptr(),          src.data_ptr(), ix.data_ptr(),
                              detail::FlatLayout(self), self.numel(),   accumulate};
