@@ -163,6 +163,49 @@ TEST_CASE("matrix products, einsum, norms and cdist match PyTorch") {
   }
 }
 
+TEST_CASE("the norms a GPU computes (fused reductions, as autograd records them) match PyTorch") {
+  // vector_norm as tl::norm, matrix_norm as detail::matrix_norm_by_reductions
+  // and cdist as detail::cdist_by_reductions: what a CUDA tensor runs. The
+  // sums accumulate in the element type there, so float gets a looser rtol.
+  int checked = 0;
+  for (const auto& entry : fixtures::load("linalg.txt").cases()) {
+    const std::string& name = entry.first;
+    const fixtures::Case& c = entry.second;
+    const std::string op = c.text("op"), dtype = c.text("dtype");
+    if (op != "vector_norm" && op != "matrix_norm" && op != "cdist") continue;
+    INFO(name);
+    const auto run = [&](auto type) {
+      using T = decltype(type);
+      const auto x = operand<T>(c, 0);
+      tl::Tensor<T> out;
+      if (op == "cdist") {
+        out = tl::detail::cdist_by_reductions(x, operand<T>(c, 1), std::stod(c.text("p")));
+      } else {
+        const std::string ord = c.text("ord");
+        const bool keepdim = c.text("keepdim") == "1";
+        const auto dims = parse_dims(c.text("dim"));
+        if (op == "vector_norm") {
+          out = tl::norm(x, std::stod(ord), dims, keepdim);
+        } else {
+          const tl::Shape& d = dims.dims();
+          REQUIRE(d.size() == 2);
+          const int64_t d0 = tl::wrap_dim(d[0], x.dim(), "test"), d1 = tl::wrap_dim(d[1], x.dim(), "test");
+          out = ord == "fro" ? tl::detail::matrix_norm_by_reductions(x, ord, 0.0, d0, d1, keepdim)
+                             : tl::detail::matrix_norm_by_reductions(x, "", std::stod(ord), d0, d1, keepdim);
+        }
+      }
+      const double tol = std::is_same_v<T, float> ? 2e-5 : 1e-12;
+      fixtures::check_close(out, c.get<T>("out"), tol, tol, name);
+      ++checked;
+    };
+    if (dtype == "float32")
+      run(float{});
+    else if (dtype == "float64")
+      run(double{});
+  }
+  CHECK(checked > 20);
+}
+
 TEST_CASE("products accept expressions and have method forms") {
   const auto a = tl::arange(6).view({2, 3}).to<float>();
   const auto b = tl::arange(12).view({3, 4}).to<float>();

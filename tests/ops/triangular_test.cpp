@@ -32,6 +32,9 @@ void check_trace() {
     // Float sums may round differently from PyTorch's order; 1 ulp-ish.
     fixtures::check_close(got, c.get<R>("out"), std::is_floating_point_v<T> ? 1e-6 : 0);
     fixtures::check_close(tl::trace(x.t().contiguous().t()), c.get<R>("out"), std::is_floating_point_v<T> ? 1e-6 : 0);
+    // A GPU's trace: the sum of the diagonal view.
+    fixtures::check_close(tl::Tensor<R>(tl::sum(tl::diagonal(x))), c.get<R>("out"),
+                          std::is_floating_point_v<T> ? 1e-6 : 0);
   }
   CHECK(cases == 4);
 }
@@ -111,6 +114,27 @@ TEST_CASE("tril and triu on large, batched, strided and expanded inputs") {
   CHECK(tl::tril(x, INT64_MAX).to_vector() == x.to_vector());
   CHECK(tl::triu(x, INT64_MIN).to_vector() == x.to_vector());
   CHECK(tl::tril_indices(3, 3, INT64_MIN).numel() == 0);
+}
+
+TEST_CASE_TEMPLATE("tril and triu as a GPU computes them (triangle_by_mask) equal the CPU's block copies", T, float,
+                   int64_t, bool, tl::Half) {
+  // The CPU's tril/triu match PyTorch's fixtures (join_test.cpp); the masked
+  // form a CUDA tensor takes must give the same elements for every shape,
+  // layout and diagonal, the extreme ones included.
+  tl::Generator g(4);
+  const tl::Tensor<T> square = tl::randint(-9, 10, {2, 7, 7}, g).to<T>();
+  const tl::Tensor<T> wide = tl::randint(-9, 10, {3, 5}, g).to<T>();
+  const tl::Tensor<T> tall = tl::randint(-9, 10, {4, 6, 2}, g).to<T>().transpose(0, 1);
+  const tl::Tensor<T> empty = tl::zeros<T>({2, 0, 3});
+  for (const auto& x : {square, wide, tall, empty, square.transpose(1, 2), wide.expand({2, 3, 5})}) {
+    CAPTURE(x.sizes());
+    for (const int64_t k : {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{3}, int64_t{-4}, int64_t{10}, int64_t{-10},
+                            INT64_MAX, INT64_MIN}) {
+      CAPTURE(k);
+      CHECK(tl::detail::triangle_by_mask(x, k, true).to_vector() == tl::tril(x, k).to_vector());
+      CHECK(tl::detail::triangle_by_mask(x, k, false).to_vector() == tl::triu(x, k).to_vector());
+    }
+  }
 }
 
 TEST_CASE("triangular errors follow PyTorch's wording") {

@@ -718,3 +718,71 @@ TEST_CASE("CUDA: unique and unique_consecutive (flattened) match the CPU") {
   CHECK(tl::unique(tl::Tensor<float>(tl::empty<float>({0}).cuda())).output.numel() == 0);
   CHECK(tl::unique(tl::scalar_tensor(4.0f).cuda(), true, true).inverse_indices.dim() == 0);
 }
+
+TEST_CASE("CUDA: norms, cdist, tril/triu/trace, bincount/histc and searchsorted/bucketize match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(21);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  // Norms are fused reductions on the GPU, accumulating in float (the CPU
+  // accumulates in double): 1e-5 relative.
+  const auto x = tl::randn({33, 17, 5}, g);
+  const auto gx = x.cuda();
+  for (const double ord : {2.0, 1.0, 0.0, 3.0, 0.5, kInf, -kInf}) {
+    CAPTURE(ord);
+    check_parity(tl::linalg::vector_norm(gx, ord), tl::linalg::vector_norm(x, ord), 1e-5, 1e-6, "vector_norm");
+    check_parity(tl::linalg::vector_norm(gx, ord, {0, 2}, true), tl::linalg::vector_norm(x, ord, {0, 2}, true), 1e-5,
+                 1e-6, "vector_norm over dims");
+  }
+  check_parity(tl::linalg::matrix_norm(gx.narrow(2, 0, 3), "fro", {0, 1}),
+               tl::linalg::matrix_norm(x.narrow(2, 0, 3), "fro", {0, 1}), 1e-5, 1e-6, "matrix_norm fro");
+  for (const double ord : {1.0, -1.0, kInf, -kInf}) {
+    CAPTURE(ord);
+    check_parity(tl::linalg::matrix_norm(gx, ord, {1, 2}), tl::linalg::matrix_norm(x, ord, {1, 2}), 1e-5, 1e-6,
+                 "matrix_norm");
+  }
+  const auto pts = tl::randn({2, 20, 6}, g), others = tl::randn({25, 6}, g);
+  for (const double p : {2.0, 1.0, kInf}) {
+    CAPTURE(p);
+    check_parity(tl::cdist(pts.cuda(), others.cuda(), p), tl::cdist(pts, others, p), 1e-5, 1e-5, "cdist");
+  }
+  // Triangles: one masked kernel, exact; trace: a sum of the diagonal.
+  const auto sq = tl::randn({3, 9, 7}, g);
+  for (const int64_t k : {int64_t{0}, int64_t{2}, int64_t{-3}, INT64_MAX, INT64_MIN}) {
+    CAPTURE(k);
+    check_parity(tl::tril(sq.cuda(), k), tl::tril(sq, k), 0, 0, "tril");
+    check_parity(tl::triu(sq.cuda().transpose(1, 2), k), tl::triu(sq.transpose(1, 2), k), 0, 0, "triu");
+  }
+  check_parity(tl::trace(sq.select(0, 1).cuda()), tl::trace(sq.select(0, 1)), 1e-5, 1e-6, "trace");
+  const auto isq = tl::randint(0, 256, {9, 9}, g).to<uint8_t>();
+  check_parity(tl::trace(isq.cuda()), tl::trace(isq), 0, 0, "trace uint8 (int64 sum)");
+  // Histograms: integer counts (exact in any order) and float weights.
+  const auto counts = tl::randint(0, 50, {5000}, g);
+  check_parity(tl::bincount(counts.cuda()), tl::bincount(counts), 0, 0, "bincount");
+  check_parity(tl::bincount(counts.cuda(), 80), tl::bincount(counts, 80), 0, 0, "bincount minlength");
+  const auto w = tl::rand({5000}, g);
+  check_parity(tl::bincount(counts.cuda(), w.cuda()), tl::bincount(counts, w), 1e-5, 1e-5, "bincount weights");
+  const auto spread = tl::randn({3000}, g);
+  check_parity(tl::histc(spread.cuda(), 40), tl::histc(spread, 40), 0, 0, "histc");
+  check_parity(tl::histc(spread.cuda(), 7, -1, 1), tl::histc(spread, 7, -1, 1), 0, 0, "histc range");
+  CHECK_THROWS_WITH_AS(tl::bincount(tl::tensor({1, -1}).cuda()), doctest::Contains("with negative values"),
+                       tl::ValueError);
+  // Searches: one binary search per value, identical.
+  const auto bounds = tl::sort(tl::randn({4, 30}, g), 1).values;
+  const auto values = tl::randn({4, 11}, g);
+  for (const bool right : {false, true}) {
+    CAPTURE(right);
+    check_parity(tl::searchsorted(bounds.cuda(), values.cuda(), right), tl::searchsorted(bounds, values, right), 0, 0,
+                 "searchsorted rows");
+    check_parity(tl::bucketize(values.cuda(), bounds.select(0, 2).cuda(), right),
+                 tl::bucketize(values, bounds.select(0, 2), right), 0, 0, "bucketize");
+  }
+  const auto unsorted = tl::randn({30}, g);
+  const auto order = tl::sort(unsorted).indices;
+  check_parity(tl::searchsorted(unsorted.cuda(), values.cuda(), false, std::nullopt, order.cuda()),
+               tl::searchsorted(unsorted, values, false, std::nullopt, order), 0, 0, "searchsorted with sorter");
+  check_parity(tl::searchsorted<int32_t>(bounds.select(0, 0).cuda(), 0.25f),
+               tl::searchsorted<int32_t>(bounds.select(0, 0), 0.25f), 0, 0, "searchsorted scalar int32");
+  CHECK_THROWS_WITH_AS(tl::searchsorted(unsorted.cuda(), values.cuda(), false, std::nullopt,
+                                        tl::Tensor<int64_t>(order + int64_t{1}).cuda()),
+                       doctest::Contains("sorter index 30 is out of range"), tl::IndexError);
+}

@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include <tensorlib/tensorlib.hpp>
@@ -123,4 +125,31 @@ TEST_CASE("CUDA: parameters that cannot join the multi-tensor kernel are updated
   CHECK(!gpu_t.is_contiguous());
   CHECK(tl::allclose(gpu_t.detach().cpu(), cpu_t.detach(), 1e-5, 1e-6));
   CHECK(tl::allclose(gpu_v.detach().cpu(), cpu_v.detach(), 1e-5, 1e-6));
+}
+
+TEST_CASE("CUDA: clip_grad_norm_ and clip_grad_value_ scale GPU gradients as on the CPU") {
+  if (cuda_support::no_gpu()) return;
+  tl::Generator gen(8);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  for (const double norm_type : {2.0, 1.0, kInf}) {
+    CAPTURE(norm_type);
+    std::vector<tl::Tensor<float>> on_cpu, on_gpu;
+    for (const int64_t n : {int64_t{300}, int64_t{7}, int64_t{64}}) {
+      auto p = tl::randn({n}, gen).requires_grad_();
+      p.set_grad(tl::randn({n}, gen));
+      auto q = p.detach().cuda().requires_grad_();
+      q.set_grad(p.grad().cuda());
+      on_cpu.push_back(p);
+      on_gpu.push_back(q);
+    }
+    const auto total_cpu = o::clip_grad_norm_(on_cpu, 1.0, norm_type);
+    const auto total_gpu = o::clip_grad_norm_(on_gpu, 1.0, norm_type);
+    CHECK(total_gpu.item() == doctest::Approx(total_cpu.item()).epsilon(1e-5));
+    for (std::size_t i = 0; i < on_cpu.size(); ++i)
+      CHECK(tl::allclose(on_gpu[i].grad().cpu(), on_cpu[i].grad(), 1e-5, 1e-6));
+    o::clip_grad_value_(on_cpu, 0.01);
+    o::clip_grad_value_(on_gpu, 0.01);
+    for (std::size_t i = 0; i < on_cpu.size(); ++i)
+      CHECK(tl::allclose(on_gpu[i].grad().cpu(), on_cpu[i].grad(), 1e-5, 1e-6));
+  }
 }

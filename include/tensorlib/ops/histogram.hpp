@@ -1,20 +1,24 @@
 #pragma once
 /// \file
 /// Counting values: `bincount` (occurrences of each non-negative integer,
-/// optionally weighted) and `histc` (a histogram with equal-width bins).
+/// optionally weighted) and `histc` (a histogram with equal-width bins),
+/// each one functor that the CPU loop and the GPU kernel both run (adding
+/// atomically there).
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
-#include <vector>
 
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/tensor.hpp"
-#include "tensorlib/ops/along_dim.hpp"
+#include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/index_common.hpp"
+#include "tensorlib/ops/reduce.hpp"
 
 namespace tensorlib {
 namespace detail {
@@ -24,41 +28,68 @@ namespace detail {
 template <Element W>
 using bincount_weight_t = std::conditional_t<std::is_same_v<W, float>, float, double>;
 
-/// The number of bins and the input values, after PyTorch's checks.
+/// The number of bins after PyTorch's checks, the input's extremes coming
+/// from two reductions on its device.
 template <Element T>
-std::vector<T> bincount_input(const Tensor<T>& x, int64_t minlength, int64_t& bins) {
+int64_t bincount_bins(const Tensor<T>& x, int64_t minlength) {
   static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>,
                 "tl::bincount: the input must be an integer tensor (PyTorch rejects floating and bool inputs)");
-  check_cpu(x, "bincount");
   detail::check<ValueError>(minlength >= 0, "bincount: minlength should be >= 0, but got ", minlength);
-  const std::vector<T> v = x.dim() == 1 ? x.to_vector() : std::vector<T>{};
-  const bool non_negative = std::all_of(v.begin(), v.end(), [](T a) { return a >= 0; });
+  NoGradGuard no_grad;
+  const bool non_negative = x.dim() != 1 || x.numel() == 0 || static_cast<int64_t>(amin(x).item()) >= 0;
   detail::check<ValueError>(x.dim() == 1 && non_negative,
                             "bincount: only supports 1-d non-negative integral inputs, but got a tensor of shape ",
                             x.sizes(), non_negative ? "" : " with negative values");
-  bins = minlength;
-  for (T a : v) {
-    // A bin count of max + 1 must fit in int64 (PyTorch 1.13 crashes here).
-    detail::check<ValueError>(static_cast<int64_t>(a) < std::numeric_limits<int64_t>::max(),
-                              "bincount: the input's maximum ", static_cast<int64_t>(a), " leaves no room for ",
-                              static_cast<int64_t>(a), " + 1 bins");
-    bins = std::max<int64_t>(bins, static_cast<int64_t>(a) + 1);
-  }
-  return v;
+  if (x.numel() == 0) return minlength;
+  const auto top = static_cast<int64_t>(amax(x).item());
+  // A bin count of max + 1 must fit in int64 (PyTorch 1.13 crashes here).
+  detail::check<ValueError>(top < std::numeric_limits<int64_t>::max(), "bincount: the input's maximum ", top,
+                            " leaves no room for ", top, " + 1 bins");
+  return std::max(minlength, top + 1);
 }
+
+/// out[x[o0]] += weights[o1] (1 without weights): bincount's loop on the CPU
+/// and its kernel on a GPU (atomic there).
+template <Element T, Element W, Element Out>
+struct CountInto {
+  Out* out;
+  const T* x;
+  const W* weights;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 2>& o) const {
+    write_or_add(out + static_cast<int64_t>(x[o[0]]), weights ? static_cast<Out>(weights[o[1]]) : Out(1), true);
+  }
+};
+
+/// bin(a) += 1 for each x element `a` in [left, right] (NaN and the rest
+/// ignored): PyTorch's linear binning in T, the last bin closed. Clamped so
+/// that a range too wide for T (inf / inf) cannot index out of bounds.
+template <Element T>
+struct HistogramInto {
+  T* out;
+  const T* x;
+  T left, right;
+  int64_t bins;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 1>& o) const {
+    const T a = x[o[0]];
+    if (!(a >= left && a <= right)) return;
+    const T scaled = (a - left) * static_cast<T>(bins) / (right - left);
+    const int64_t pos = scaled >= static_cast<T>(bins - 1) ? bins - 1 : scaled > 0 ? static_cast<int64_t>(scaled) : 0;
+    write_or_add(out + pos, T(1), true);
+  }
+};
 
 }  // namespace detail
 
 /// `torch.bincount(input, minlength=0)`: how many times each value
 /// 0, 1, ..., max(input) occurs in a 1-d non-negative integer tensor, with at
-/// least `minlength` bins.
+/// least `minlength` bins. On the input's device (a GPU adds atomically).
 template <Expression E>
 Tensor<int64_t> bincount(const E& input, int64_t minlength = 0) {
-  const Tensor<value_type_t<E>> x = input;
-  int64_t bins = 0;
-  const auto v = detail::bincount_input(x, minlength, bins);
-  auto out = zeros<int64_t>({bins});
-  for (auto a : v) ++out.data_ptr()[a];
+  using T = value_type_t<E>;
+  const Tensor<T> x = input;
+  auto out = zeros<int64_t>({detail::bincount_bins(x, minlength)}, {.device = x.device()});
+  const detail::CountInto<T, int64_t, int64_t> f{out.data_ptr(), x.data_ptr(), nullptr};
+  detail::dispatch_offsets<2>(x.device(), x.sizes(), {x.strides(), x.strides()}, f, "bincount");
   return out;
 }
 
@@ -67,18 +98,19 @@ Tensor<int64_t> bincount(const E& input, int64_t minlength = 0) {
 /// tensor, other weights a double tensor, as in PyTorch.
 template <Expression E, Expression W>
 Tensor<detail::bincount_weight_t<value_type_t<W>>> bincount(const E& input, const W& weights, int64_t minlength = 0) {
+  using T = value_type_t<E>;
   using Out = detail::bincount_weight_t<value_type_t<W>>;
-  const Tensor<value_type_t<E>> x = input;
+  const Tensor<T> x = input;
   const Tensor<value_type_t<W>> w = weights;
-  int64_t bins = 0;
-  const auto v = detail::bincount_input(x, minlength, bins);
-  detail::check<ShapeError>(w.dim() == 1 && w.numel() == static_cast<int64_t>(v.size()),
+  detail::check_devices("bincount", x.device(), w);
+  const int64_t bins = detail::bincount_bins(x, minlength);
+  detail::check<ShapeError>(w.dim() == 1 && w.numel() == x.numel(),
                             "bincount: weights should be 1-d and have the same length as input, but got weights of "
                             "shape ",
                             w.sizes(), " for input of shape ", x.sizes());
-  const auto wv = w.to_vector();
-  auto out = zeros<Out>({bins});
-  for (std::size_t i = 0; i < v.size(); ++i) out.data_ptr()[v[i]] += static_cast<Out>(wv[i]);
+  auto out = zeros<Out>({bins}, {.device = x.device()});
+  const detail::CountInto<T, value_type_t<W>, Out> f{out.data_ptr(), x.data_ptr(), w.data_ptr()};
+  detail::dispatch_offsets<2>(x.device(), x.sizes(), {x.strides(), w.strides()}, f, "bincount");
   return out;
 }
 
@@ -86,29 +118,21 @@ Tensor<detail::bincount_weight_t<value_type_t<W>>> bincount(const E& input, cons
 /// `bins` equal-width bins spanning [min, max]; the last bin includes max.
 /// Elements outside the range and NaNs are ignored (PyTorch 1.13 counts NaN
 /// in the first bin through an undefined float-to-integer conversion; we do
-/// not copy that). When min == max the
-/// data's minimum and maximum are used, widened by 1 on each side if equal.
+/// not copy that). When min == max the data's minimum and maximum are used
+/// (two reductions; a NaN makes the range non-finite, an error), widened by
+/// 1 on each side if equal. On the input's device (a GPU adds atomically).
 template <Expression E>
 Tensor<value_type_t<E>> histc(const E& input, int64_t bins = 100, double min = 0, double max = 0) {
   using T = value_type_t<E>;
   static_assert(std::is_floating_point_v<T>,
                 "tl::histc: the input must be a floating-point tensor (PyTorch's CPU histc rejects integers)");
   const Tensor<T> x = input;
-  detail::check_cpu(x, "histc");
   detail::check<ValueError>(bins > 0, "histc: bins must be > 0, but got ", bins);
-  const std::vector<T> v = x.to_vector();
   double lo = min, hi = max;
-  if (lo == hi && !v.empty()) {
-    // aminmax: NaN propagates, so a NaN input gives a non-finite range below.
-    lo = hi = static_cast<double>(v.front());
-    for (T a : v) {
-      if (detail::is_nan(a)) {
-        lo = hi = static_cast<double>(a);
-        break;
-      }
-      lo = std::min(lo, static_cast<double>(a));
-      hi = std::max(hi, static_cast<double>(a));
-    }
+  if (lo == hi && x.numel() > 0) {
+    NoGradGuard no_grad;
+    lo = static_cast<double>(amin(x).item());
+    hi = static_cast<double>(amax(x).item());
   }
   if (lo == hi) {
     lo -= 1;
@@ -123,15 +147,9 @@ Tensor<value_type_t<E>> histc(const E& input, int64_t bins = 100, double min = 0
                             " without overflow (range [", lo, ", ", hi, "])");
   // PyTorch's linear binning, in T: the edges are linspace(min, max, bins + 1)
   // in T, whose first and last elements are exactly min and max.
-  const T left = static_cast<T>(lo), right = static_cast<T>(hi);
-  auto out = zeros<T>({bins});
-  for (T a : v) {
-    if (!(a >= left && a <= right)) continue;
-    // Clamped so that a range too wide for T (inf / inf) cannot index out of bounds.
-    const T scaled = (a - left) * static_cast<T>(bins) / (right - left);
-    const int64_t pos = scaled >= static_cast<T>(bins - 1) ? bins - 1 : scaled > 0 ? static_cast<int64_t>(scaled) : 0;
-    out.data_ptr()[pos] += T(1);
-  }
+  auto out = zeros<T>({bins}, {.device = x.device()});
+  const detail::HistogramInto<T> f{out.data_ptr(), x.data_ptr(), static_cast<T>(lo), static_cast<T>(hi), bins};
+  detail::dispatch_offsets<1>(x.device(), x.sizes(), {x.strides()}, f, "histc");
   return out;
 }
 

@@ -115,7 +115,6 @@ T vector_norm_row(const T* p, int64_t n, double ord) {
 template <Element T>
 Tensor<T> vector_norm_impl(const Tensor<T>& x, double ord, const DimList& dim, bool keepdim) {
   const char* op = "linalg.vector_norm";
-  check_cpu(x, op);
   const std::vector<bool> mask = reduction_mask(dim, x.dim(), op);
   if (ord < 0 || std::isinf(ord)) {
     // Max, min and negative powers have no identity on empty rows.
@@ -129,6 +128,9 @@ Tensor<T> vector_norm_impl(const Tensor<T>& x, double ord, const DimList& dim, b
                           " because this dimension is empty and the operation does not have an identity");
     }
   }
+  // On a GPU: fused reductions (tensorlib::norm), accumulating in T as
+  // PyTorch's CUDA norms do; the CPU's rows accumulate in double.
+  if (!x.is_cpu()) return tensorlib::norm(x, ord, dim, keepdim);
   return reduce_rows(x, mask, keepdim, [ord](const T* p, int64_t n) { return vector_norm_row(p, n, ord); });
 }
 
@@ -154,32 +156,51 @@ inline Shape matrix_last(int64_t ndim, int64_t d0, int64_t d1) {
   return perm;
 }
 
+/// matrix_norm from reductions that record and run on any device (fused
+/// sums, amax/amin, and svdvals for the spectral norms, a CPU-only
+/// decomposition): autograd's form and a GPU's. d0 != d1 are wrapped.
+template <Element T>
+Tensor<T> matrix_norm_by_reductions(const Tensor<T>& a, std::string_view ord_name, double ord, int64_t d0, int64_t d1,
+                                    bool keepdim) {
+  const char* op = "linalg.matrix_norm";
+  const bool spectral = ord_name == "nuc" || (ord_name.empty() && (ord == 2 || ord == -2));
+  if (ord_name == "fro") return tensorlib::norm(a, 2.0, DimList{d0, d1}, keepdim);
+  if (spectral) {  // from the recorded singular values
+    const Tensor<T> s = linalg::svdvals(a.permute(matrix_last(a.dim(), d0, d1)));
+    Tensor<T> r = ord_name == "nuc" ? s.sum(DimList{-1}) : ord > 0 ? amax(s, DimList{-1}) : amin(s, DimList{-1});
+    if (keepdim) r = r.unsqueeze(std::min(d0, d1)).unsqueeze(std::max(d0, d1));
+    return r;
+  }
+  check<ValueError>(ord_name.empty() && (std::fabs(ord) == 1 || std::isinf(ord)), op, ": Order ",
+                    ord_name.empty() ? concat(ord) : std::string(ord_name), " not supported.");
+  const bool columns = std::fabs(ord) == 1;
+  const int64_t summed = columns ? d0 : d1, other = columns ? d1 : d0;
+  const Tensor<T> sums = tensorlib::norm(a, 1.0, DimList{summed}, true);
+  Tensor<T> r = ord > 0 ? amax(sums, DimList{other}, true) : amin(sums, DimList{other}, true);
+  if (!keepdim) r = r.squeeze(std::max(d0, d1)).squeeze(std::min(d0, d1));
+  return r;
+}
+
+/// cdist as all pairwise differences and one fused norm over the last
+/// dimension: autograd's form and a GPU's.
+template <Element T>
+Tensor<T> cdist_by_reductions(const Tensor<T>& x1, const Tensor<T>& x2, double p) {
+  // Rows without coordinates are 0 apart for every p (the inf-norm's amax
+  // has no identity, the 1-norm's sum does).
+  const double q = x1.size(-1) == 0 ? 1.0 : p;
+  return tensorlib::norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), q, {-1});
+}
+
 template <Element T>
 Tensor<T> matrix_norm_impl(const Tensor<T>& a, std::string_view ord_name, double ord, std::array<int64_t, 2> dim,
                            bool keepdim) {
   const char* op = "linalg.matrix_norm";
-  check_cpu(a, op);
   check<ShapeError>(a.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
   const int64_t d0 = wrap_dim(dim[0], a.dim(), op), d1 = wrap_dim(dim[1], a.dim(), op);
   check<ValueError>(d0 != d1, op, ": dims must be different. Got (", dim[0], ", ", dim[1], ")");
   const bool spectral = ord_name == "nuc" || (ord_name.empty() && (ord == 2 || ord == -2));
-  if (records_grad(a)) {  // the same norms from recorded reductions
-    if (ord_name == "fro") return tensorlib::norm(a, 2.0, DimList{d0, d1}, keepdim);
-    if (spectral) {  // from the recorded singular values
-      const Tensor<T> s = linalg::svdvals(a.permute(matrix_last(a.dim(), d0, d1)));
-      Tensor<T> r = ord_name == "nuc" ? s.sum(DimList{-1}) : ord > 0 ? amax(s, DimList{-1}) : amin(s, DimList{-1});
-      if (keepdim) r = r.unsqueeze(std::min(d0, d1)).unsqueeze(std::max(d0, d1));
-      return r;
-    }
-    check<ValueError>(ord_name.empty() && (std::fabs(ord) == 1 || std::isinf(ord)), op, ": Order ",
-                      ord_name.empty() ? concat(ord) : std::string(ord_name), " not supported.");
-    const bool columns = std::fabs(ord) == 1;
-    const int64_t summed = columns ? d0 : d1, other = columns ? d1 : d0;
-    const Tensor<T> sums = tensorlib::norm(a, 1.0, DimList{summed}, true);
-    Tensor<T> r = ord > 0 ? amax(sums, DimList{other}, true) : amin(sums, DimList{other}, true);
-    if (!keepdim) r = r.squeeze(std::max(d0, d1)).squeeze(std::min(d0, d1));
-    return r;
-  }
+  // Reductions that record, and that run on a GPU.
+  if (records_grad(a) || !a.is_cpu()) return matrix_norm_by_reductions(a, ord_name, ord, d0, d1, keepdim);
   if (ord_name == "fro") return vector_norm_impl(a, 2.0, DimList{dim[0], dim[1]}, keepdim);
   if (spectral) {
     // Sum, largest or smallest singular value of the matrices in dims (d0, d1).
@@ -295,9 +316,7 @@ Tensor<T> cdist(const Tensor<T>& x1, const Tensor<T>& x2, double p = 2.0) {
                             " X2: ", x2.size(-1));
   detail::check<ValueError>(p >= 0, op, ": cdist only supports non-negative p values, got ", p);
   detail::check_same_device(op, x1, x2);
-  if (detail::records_grad(x1, x2))  // all pairwise differences, then a recorded norm
-    return tensorlib::norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, {-1});
-  detail::check_cpu(x1, op);
+  if (detail::records_grad(x1, x2) || !x1.is_cpu()) return detail::cdist_by_reductions(x1, x2, p);
   Shape b1 = x1.sizes(), b2 = x2.sizes();
   b1.resize(x1.dim() - 2);
   b2.resize(x2.dim() - 2);

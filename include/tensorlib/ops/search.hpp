@@ -6,6 +6,7 @@
 /// and NaN boundaries behave as in PyTorch. The index type is the template
 /// argument: `searchsorted<int32_t>(...)` is PyTorch's `out_int32=True`.
 
+#include <array>
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -16,7 +17,9 @@
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/along_dim.hpp"
+#include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/index_common.hpp"
 
 namespace tensorlib {
 
@@ -29,7 +32,7 @@ namespace detail {
 /// First position in [0, n) of `row` (through `sorter` if given) whose
 /// boundary is >= value (right: > value).
 template <Element T>
-int64_t search_row(const T* row, const int64_t* sorter, int64_t n, T value, bool right) {
+TENSORLIB_HOST_DEVICE int64_t search_row(const T* row, const int64_t* sorter, int64_t n, T value, bool right) {
   int64_t start = 0, end = n;
   while (start < end) {
     const int64_t mid = start + ((end - start) >> 1);
@@ -42,13 +45,29 @@ int64_t search_row(const T* row, const int64_t* sorter, int64_t n, T value, bool
   return start;
 }
 
+/// out[i] = the insertion position of v[i] in its row of `b` (the only row
+/// when `one_row`), for contiguous v, out and b (rows of n boundaries) and
+/// row-major i = o0: one functor for the CPU loop and the GPU kernel.
+template <SearchIndex I, Element T>
+struct SearchRows {
+  I* out;
+  const T* b;
+  const T* v;
+  const int64_t* sorter;
+  int64_t n, row_len;
+  bool one_row, right;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 1>& o) const {
+    const int64_t i = o[0], row = one_row ? 0 : i / row_len;
+    out[i] = static_cast<I>(search_row(b + row * n, sorter ? sorter + row * n : nullptr, n, v[i], right));
+  }
+};
+
 template <SearchIndex I, Element T>
 Tensor<I> searchsorted_impl(const Tensor<T>& boundaries, const Tensor<T>& values, bool right,
                             std::optional<std::string_view> side, const std::optional<Tensor<int64_t>>& sorter,
                             const char* op) {
   static_assert(!std::is_same_v<T, bool>, "tl::searchsorted: bool tensors are not supported (as in PyTorch)");
-  check_cpu(boundaries, op);
-  check_cpu(values, op);
+  check_devices(op, boundaries.device(), values);
   if (side) {
     detail::check<ValueError>(*side == "left" || *side == "right", op, ": side can only be 'left' or 'right' but got ",
                               *side);
@@ -57,7 +76,7 @@ Tensor<I> searchsorted_impl(const Tensor<T>& boundaries, const Tensor<T>& values
     right = *side == "right";
   }
   if (sorter) {
-    check_cpu(*sorter, op);
+    check_devices(op, boundaries.device(), *sorter);
     detail::check<ShapeError>(sorter->sizes() == boundaries.sizes(), op,
                               ": boundary and sorter must have the same size, but got boundary tensor ",
                               boundaries.sizes(), " and got sorter tensor ", sorter->sizes());
@@ -81,22 +100,31 @@ Tensor<I> searchsorted_impl(const Tensor<T>& boundaries, const Tensor<T>& values
   const int64_t n = boundaries.size(-1);
   Tensor<int64_t> s;
   if (sorter) {
-    // PyTorch reads out of bounds here; we check.
+    // PyTorch reads out of bounds here; we check (on a GPU, one reduction
+    // first, then the host finds the first bad index for the message).
     s = sorter->contiguous();
-    for (int64_t i = 0; i < s.numel(); ++i) {
-      const int64_t at = s.data_ptr()[i];
+    bool bad = true;
+    if (!s.is_cpu()) {
+      NoGradGuard no_grad;
+      bad = s.numel() > 0 && any(logical_or(s < int64_t{0}, s >= n)).item();
+    }
+    const Tensor<int64_t> host = bad && !s.is_cpu() ? s.cpu() : s;
+    for (int64_t i = 0; bad && i < host.numel(); ++i) {
+      const int64_t at = host.data_ptr()[i];
       detail::check<IndexError>(at >= 0 && at < n, op, ": sorter index ", at,
                                 " is out of range for boundaries of size ", n, " in the last dimension");
     }
   }
-  auto out = empty<I>(values.sizes());
-  const int64_t row_len = values.dim() == 0 ? 1 : values.size(-1);
-  for (int64_t i = 0; i < values.numel(); ++i) {
-    const int64_t row = boundaries.dim() == 1 ? 0 : i / row_len;
-    const int64_t pos =
-        search_row(b.data_ptr() + row * n, sorter ? s.data_ptr() + row * n : nullptr, n, v.data_ptr()[i], right);
-    out.data_ptr()[i] = static_cast<I>(pos);
-  }
+  auto out = empty<I>(values.sizes(), {.device = values.device()});
+  const SearchRows<I, T> f{out.data_ptr(),
+                           b.data_ptr(),
+                           v.data_ptr(),
+                           sorter ? s.data_ptr() : nullptr,
+                           n,
+                           values.dim() == 0 ? 1 : values.size(-1),
+                           boundaries.dim() == 1,
+                           right};
+  dispatch_offsets<1>(values.device(), values.sizes(), {contiguous_strides(values.sizes())}, f, op);
   return out;
 }
 
@@ -126,7 +154,8 @@ Tensor<I> searchsorted(const S& sorted_sequence, value_type_t<S> value, bool rig
                        std::optional<std::string_view> side = std::nullopt,
                        const std::optional<Tensor<int64_t>>& sorter = std::nullopt) {
   const Tensor<value_type_t<S>> b = sorted_sequence;
-  return detail::searchsorted_impl<I>(b, full<value_type_t<S>>({}, value), right, side, sorter, "searchsorted");
+  return detail::searchsorted_impl<I>(b, full<value_type_t<S>>({}, value, {.device = b.device()}), right, side, sorter,
+                                      "searchsorted");
 }
 
 /// `torch.bucketize(input, boundaries, right=False)`: for each value, the
@@ -146,7 +175,8 @@ Tensor<I> bucketize(const E& input, const B& boundaries, bool right = false) {
 /// `torch.bucketize(value, boundaries, right=False)` for one scalar value: a 0-d result.
 template <SearchIndex I = int64_t, Expression B>
 Tensor<I> bucketize(value_type_t<B> value, const B& boundaries, bool right = false) {
-  return bucketize<I>(full<value_type_t<B>>({}, value), boundaries, right);
+  const Tensor<value_type_t<B>> b = boundaries;
+  return bucketize<I>(full<value_type_t<B>>({}, value, {.device = b.device()}), b, right);
 }
 
 }  // namespace tensorlib

@@ -17,6 +17,8 @@
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/core/tensor_options.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/expr/operators.hpp"
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/evaluate.hpp"
@@ -27,10 +29,25 @@
 namespace tensorlib {
 namespace detail {
 
-/// `tril` (lower) or `triu` of the last two dims, as one block-copy pass.
+/// `tril` (lower) or `triu` as one fused kernel on any device: x where the
+/// column minus the row is at most (lower) or at least `diagonal`, else 0.
+/// The mask broadcasts from two aranges; j - i cannot overflow where
+/// i + diagonal could.
+template <Element T>
+Tensor<T> triangle_by_mask(const Tensor<T>& x, int64_t diagonal, bool lower) {
+  const TensorOptions on{.device = x.device()};
+  const Tensor<int64_t> i = arange<int64_t>(x.size(-2), on).unsqueeze(1), j = arange<int64_t>(x.size(-1), on);
+  const Tensor<T> zero = zeros<T>({}, on);  // a 0-d leaf: every element type (16-bit scalars are no operands)
+  if (lower) return tensorlib::where(j - i <= diagonal, x, zero);
+  return tensorlib::where(j - i >= diagonal, x, zero);
+}
+
+/// `tril` (lower) or `triu` of the last two dims: one block-copy pass on
+/// the CPU, triangle_by_mask on a GPU.
 template <Element T>
 Tensor<T> triangle(const Tensor<T>& x, int64_t diagonal, bool lower, const char* op) {
   detail::check<ShapeError>(x.dim() >= 2, op, ": input tensor must have at least 2 dimensions, got ", x.dim());
+  if (!x.is_cpu()) return triangle_by_mask(x, diagonal, lower);
   auto out = empty<T>(x.sizes(), {.device = x.device()});
   if (out.numel() == 0) return out;
   const Tensor<T> src = x.contiguous();
@@ -166,9 +183,11 @@ auto trace(const E& input) {
   using Acc = std::conditional_t<is_floating<T>, double, uint64_t>;
   const Tensor<T> x = input;
   detail::check<ShapeError>(x.dim() == 2, "trace: expected a matrix, but got tensor with dim ", x.dim());
-  if constexpr (differentiable<T>) {
-    if (detail::records_grad(x)) return Tensor<R>(sum(tensorlib::diagonal(x)));  // both record
-  }
+  // A GPU sums the diagonal view (accumulating in T for floating point, as
+  // PyTorch's CUDA trace); so does autograd, recording both.
+  bool by_sum = !x.is_cpu();
+  if constexpr (differentiable<T>) by_sum = by_sum || detail::records_grad(x);
+  if (by_sum) return Tensor<R>(sum(tensorlib::diagonal(x)));
   auto out = empty<R>({}, {.device = x.device()});
   detail::dispatch_cpu_only(x.device(), "trace", [&] {
     const T* p = x.data_ptr();
