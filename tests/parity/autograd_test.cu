@@ -144,3 +144,29 @@ TEST_CASE("CUDA autograd: a linear layer with a fused activation trains like the
     gbias.grad().zero_();
   }
 }
+
+TEST_CASE("CUDA autograd: cumprod through zeros, cdist, tril and repeat_interleave backward match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator gen(16);
+  auto x = tl::randn({6, 9}, gen);
+  x.narrow(1, 2, 1).zero_();               // one zero per row: CumprodBackwardLine's kernel
+  x.select(0, 3).narrow(0, 5, 2).zero_();  // and a row with three
+  x.requires_grad_();
+  auto gx = gpu_leaf(x);
+  const auto weights = tl::randn({6, 9}, gen);
+  tl::Tensor<float>(tl::sum(tl::cumprod(x, 1) * weights)).backward();
+  tl::Tensor<float>(tl::sum(tl::cumprod(gx, 1) * weights.cuda())).backward();
+  check_parity(gx.grad(), x.grad(), 1e-5, 1e-6, "cumprod with zeros");
+  auto a = tl::randn({7, 4}, gen).requires_grad_(), b = tl::randn({5, 4}, gen).requires_grad_();
+  auto ga = gpu_leaf(a), gb = gpu_leaf(b);
+  tl::Tensor<float>(tl::sum(tl::tril(tl::cdist(a, b), -1))).backward();
+  tl::Tensor<float>(tl::sum(tl::tril(tl::cdist(ga, gb), -1))).backward();
+  check_parity(ga.grad(), a.grad(), 1e-5, 1e-6, "cdist and tril, first input");
+  check_parity(gb.grad(), b.grad(), 1e-5, 1e-6, "cdist and tril, second input");
+  auto r = tl::randn({5, 3}, gen).requires_grad_();
+  auto gr = gpu_leaf(r);
+  const auto reps = tl::tensor({2, 0, 3, 1, 4});
+  tl::Tensor<float>(tl::sum(tl::square(tl::repeat_interleave(r, reps, 0)))).backward();
+  tl::Tensor<float>(tl::sum(tl::square(tl::repeat_interleave(gr, reps.cuda(), 0)))).backward();
+  check_parity(gr.grad(), r.grad(), 1e-6, 1e-7, "repeat_interleave");
+}

@@ -719,7 +719,9 @@ TEST_CASE("CUDA: unique and unique_consecutive (flattened) match the CPU") {
   CHECK(tl::unique(tl::scalar_tensor(4.0f).cuda(), true, true).inverse_indices.dim() == 0);
 }
 
-TEST_CASE("CUDA: norms, cdist, tril/triu/trace, bincount/histc and searchsorted/bucketize match the CPU") {
+TEST_CASE(
+    "CUDA: norms, cdist, tril/triu/trace, bincount/histc, searchsorted/bucketize, repeat_interleave and combinations "
+    "match the CPU") {
   if (no_gpu()) return;
   tl::Generator g(21);
   constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -782,6 +784,15 @@ TEST_CASE("CUDA: norms, cdist, tril/triu/trace, bincount/histc and searchsorted/
                tl::searchsorted(unsorted, values, false, std::nullopt, order), 0, 0, "searchsorted with sorter");
   check_parity(tl::searchsorted<int32_t>(bounds.select(0, 0).cuda(), 0.25f),
                tl::searchsorted<int32_t>(bounds.select(0, 0), 0.25f), 0, 0, "searchsorted scalar int32");
+  // Rearrangements gathered by index_select's kernel.
+  const auto reps = tl::tensor({2, 0, 3, 1});
+  check_parity(tl::repeat_interleave(sq.select(0, 0).narrow(0, 0, 4).cuda(), reps.cuda(), 0),
+               tl::repeat_interleave(sq.select(0, 0).narrow(0, 0, 4), reps, 0), 0, 0, "repeat_interleave");
+  check_parity(tl::repeat_interleave(reps.cuda()), tl::repeat_interleave(reps), 0, 0, "repeat_interleave(repeats)");
+  check_parity(tl::combinations(values.select(0, 0).cuda(), 3), tl::combinations(values.select(0, 0), 3), 0, 0,
+               "combinations");
+  check_parity(tl::combinations(values.select(0, 0).cuda(), 2, true), tl::combinations(values.select(0, 0), 2, true), 0,
+               0, "combinations with replacement");
   CHECK_THROWS_WITH_AS(tl::searchsorted(unsorted.cuda(), values.cuda(), false, std::nullopt,
                                         tl::Tensor<int64_t>(order + int64_t{1}).cuda()),
                        doctest::Contains("sorter index 30 is out of range"), tl::IndexError);

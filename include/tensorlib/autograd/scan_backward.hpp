@@ -81,35 +81,43 @@ Tensor<T> product_of_others(const Tensor<T>& x, uint32_t mask) {
   return Tensor<T>(left * right).reshape(permuted).permute(inverse);
 }
 
-/// cumprod's backward for inputs with zeros (see the file comment).
+/// cumprod's backward for inputs with zeros (see the file comment) along
+/// one line of n elements `step` apart from offset o0 of contiguous g, x,
+/// out and dx: the CPU's loop body and a GPU thread's (a line each).
+template <Element T>
+struct CumprodBackwardLine {
+  T* dx;
+  const T *g, *x, *out;
+  int64_t n, step;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 1>& o) const {
+    const int64_t base = o[0];
+    const auto at = [&](int64_t j) { return base + j * step; };
+    int64_t z = 0;  // the first zero
+    while (z < n && x[at(z)] != T(0)) ++z;
+    T suffix = 0;  // sum_{k >= j} g_k out_k
+    for (int64_t j = n - 1; j >= 0; --j) {
+      suffix += g[at(j)] * out[at(j)];
+      dx[at(j)] = j < z ? suffix / x[at(j)] : T(0);
+    }
+    if (z == n) return;
+    T running = z == 0 ? T(1) : out[at(z - 1)];  // prod_{j < z} x_j, then times x_{z+1..k}
+    T acc = 0;
+    for (int64_t j = z; j < n; ++j) {
+      if (j > z) running *= x[at(j)];
+      acc += g[at(j)] * running;
+    }
+    dx[at(z)] = acc;
+  }
+};
+
 template <Element T>
 Tensor<T> cumprod_backward_with_zeros(const Tensor<T>& g_, const Tensor<T>& x_, const Tensor<T>& out_, int64_t d) {
   const Tensor<T> g = g_.contiguous(), x = x_.contiguous(), out = out_.contiguous();
   auto dx = empty<T>(x.sizes(), {.device = x.device()});
   const ::tensorlib::detail::AlongDim a = ::tensorlib::detail::along_dim(x.sizes(), d);
-  ::tensorlib::detail::dispatch_cpu_only(x.device(), "cumprod_backward", [&] {
-    const T *gp = g.data_ptr(), *xp = x.data_ptr(), *op = out.data_ptr();
-    T* r = dx.data_ptr();
-    for (int64_t o = 0; o < a.outer; ++o)
-      for (int64_t k = 0; k < a.inner; ++k) {
-        auto at = [&](int64_t j) { return (o * a.n + j) * a.inner + k; };
-        int64_t z = 0;
-        while (z < a.n && xp[at(z)] != T(0)) ++z;
-        T suffix = 0;  // sum_{k >= j} g_k out_k
-        for (int64_t j = a.n - 1; j >= 0; --j) {
-          suffix += gp[at(j)] * op[at(j)];
-          r[at(j)] = j < z ? suffix / xp[at(j)] : T(0);
-        }
-        if (z == a.n) continue;
-        T running = z == 0 ? T(1) : op[at(z - 1)];  // prod_{j < z} x_j, then times x_{z+1..k}
-        T acc = 0;
-        for (int64_t j = z; j < a.n; ++j) {
-          if (j > z) running *= xp[at(j)];
-          acc += gp[at(j)] * running;
-        }
-        r[at(z)] = acc;
-      }
-  });
+  const CumprodBackwardLine<T> line{dx.data_ptr(), g.data_ptr(), x.data_ptr(), out.data_ptr(), a.n, a.inner};
+  ::tensorlib::detail::dispatch_offsets<1>(x.device(), Shape{a.outer, a.inner}, {Shape{a.n * a.inner, 1}}, line,
+                                           "cumprod_backward");
   return dx;
 }
 

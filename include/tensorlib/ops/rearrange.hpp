@@ -33,6 +33,7 @@
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/index_ops.hpp"
 #include "tensorlib/ops/join.hpp"
 #include "tensorlib/ops/views.hpp"
 
@@ -252,6 +253,8 @@ Tensor<value_type_t<E>> repeat_interleave(const E& input, const Tensor<int64_t>&
     if (detail::records_grad(x))
       return autograd::index_select(x, d, x.device() == Device(kCPU) ? index : index.to(x.device()));
   }
+  // A GPU gathers the slices with index_select's kernel.
+  if (!x.is_cpu()) return index_select(x, d, index.to(x.device()));
   Shape target = x.sizes();
   target[d] = total;
   auto out = empty<T>(target, {.device = x.device()});
@@ -543,6 +546,8 @@ Tensor<value_type_t<E>> combinations(const E& input, int64_t r = 2, bool with_re
     if (detail::records_grad(x) && rows > 0)
       return autograd::index_select(x, 0, detail::positions(index, x.device())).view({rows, r});
   }
+  // A GPU gathers the elements with index_select's kernel.
+  if (!x.is_cpu() && rows > 0) return index_select(x, 0, detail::positions(index, x.device())).view({rows, r});
   auto out = empty<T>({rows, r}, {.device = x.device()});
   if (out.numel() == 0) return out;
   const Tensor<T> src = x.contiguous();
