@@ -34,7 +34,7 @@ function(tensorlib_add_component name kind reason_var)
           PARENT_SCOPE)
       return()
     endif()
-    set(libs CUDA::cudart CUDA::cublas CUDA::cublasLt)
+    set(libs CUDA::cudart CUDA::cublas CUDA::cublasLt CUDA::cufft)
     set(defs TENSORLIB_CUDA)
     # cuDNN ships apart from the toolkit and has no CMake package of its own:
     # look beside the toolkit first, then on the system paths.

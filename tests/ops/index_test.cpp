@@ -8,6 +8,8 @@
 
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "index_cases.hpp"
 
@@ -448,6 +450,16 @@ TEST_CASE("scatter_reduce details: NaN in amax/amin, integer mean floors, untouc
   const auto ints =
       tl::tensor<int64_t>({-7, 5, 9}).scatter_reduce(0, tl::tensor({0, 0}), tl::tensor<int64_t>({0, 0}), "mean");
   check_same(ints, tl::tensor<int64_t>({-3, 5, 9}), "floor mean: (-7 + 0 + 0) / 3 = -3 (floor of -2.33)");
+  // uint8 counts wrap as PyTorch's do (its count tensor has self's dtype, and
+  // a zero count divides by 1). From PyTorch 1.13:
+  //   torch.full((1,), 7, dtype=torch.uint8).scatter_reduce(
+  //       0, torch.zeros(k, dtype=torch.int64), torch.full((k,), 2, dtype=torch.uint8), "mean")
+  // gives 5 for k = 255 (sum 517 = 5 mod 256, count 256 = 0) and 2 for k = 300 (95 / 45).
+  for (const auto& [k, expected] : {std::pair{int64_t{255}, uint8_t{5}}, std::pair{int64_t{300}, uint8_t{2}}}) {
+    const auto bytes =
+        tl::full<uint8_t>({1}, 7).scatter_reduce(0, tl::zeros<int64_t>({k}), tl::full<uint8_t>({k}, 2), "mean");
+    CHECK(bytes.to_vector() == std::vector<uint8_t>{expected});
+  }
   const auto excl = x.scatter_reduce(0, tl::tensor({1}), tl::tensor({4.0}), "prod", false);
   check_same(excl, tl::tensor({0.0, 4.0, 20.0}), "include_self=false starts from the identity");
 }

@@ -166,7 +166,7 @@ TEST_CASE("matrix products, einsum, norms and cdist match PyTorch") {
 TEST_CASE("the norms a GPU computes (fused reductions, as autograd records them) match PyTorch") {
   // vector_norm as tl::norm, matrix_norm as detail::matrix_norm_by_reductions
   // and cdist as detail::cdist_by_reductions: what a CUDA tensor runs. The
-  // sums accumulate in the element type there, so float gets a looser rtol.
+  // terms are computed in the element type there, so float gets a looser rtol.
   int checked = 0;
   for (const auto& entry : fixtures::load("linalg.txt").cases()) {
     const std::string& name = entry.first;
@@ -445,6 +445,9 @@ TEST_CASE("norm and cdist errors") {
   CHECK_THROWS_WITH_AS(matrix_norm(a, "fro", {0, 0}), "linalg.matrix_norm: dims must be different. Got (0, 0)",
                        tl::ValueError);
   CHECK_THROWS_WITH_AS(matrix_norm(tl::zeros<float>({0, 3}), inf),
+                       "linalg.matrix_norm: Expected reduction dim 0 to have non-zero size.", tl::IndexError);
+  // The same message from the reductions a GPU and autograd run.
+  CHECK_THROWS_WITH_AS(tl::detail::matrix_norm_by_reductions(tl::zeros<float>({0, 3}), "", inf, 0, 1, false),
                        "linalg.matrix_norm: Expected reduction dim 0 to have non-zero size.", tl::IndexError);
   CHECK_THROWS_WITH_AS(tl::linalg::norm(tl::zeros<float>({2, 2, 2}), 2),
                        "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got 3D.",

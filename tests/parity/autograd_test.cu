@@ -170,3 +170,18 @@ TEST_CASE("CUDA autograd: cumprod through zeros, cdist, tril and repeat_interlea
   tl::Tensor<float>(tl::sum(tl::square(tl::repeat_interleave(gr, reps.cuda(), 0)))).backward();
   check_parity(gr.grad(), r.grad(), 1e-6, 1e-7, "repeat_interleave");
 }
+
+TEST_CASE("CUDA autograd: an FFT's backward (the adjoint transform through cuFFT) matches the CPU") {
+  if (no_gpu()) return;
+  tl::Generator gen(17);
+  auto x = tl::randn({4, 30}, gen).requires_grad_();
+  auto gx = gpu_leaf(x);
+  const auto loss = [](const tl::Tensor<float>& in) {
+    const auto spectrum = tl::fft::rfft(in, std::nullopt, 1, "ortho");
+    const tl::Tensor<float> back = tl::fft::irfft(spectrum, 30, 1);
+    return tl::Tensor<float>(tl::sum(tl::square(spectrum.pairs())) + tl::sum(back * back));
+  };
+  loss(x).backward();
+  loss(gx).backward();
+  check_parity(gx.grad(), x.grad(), 1e-4, 1e-5, "rfft and irfft backward");
+}

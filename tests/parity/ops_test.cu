@@ -742,6 +742,10 @@ TEST_CASE(
     check_parity(tl::linalg::matrix_norm(gx, ord, {1, 2}), tl::linalg::matrix_norm(x, ord, {1, 2}), 1e-5, 1e-6,
                  "matrix_norm");
   }
+  CHECK_THROWS_WITH_AS(tl::linalg::matrix_norm(gx, "nuc", {1, 2}), doctest::Contains("spectral norms"),
+                       tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::matrix_norm(tl::zeros<float>({0, 3}).cuda(), kInf),
+                       "linalg.matrix_norm: Expected reduction dim 0 to have non-zero size.", tl::IndexError);
   const auto pts = tl::randn({2, 20, 6}, g), others = tl::randn({25, 6}, g);
   for (const double p : {2.0, 1.0, kInf}) {
     CAPTURE(p);
@@ -796,4 +800,49 @@ TEST_CASE(
   CHECK_THROWS_WITH_AS(tl::searchsorted(unsorted.cuda(), values.cuda(), false, std::nullopt,
                                         tl::Tensor<int64_t>(order + int64_t{1}).cuda()),
                        doctest::Contains("sorter index 30 is out of range"), tl::IndexError);
+}
+
+TEST_CASE("CUDA: FFTs through cuFFT match the CPU's transforms") {
+  if (no_gpu()) return;
+  // Note [cuFFT transforms]: other algorithms, so rounding differs; values
+  // are O(sqrt(n)), hence an absolute tolerance beside the relative one.
+  namespace F = tl::fft;
+  tl::Generator g(22);
+  const auto pairs = tl::randn({6, 40, 9, 2}, g);
+  const tl::ComplexTensor<float> z(pairs), gz(pairs.cuda());
+  const auto close = [](const auto& gpu, const auto& cpu, const std::string& what) {
+    check_parity(gpu, cpu, 1e-4, 1e-4, what);
+  };
+  for (const char* norm : {"backward", "forward", "ortho"}) {
+    CAPTURE(norm);
+    close(F::fft(gz, std::nullopt, 1, norm).pairs(), F::fft(z, std::nullopt, 1, norm).pairs(), "fft along dim 1");
+    close(F::ifft(gz, 50, -1, norm).pairs(), F::ifft(z, 50, -1, norm).pairs(), "ifft padded");
+    close(F::fft(gz, 7, 0, norm).pairs(), F::fft(z, 7, 0, norm).pairs(), "fft cut, dim 0");
+  }
+  const auto real = tl::randn({5, 33, 8}, g);
+  const auto greal = real.cuda();
+  close(F::fft(greal, std::nullopt, 1).pairs(), F::fft(real, std::nullopt, 1).pairs(), "fft of real data");
+  close(F::rfft(greal, std::nullopt, 1).pairs(), F::rfft(real, std::nullopt, 1).pairs(), "rfft");
+  close(F::rfft(greal.transpose(0, 2), 20, -1, "ortho").pairs(), F::rfft(real.transpose(0, 2), 20, -1, "ortho").pairs(),
+        "rfft of a transposed view, padded");
+  close(F::ihfft(greal, std::nullopt, 1).pairs(), F::ihfft(real, std::nullopt, 1).pairs(), "ihfft");
+  // Complex-to-real transforms of Hermitian spectra (Note [cuFFT transforms]):
+  // an odd and an even length, each from the rfft of that many points.
+  for (const int64_t n : {int64_t{33}, int64_t{32}}) {
+    CAPTURE(n);
+    const auto spectrum = F::rfft(real.narrow(1, 0, n), std::nullopt, 1);
+    const tl::ComplexTensor<float> gspectrum(spectrum.pairs().cuda());
+    close(F::irfft(gspectrum, n, 1), F::irfft(spectrum, n, 1), "irfft");
+    close(F::hfft(gspectrum, n, 1, "forward"), F::hfft(spectrum, n, 1, "forward"), "hfft");
+  }
+  // Several dimensions, and double precision.
+  close(F::fftn(gz, {}, {0, 2}).pairs(), F::fftn(z, {}, {0, 2}).pairs(), "fftn");
+  close(F::ifft2(gz).pairs(), F::ifft2(z).pairs(), "ifft2");
+  close(F::rfftn(greal).pairs(), F::rfftn(real).pairs(), "rfftn");
+  const auto full = F::rfftn(real);
+  close(F::irfftn(tl::ComplexTensor<float>(full.pairs().cuda()), {5, 33, 8}), F::irfftn(full, {5, 33, 8}), "irfftn");
+  const auto dreal = tl::randn<double>({4, 100}, g);
+  check_parity(F::rfft(dreal.cuda()).pairs(), F::rfft(dreal).pairs(), 1e-10, 1e-10, "rfft double");
+  check_parity(F::fftshift(F::fft(dreal.cuda())).pairs(), F::fftshift(F::fft(dreal)).pairs(), 1e-10, 1e-10,
+               "fftshift of an fft, double");
 }

@@ -32,21 +32,6 @@
 #include "tensorlib/ops/join.hpp"
 
 namespace tensorlib::autograd {
-namespace detail {
-
-/// `g` (length `from` along d) cut or zero-padded to `to`.
-template <Element T>
-Tensor<T> fit_length(const Tensor<T>& g, int64_t d, int64_t to) {
-  const int64_t from = g.size(d);
-  if (to == from) return g;
-  if (to < from) return g.narrow(d, 0, to);
-  Shape pad = g.sizes();
-  pad[d] = to - from;
-  return tensorlib::cat({g, zeros<T>(pad, {.device = g.device()})}, d);
-}
-
-}  // namespace detail
-
 template <ComplexPart T>
 Tensor<T> fft_transform(const Tensor<T>& x, bool complex_in, int64_t d, fft::detail::Kind kind, int64_t n, bool inverse,
                         double scale) {
@@ -64,21 +49,21 @@ Tensor<T> fft_transform(const Tensor<T>& x, bool complex_in, int64_t d, fft::det
         gx = transform_dim(g[0], true, d, Kind::C2C, n, !inverse, scale).select(-1, 0);
         break;
       case Kind::R2COneSided:
-        gx = transform_dim(detail::fit_length(g[0], d, n), true, d, Kind::C2C, n, !inverse, scale).select(-1, 0);
+        gx = transform_dim(fft::detail::fit_length(g[0], d, n), true, d, Kind::C2C, n, !inverse, scale).select(-1, 0);
         break;
       case Kind::C2R: {
         const Tensor<T> bins = transform_dim(g[0], false, d, Kind::R2COneSided, n, !inverse, scale);
         const int64_t m = n / 2 + 1;
         Shape shape = Shape::filled(bins.dim(), 1);
         shape[d] = m;
-        auto weight = full<T>(shape, T(2));
+        auto weight = full<T>(shape, T(2), {.device = bins.device()});
         weight.narrow(d, 0, 1).fill_(T(1));
         if (n % 2 == 0) weight.narrow(d, m - 1, 1).fill_(T(1));
         gx = Tensor<T>(bins * weight);
         break;
       }
     }
-    return std::vector<Tensor<T>>{detail::fit_length(gx, d, length)};
+    return std::vector<Tensor<T>>{fft::detail::fit_length(gx, d, length)};
   };
   return record<T>(
       "FftBackward", [&] { return fft::detail::transform_dim(x, complex_in, d, kind, n, inverse, scale); }, formula,

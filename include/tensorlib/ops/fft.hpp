@@ -40,6 +40,10 @@
 #include "tensorlib/ops/rearrange.hpp"
 #include "tensorlib/ops/views.hpp"
 
+#if TENSORLIB_CUDA_RUNTIME
+#include "tensorlib/backend/cuda/fft.hpp"
+#endif
+
 namespace tensorlib::fft {
 namespace detail {
 
@@ -127,10 +131,89 @@ inline std::vector<int64_t> line_starts(const Shape& sizes, const Shape& strides
 /// contiguous tensor with x's dimension order.
 /// Every transform records through here: its backward is the adjoint
 /// transform (autograd/fft_backward.hpp).
+/// `x` (length `from` along d) cut or zero-padded to `to`.
+template <Element T>
+Tensor<T> fit_length(const Tensor<T>& x, int64_t d, int64_t to) {
+  const int64_t from = x.size(d);
+  if (to == from) return x;
+  if (to < from) return x.narrow(d, 0, to);
+  Shape pad = x.sizes();
+  pad[d] = to - from;
+  return tensorlib::cat({x, zeros<T>(pad, {.device = x.device()})}, d);
+}
+
+/// (re, im) pairs (last dim) times (a, b), as one fused kernel into a new
+/// contiguous tensor: a scale, with b = -a a scaled conjugate.
+template <ComplexPart T>
+Tensor<T> scale_pairs(const Tensor<T>& pairs, T a, T b) {
+  const Tensor<T> factors = tensorlib::tensor<T>({a, b}).to(pairs.device());
+  return Tensor<T>(pairs * factors);
+}
+
+// Note [cuFFT transforms]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// On a GPU a transform_dim moves the lines along d last, cuts or zero-pads
+// them to the points the transform reads (n, or n / 2 + 1 pairs for C2R)
+// and makes them contiguous, runs cuFFT over all lines at once
+// (cuda::fft_lines), and moves the result back, contiguous like the CPU's.
+// cuFFT has a forward one-sided R2C and an inverse C2R only; for real x and
+// Hermitian X, the other directions are conjugates:
+//   inverse R2C(x) = conj(forward R2C(x)),
+//   forward C2R(X) = inverse C2R(conj(X))   (the output is real),
+// so ihfft conjugates the output and hfft the input, each folded into the
+// one fused multiply that also applies the scale. The full R2C (fft of real
+// data) is a C2C of (x, 0) pairs. cuFFT's C2R may overwrite its input, so
+// that input is always a fresh tensor (the conjugating multiply, or a copy).
+// Values match the CPU's up to rounding (cuFFT's algorithms differ from
+// backend/cpu/fft_kernel.hpp's); C2R ignores the imaginary parts of the DC
+// and Nyquist bins, as the CPU's does only where they are zero, so the
+// parity tests give it Hermitian input.
+#if TENSORLIB_CUDA_RUNTIME
+template <ComplexPart T>
+Tensor<T> transform_dim_cuda(const Tensor<T>& x, bool complex_in, int64_t d, Kind kind, int64_t n, bool inverse,
+                             double scale) {
+  const int64_t nd = x.dim() - (complex_in ? 1 : 0);
+  const int64_t read = kind == Kind::C2R ? n / 2 + 1 : n;
+  Tensor<T> lines = fit_length(x.movedim(d, nd - 1), nd - 1, read);
+  if (kind == Kind::R2C) {  // the full spectrum of real data: a C2C of (x, 0)
+    lines = tensorlib::stack({lines, zeros<T>(lines.sizes(), {.device = lines.device()})}, -1);
+    kind = Kind::C2C;
+  }
+  if (kind == Kind::C2R)
+    lines = scale_pairs(lines, T(1), inverse ? T(1) : T(-1));  // fresh (cuFFT may overwrite it), conjugated for hfft
+  else
+    lines = lines.contiguous();
+  const bool complex_out = kind != Kind::C2R;
+  Shape out_shape = lines.sizes();
+  if (kind == Kind::C2R) out_shape.erase(nd);
+  out_shape[nd - 1] = kind == Kind::R2COneSided ? n / 2 + 1 : n;
+  if (complex_out && kind == Kind::R2COneSided) out_shape.push_back(2);
+  Tensor<T> out = empty<T>(out_shape, {.device = x.device()});
+  const int64_t batch = out.numel() / (out_shape[nd - 1] * (complex_out ? 2 : 1));
+  const cuda::FftType type = kind == Kind::C2C   ? cuda::FftType::C2C
+                             : kind == Kind::C2R ? cuda::FftType::C2R
+                                                 : cuda::FftType::R2C;
+  cuda::fft_lines(lines.data_ptr(), out.data_ptr(), batch, n, type, inverse, x.device());
+  const bool conjugate = kind == Kind::R2COneSided && inverse;
+  if (complex_out && (scale != 1.0 || conjugate))
+    out = scale_pairs(out, static_cast<T>(scale), static_cast<T>(conjugate ? -scale : scale));
+  else if (scale != 1.0)
+    out = Tensor<T>(out * static_cast<T>(scale));
+  return out.movedim(nd - 1, d).contiguous();
+}
+#endif
+
 template <ComplexPart T>
 Tensor<T> transform_dim(const Tensor<T>& x, bool complex_in, int64_t d, Kind kind, int64_t n, bool inverse,
                         double scale) {
   if (tensorlib::detail::records_grad(x)) return autograd::fft_transform(x, complex_in, d, kind, n, inverse, scale);
+  if (!x.is_cpu()) {
+#if TENSORLIB_CUDA_RUNTIME
+    return transform_dim_cuda(x, complex_in, d, kind, n, inverse, scale);
+#else
+    tensorlib::detail::no_cuda_backend("fft");
+#endif
+  }
   const int64_t nd = x.dim() - (complex_in ? 1 : 0);
   const bool complex_out = kind != Kind::C2R;
   Shape out_shape = x.sizes();
@@ -174,10 +257,9 @@ Tensor<real_t<E>> real_input(const E& input) {
     return x.template to<real_t<E>>();
 }
 
-/// Checks shared by every op: CPU, float/double data with at least one dimension.
+/// Checks shared by every op: float/double data with at least one dimension.
 template <ComplexPart T>
 void check_input(const Tensor<T>& data, bool complex_in, const char* op) {
-  tensorlib::detail::check_cpu(data, op);
   check<IndexError>(data.dim() - (complex_in ? 1 : 0) >= 1, op,
                     ": expected a tensor with at least one dimension, got a 0-d tensor");
 }
@@ -241,7 +323,6 @@ inline std::vector<DimSize> resolve_dims(const Shape& sizes, const Shape& s, con
 template <ComplexPart T>
 ComplexTensor<T> c2c_nd(const Tensor<T>& data, bool complex_in, const Shape& s, const DimList& dim,
                         std::string_view norm, bool inverse, const char* op) {
-  tensorlib::detail::check_cpu(data, op);
   const Shape logical = complex_in ? ComplexTensor<T>(data).sizes() : data.sizes();
   const auto plan = resolve_dims(logical, s, dim, false, op);
   const Norm mode = parse_norm(norm, op);
@@ -252,7 +333,9 @@ ComplexTensor<T> c2c_nd(const Tensor<T>& data, bool complex_in, const Shape& s, 
                         norm_scale(mode, step.n, inverse));
     is_complex = true;
   }
-  if (plan.empty()) return complex_in ? ComplexTensor<T>(data.clone()) : complex(data.clone(), zeros<T>(data.sizes()));
+  if (plan.empty())
+    return complex_in ? ComplexTensor<T>(data.clone())
+                      : complex(data.clone(), zeros<T>(data.sizes(), {.device = data.device()}));
   return ComplexTensor<T>(cur);
 }
 
@@ -260,7 +343,6 @@ ComplexTensor<T> c2c_nd(const Tensor<T>& data, bool complex_in, const Shape& s, 
 template <ComplexPart T>
 ComplexTensor<T> r2c_nd(const Tensor<T>& input, const Shape& s, const DimList& dim, std::string_view norm,
                         const char* op) {
-  tensorlib::detail::check_cpu(input, op);
   const auto plan = resolve_dims(input.sizes(), s, dim, false, op);
   check<ValueError>(!plan.empty(), op, ": must transform at least one axis");
   const Norm mode = parse_norm(norm, op);
@@ -277,7 +359,6 @@ ComplexTensor<T> r2c_nd(const Tensor<T>& input, const Shape& s, const DimList& d
 template <ComplexPart T>
 Tensor<T> c2r_nd(const ComplexTensor<T>& input, const Shape& s, const DimList& dim, std::string_view norm,
                  const char* op) {
-  tensorlib::detail::check_cpu(input.pairs(), op);
   const auto plan = resolve_dims(input.sizes(), s, dim, true, op);
   check<ValueError>(!plan.empty(), op, ": must transform at least one axis");
   const Norm mode = parse_norm(norm, op);

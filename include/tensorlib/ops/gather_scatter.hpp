@@ -240,14 +240,16 @@ void scatter_into(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& ind
   dispatch_offsets<4>(self.device(), ix.sizes(), {ix.strides(), src_strides, self_strides, count_strides}, f, op);
 }
 
-/// p[o0] = floor(p[o0] / n) with n = counts[o1] > 0: the integer mean of
-/// scatter_reduce, rounded toward -inf as in PyTorch.
+/// p[o0] = floor(p[o0] / n), n = counts[o1] in T: the integer mean of
+/// scatter_reduce, rounded toward -inf. As in PyTorch, the count is kept in
+/// T (so it wraps: 256 writes count 0 in uint8) and a zero count divides by 1.
 template <Element T>
 struct FloorDivideBy {
   T* p;
   const int64_t* counts;
   TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 2>& o) const {
-    const auto n = static_cast<T>(counts[o[1]]);
+    auto n = static_cast<T>(counts[o[1]]);
+    if (n == T(0)) n = T(1);
     const T a = p[o[0]];
     T q = static_cast<T>(a / n);
     if constexpr (std::is_signed_v<T>)

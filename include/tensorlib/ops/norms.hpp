@@ -128,8 +128,10 @@ Tensor<T> vector_norm_impl(const Tensor<T>& x, double ord, const DimList& dim, b
                           " because this dimension is empty and the operation does not have an identity");
     }
   }
-  // On a GPU: fused reductions (tensorlib::norm), accumulating in T as
-  // PyTorch's CUDA norms do; the CPU's rows accumulate in double.
+  // On a GPU: fused reductions (tensorlib::norm). Each term (x^2, |x|^p) is
+  // computed in T and summed in double, as in PyTorch's CUDA norms; the
+  // CPU's rows compute the terms in double too, so only the GPU overflows
+  // for float terms beyond FLT_MAX (|x| > ~1.8e19 at p = 2).
   if (!x.is_cpu()) return tensorlib::norm(x, ord, dim, keepdim);
   return reduce_rows(x, mask, keepdim, [ord](const T* p, int64_t n) { return vector_norm_row(p, n, ord); });
 }
@@ -175,6 +177,7 @@ Tensor<T> matrix_norm_by_reductions(const Tensor<T>& a, std::string_view ord_nam
                     ord_name.empty() ? concat(ord) : std::string(ord_name), " not supported.");
   const bool columns = std::fabs(ord) == 1;
   const int64_t summed = columns ? d0 : d1, other = columns ? d1 : d0;
+  check<IndexError>(a.size(other) > 0, op, ": Expected reduction dim ", other, " to have non-zero size.");
   const Tensor<T> sums = tensorlib::norm(a, 1.0, DimList{summed}, true);
   Tensor<T> r = ord > 0 ? amax(sums, DimList{other}, true) : amin(sums, DimList{other}, true);
   if (!keepdim) r = r.squeeze(std::max(d0, d1)).squeeze(std::min(d0, d1));
@@ -199,6 +202,9 @@ Tensor<T> matrix_norm_impl(const Tensor<T>& a, std::string_view ord_name, double
   const int64_t d0 = wrap_dim(dim[0], a.dim(), op), d1 = wrap_dim(dim[1], a.dim(), op);
   check<ValueError>(d0 != d1, op, ": dims must be different. Got (", dim[0], ", ", dim[1], ")");
   const bool spectral = ord_name == "nuc" || (ord_name.empty() && (ord == 2 || ord == -2));
+  check<DeviceError>(a.is_cpu() || !spectral, op,
+                     ": the spectral norms ('nuc', 2, -2) need linalg.svdvals, which has no CUDA "
+                     "kernel yet: compute them on the CPU");
   // Reductions that record, and that run on a GPU.
   if (records_grad(a) || !a.is_cpu()) return matrix_norm_by_reductions(a, ord_name, ord, d0, d1, keepdim);
   if (ord_name == "fro") return vector_norm_impl(a, 2.0, DimList{dim[0], dim[1]}, keepdim);
@@ -316,11 +322,11 @@ Tensor<T> cdist(const Tensor<T>& x1, const Tensor<T>& x2, double p = 2.0) {
                             " X2: ", x2.size(-1));
   detail::check<ValueError>(p >= 0, op, ": cdist only supports non-negative p values, got ", p);
   detail::check_same_device(op, x1, x2);
-  if (detail::records_grad(x1, x2) || !x1.is_cpu()) return detail::cdist_by_reductions(x1, x2, p);
   Shape b1 = x1.sizes(), b2 = x2.sizes();
   b1.resize(x1.dim() - 2);
   b2.resize(x2.dim() - 2);
   const Shape batch = broadcast_shapes(b1, b2, op);
+  if (detail::records_grad(x1, x2) || !x1.is_cpu()) return detail::cdist_by_reductions(x1, x2, p);
   const int64_t nb = batch.numel(), P = x1.size(-2), R = x2.size(-2), M = x1.size(-1);
   Shape s1 = batch, s2 = batch, out_shape = batch;
   s1.push_back(P);

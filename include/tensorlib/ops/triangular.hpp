@@ -183,8 +183,8 @@ auto trace(const E& input) {
   using Acc = std::conditional_t<is_floating<T>, double, uint64_t>;
   const Tensor<T> x = input;
   detail::check<ShapeError>(x.dim() == 2, "trace: expected a matrix, but got tensor with dim ", x.dim());
-  // A GPU sums the diagonal view (accumulating in T for floating point, as
-  // PyTorch's CUDA trace); so does autograd, recording both.
+  // A GPU sums the diagonal view (a fused reduction, accumulating in double
+  // for floating point); so does autograd, recording both.
   bool by_sum = !x.is_cpu();
   if constexpr (differentiable<T>) by_sum = by_sum || detail::records_grad(x);
   if (by_sum) return Tensor<R>(sum(tensorlib::diagonal(x)));
