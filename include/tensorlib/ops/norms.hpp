@@ -158,23 +158,26 @@ inline Shape matrix_last(int64_t ndim, int64_t d0, int64_t d1) {
   return perm;
 }
 
+/// Whether a matrix_norm order is 'nuc', 2 or -2 (from the singular values).
+inline bool spectral_order(std::string_view ord_name, double ord) {
+  return ord_name == "nuc" || (ord_name.empty() && (ord == 2 || ord == -2));
+}
+
 /// matrix_norm from reductions that record and run on any device (fused
 /// sums, amax/amin, and svdvals for the spectral norms, a CPU-only
-/// decomposition): autograd's form and a GPU's. d0 != d1 are wrapped.
+/// decomposition): autograd's form, a GPU's, and the CPU's spectral norms.
+/// d0 != d1 are wrapped and the order is valid (matrix_norm_impl checks).
 template <Element T>
 Tensor<T> matrix_norm_by_reductions(const Tensor<T>& a, std::string_view ord_name, double ord, int64_t d0, int64_t d1,
                                     bool keepdim) {
   const char* op = "linalg.matrix_norm";
-  const bool spectral = ord_name == "nuc" || (ord_name.empty() && (ord == 2 || ord == -2));
   if (ord_name == "fro") return tensorlib::norm(a, 2.0, DimList{d0, d1}, keepdim);
-  if (spectral) {  // from the recorded singular values
+  if (spectral_order(ord_name, ord)) {  // sum, largest or smallest singular value
     const Tensor<T> s = linalg::svdvals(a.permute(matrix_last(a.dim(), d0, d1)));
     Tensor<T> r = ord_name == "nuc" ? s.sum(DimList{-1}) : ord > 0 ? amax(s, DimList{-1}) : amin(s, DimList{-1});
     if (keepdim) r = r.unsqueeze(std::min(d0, d1)).unsqueeze(std::max(d0, d1));
     return r;
   }
-  check<ValueError>(ord_name.empty() && (std::fabs(ord) == 1 || std::isinf(ord)), op, ": Order ",
-                    ord_name.empty() ? concat(ord) : std::string(ord_name), " not supported.");
   const bool columns = std::fabs(ord) == 1;
   const int64_t summed = columns ? d0 : d1, other = columns ? d1 : d0;
   check<IndexError>(a.size(other) > 0, op, ": Expected reduction dim ", other, " to have non-zero size.");
@@ -201,23 +204,15 @@ Tensor<T> matrix_norm_impl(const Tensor<T>& a, std::string_view ord_name, double
   check<ShapeError>(a.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
   const int64_t d0 = wrap_dim(dim[0], a.dim(), op), d1 = wrap_dim(dim[1], a.dim(), op);
   check<ValueError>(d0 != d1, op, ": dims must be different. Got (", dim[0], ", ", dim[1], ")");
-  const bool spectral = ord_name == "nuc" || (ord_name.empty() && (ord == 2 || ord == -2));
+  const bool spectral = spectral_order(ord_name, ord);
+  check<ValueError>(ord_name == "fro" || spectral || (ord_name.empty() && (std::fabs(ord) == 1 || std::isinf(ord))), op,
+                    ": Order ", ord_name.empty() ? concat(ord) : std::string(ord_name), " not supported.");
   check<DeviceError>(a.is_cpu() || !spectral, op,
                      ": the spectral norms ('nuc', 2, -2) need linalg.svdvals, which has no CUDA "
                      "kernel yet: compute them on the CPU");
-  // Reductions that record, and that run on a GPU.
-  if (records_grad(a) || !a.is_cpu()) return matrix_norm_by_reductions(a, ord_name, ord, d0, d1, keepdim);
+  // Reductions that record, that run on a GPU, and the singular values' norms.
+  if (spectral || records_grad(a) || !a.is_cpu()) return matrix_norm_by_reductions(a, ord_name, ord, d0, d1, keepdim);
   if (ord_name == "fro") return vector_norm_impl(a, 2.0, DimList{dim[0], dim[1]}, keepdim);
-  if (spectral) {
-    // Sum, largest or smallest singular value of the matrices in dims (d0, d1).
-    const Tensor<T> s = linalg::svdvals(a.permute(matrix_last(a.dim(), d0, d1)));
-    const double vec_ord = ord_name == "nuc" ? 1.0 : (ord > 0 ? 1.0 : -1.0) * std::numeric_limits<double>::infinity();
-    Tensor<T> r = vector_norm_impl(s, vec_ord, DimList{-1}, false);
-    if (keepdim) r = r.unsqueeze(std::min(d0, d1)).unsqueeze(std::max(d0, d1));
-    return r;
-  }
-  check<ValueError>(ord_name.empty() && (std::fabs(ord) == 1 || std::isinf(ord)), op, ": Order ",
-                    ord_name.empty() ? concat(ord) : std::string(ord_name), " not supported.");
   // 1 / -1: max / min over columns of the column sums; inf / -inf: over rows of the row sums.
   const bool columns = std::fabs(ord) == 1;
   const int64_t summed = columns ? d0 : d1, other = columns ? d1 : d0;
