@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
 
 #include <tensorlib/tensorlib.hpp>
@@ -213,6 +214,97 @@ TEST_CASE("CUDA tensors reach no host loop: ops without a GPU path say so (host 
   CHECK_THROWS_AS(tl::linalg::vector_norm(x), tl::DeviceError);
   CHECK_THROWS_WITH_AS(tl::Tensor<float>(x + tl::zeros<float>({2, 3})), doctest::Contains("cpu"), tl::DeviceError);
   if (!tl::cuda::is_available()) CHECK_THROWS_AS(x.cpu(), tl::DeviceError);
+}
+
+TEST_CASE("CUDA: without a GPU, the decompositions stop at their copy to the host") {
+  // Note [decompositions of CUDA tensors]: the first thing they do with a
+  // CUDA tensor is x.cpu(), so they fail exactly as that copy does (before,
+  // they stopped at allocating their outputs, or at the missing kernel).
+  if (tl::cuda::is_available()) return;  // with a GPU the copy would read this host memory
+  double host[4] = {};
+  const auto x = tl::from_blob(host, {2, 2}, {2, 1}, {}, tl::Device(tl::kCUDA, 0));
+  std::string copy_error;
+  try {
+    (void)x.cpu();
+  } catch (const tl::DeviceError& e) {
+    copy_error = e.what();
+  }
+  REQUIRE(!copy_error.empty());
+  const char* msg = copy_error.c_str();
+  CHECK_THROWS_WITH_AS(tl::linalg::cholesky(x), msg, tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::qr(x), msg, tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::eigh(x), msg, tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::eigvalsh(x), msg, tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::svd(x), msg, tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::svdvals(x), msg, tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::matrix_rank(x), msg, tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::pinv(x), msg, tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::lstsq(x, x), msg, tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::solve(x, x), msg, tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::inv(x), msg, tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::det(x), msg, tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::slogdet(x), msg, tl::DeviceError);
+  // Two inputs: the device check comes first.
+  CHECK_THROWS_WITH_AS(tl::linalg::solve(x, tl::eye<double>(2)), doctest::Contains("cpu"), tl::DeviceError);
+  CHECK_THROWS_WITH_AS(tl::linalg::lstsq(x, tl::eye<double>(2)), doctest::Contains("cpu"), tl::DeviceError);
+}
+
+TEST_CASE("CUDA: decompositions of CUDA tensors give the CPU's results on the GPU, from a host-compiled file") {
+  // Note [decompositions of CUDA tensors]: the same host code computes both,
+  // so they agree exactly; the copies need no kernel.
+  if (no_gpu()) return;
+  tl::Generator g(31);
+  const auto a = tl::randn({3, 4, 4}, g).to<double>();
+  const auto b = tl::randn({3, 4, 2}, g).to<double>();
+  const auto wide = tl::randn({2, 3, 5}, g);
+  const tl::Tensor<double> spd = tl::matmul(a, a.transpose(-1, -2)) + tl::eye<double>(4) * 4.0;
+  const auto same = [](const auto& gpu, const auto& cpu, const char* what) {
+    CAPTURE(what);
+    CHECK(gpu.device() == tl::Device(tl::kCUDA, 0));
+    fixtures::check_close(gpu.cpu(), cpu, 0, 0, what);
+  };
+  const auto ga = a.cuda(), gb = b.cuda(), gspd = spd.cuda();
+  const auto gwide = wide.cuda();
+  same(tl::linalg::cholesky(gspd), tl::linalg::cholesky(spd), "cholesky");
+  same(tl::linalg::cholesky(gspd, true), tl::linalg::cholesky(spd, true), "cholesky upper");
+  for (const char* mode : {"reduced", "complete", "r"}) {
+    const auto [gq, gr] = tl::linalg::qr(gwide.transpose(-1, -2), mode);  // a strided input
+    const auto [q, r] = tl::linalg::qr(wide.transpose(-1, -2), mode);
+    same(gq, q, mode);
+    same(gr, r, mode);
+  }
+  const auto [gw, gv] = tl::linalg::eigh(gspd, "U");
+  const auto [w, v] = tl::linalg::eigh(spd, "U");
+  same(gw, w, "eigh values");
+  same(gv, v, "eigh vectors");
+  same(tl::linalg::eigvalsh(gspd), tl::linalg::eigvalsh(spd), "eigvalsh");
+  const auto [gu, gs, gvh] = tl::linalg::svd(gwide, false);
+  const auto [u, s, vh] = tl::linalg::svd(wide, false);
+  same(gu, u, "svd U");
+  same(gs, s, "svd S");
+  same(gvh, vh, "svd Vh");
+  same(tl::linalg::svdvals(gwide), tl::linalg::svdvals(wide), "svdvals");
+  same(tl::linalg::matrix_rank(ga), tl::linalg::matrix_rank(a), "matrix_rank");
+  same(tl::linalg::pinv(gwide), tl::linalg::pinv(wide), "pinv");
+  const auto gls = tl::linalg::lstsq(ga, gb);
+  const auto ls = tl::linalg::lstsq(a, b);
+  same(gls.solution, ls.solution, "lstsq solution");
+  same(gls.rank, ls.rank, "lstsq rank");
+  same(tl::linalg::solve(ga, gb), tl::linalg::solve(a, b), "solve");
+  same(tl::linalg::solve(ga, gb.transpose(-1, -2), false), tl::linalg::solve(a, b.transpose(-1, -2), false),
+       "solve left=false");
+  same(tl::linalg::inv(ga), tl::linalg::inv(a), "inv");
+  same(tl::linalg::det(ga), tl::linalg::det(a), "det");
+  const auto [gsign, glog] = tl::linalg::slogdet(ga);
+  const auto [sign, logabs] = tl::linalg::slogdet(a);
+  same(gsign, sign, "slogdet sign");
+  same(glog, logabs, "slogdet logabsdet");
+  // The CPU's errors, and the device check of two inputs.
+  const auto not_pd = tl::Tensor<double>(-spd);
+  CHECK_THROWS_WITH_AS(tl::linalg::cholesky(not_pd.cuda()),
+                       doctest::Contains("(Batch element 0): The factorization could not be completed"),
+                       tl::LinAlgError);
+  CHECK_THROWS_WITH_AS(tl::linalg::solve(ga, b), doctest::Contains("cuda:0"), tl::DeviceError);
 }
 
 TEST_CASE("CUDA pinned memory: pin_memory, is_pinned, asynchronous copies and block reuse") {

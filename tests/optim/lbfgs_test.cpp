@@ -305,7 +305,9 @@ TEST_CASE("LBFGS errors") {
                        tl::ValueError);
   double host[2] = {};
   const auto fake_cuda = tl::from_blob(host, {2}, {1}, {}, tl::Device(tl::kCUDA, 0));
-  CHECK_THROWS_WITH_AS(LBFGS({fake_cuda}), doctest::Contains("parameters must be on the CPU"), tl::DeviceError);
+  CHECK_THROWS_WITH_AS(LBFGS({w, fake_cuda}),
+                       "LBFGS: parameters must be on one device, parameter 1 is on cuda:0 and parameter 0 on cpu",
+                       tl::DeviceError);
 
   const auto vector_loss = [&] { return tl::Tensor<double>(w * 1.0); };
   CHECK_THROWS_WITH_AS(opt.step(vector_loss), doctest::Contains("one-element tensor"), tl::ValueError);
@@ -335,6 +337,13 @@ TEST_CASE("LBFGS load_state_dict rejects a dict of other parameters") {
   CHECK_THROWS_WITH_AS(five.load_state_dict(dict), doctest::Contains("state 'd' has shape [6], expected [5]"),
                        tl::ValueError);
   CHECK_FALSE(five.state().has_value());  // unchanged
+  // State on the CPU for parameters on a GPU (host memory labelled cuda:0:
+  // the check comes before anything reads it).
+  double host[6] = {};
+  LBFGS on_gpu({tl::from_blob(host, {6}, {1}, {}, tl::Device(tl::kCUDA, 0))});
+  CHECK_THROWS_WITH_AS(on_gpu.load_state_dict(dict),
+                       "LBFGS: load_state_dict: state 'd' is on cpu, expected the parameters' device cuda:0",
+                       tl::DeviceError);
 
   auto no_groups = dict;
   no_groups.param_groups.clear();

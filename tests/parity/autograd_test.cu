@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -184,4 +185,48 @@ TEST_CASE("CUDA autograd: an FFT's backward (the adjoint transform through cuFFT
   loss(x).backward();
   loss(gx).backward();
   check_parity(gx.grad(), x.grad(), 1e-4, 1e-5, "rfft and irfft backward");
+}
+
+TEST_CASE("CUDA autograd: as_strided's backward (overlapping and expanded views) matches the CPU") {
+  if (no_gpu()) return;
+  tl::Generator gen(18);
+  auto x = tl::randn({12}, gen).requires_grad_();
+  auto gx = gpu_leaf(x);
+  const auto w = tl::randn({4, 5}, gen);
+  // Rows overlap (stride 2, length 5): the backward adds atomically on the GPU.
+  const auto loss = [&](const tl::Tensor<float>& in, const tl::Tensor<float>& weights) {
+    const tl::Tensor<float> overlapping = in.as_strided({4, 5}, {2, 1}, 1);
+    const tl::Tensor<float> expanded = in.narrow(0, 0, 3).expand({2, 3}).as_strided({2}, {1}, 0);
+    return tl::Tensor<float>(tl::sum(overlapping * weights) + tl::sum(tl::square(expanded)));
+  };
+  loss(x, w).backward();
+  loss(gx, w.cuda()).backward();
+  check_parity(gx.grad(), x.grad(), 1e-5, 1e-6, "as_strided");
+}
+
+TEST_CASE("CUDA autograd: decompositions record through the host and their gradients arrive on the GPU") {
+  // Note [decompositions of CUDA tensors]: the op and its backward run on
+  // the host between two copies, so the gradients equal the CPU's up to the
+  // rounding of the GPU's own products and sums around them (double).
+  if (no_gpu()) return;
+  tl::Generator gen(19);
+  auto a = tl::randn({2, 4, 4}, gen).to<double>().requires_grad_();
+  auto b = tl::randn({2, 4, 3}, gen).to<double>().requires_grad_();
+  auto ga = gpu_leaf(a), gb = gpu_leaf(b);
+  const auto loss = [](const tl::Tensor<double>& m, const tl::Tensor<double>& rhs) {
+    const tl::Tensor<double> spd =
+        tl::matmul(m, m.transpose(-1, -2)) + tl::eye<double>(4, std::nullopt, {.device = m.device()});
+    const auto [q, r] = tl::linalg::qr(m);
+    return tl::Tensor<double>(tl::sum(tl::linalg::cholesky(spd)) +
+                              tl::sum(tl::linalg::solve(m, rhs) * q.narrow(2, 0, 3)) + tl::sum(tl::linalg::svdvals(m)) +
+                              tl::sum(r) + tl::sum(tl::linalg::det(m)));
+  };
+  loss(a, b).backward();
+  const tl::Tensor<double> gpu_loss = loss(ga, gb);
+  CHECK(gpu_loss.is_cuda());
+  gpu_loss.backward();
+  REQUIRE(ga.grad().defined());
+  CHECK(ga.grad().is_cuda());
+  check_parity(ga.grad(), a.grad(), 1e-8, 1e-10, "A");
+  check_parity(gb.grad(), b.grad(), 1e-8, 1e-10, "B");
 }

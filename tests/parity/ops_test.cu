@@ -742,8 +742,15 @@ TEST_CASE(
     check_parity(tl::linalg::matrix_norm(gx, ord, {1, 2}), tl::linalg::matrix_norm(x, ord, {1, 2}), 1e-5, 1e-6,
                  "matrix_norm");
   }
-  CHECK_THROWS_WITH_AS(tl::linalg::matrix_norm(gx, "nuc", {1, 2}), doctest::Contains("spectral norms"),
-                       tl::DeviceError);
+  // The spectral norms: svdvals through the host (Note [decompositions of
+  // CUDA tensors]), then a reduction on the GPU.
+  check_parity(tl::linalg::matrix_norm(gx, "nuc", {1, 2}), tl::linalg::matrix_norm(x, "nuc", {1, 2}), 1e-5, 1e-6,
+               "matrix_norm nuc");
+  for (const double ord : {2.0, -2.0}) {
+    CAPTURE(ord);
+    check_parity(tl::linalg::matrix_norm(gx, ord, {0, 2}, true), tl::linalg::matrix_norm(x, ord, {0, 2}, true), 1e-5,
+                 1e-6, "matrix_norm spectral");
+  }
   CHECK_THROWS_WITH_AS(tl::linalg::matrix_norm(tl::zeros<float>({0, 3}).cuda(), kInf),
                        "linalg.matrix_norm: Expected reduction dim 0 to have non-zero size.", tl::IndexError);
   const auto pts = tl::randn({2, 20, 6}, g), others = tl::randn({25, 6}, g);

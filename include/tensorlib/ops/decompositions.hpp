@@ -53,6 +53,7 @@ Tensor<T> cholesky(const E& A_expr, bool upper = false) {
   static_assert(detail::linalg_float<T>,
                 "linalg.cholesky: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (!A.is_cpu()) return linalg::cholesky(A.cpu(), upper).to(A.device());  // Note [decompositions of CUDA tensors]
   if (detail::records_grad(A)) return autograd::cholesky(A, upper);
   const char* op = "linalg.cholesky";
   detail::check_square(A, op);
@@ -89,6 +90,10 @@ QR<T> qr(const E& A_expr, std::string_view mode = "reduced") {
   const char* op = "linalg.qr";
   detail::check<ValueError>(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '",
                             mode, "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  if (!A.is_cpu()) {  // Note [decompositions of CUDA tensors]
+    const auto [Q, R] = linalg::qr(A.cpu(), mode);
+    return {Q.to(A.device()), R.to(A.device())};
+  }
   if (detail::records_grad(A)) return autograd::qr(A, mode);
   detail::check_at_least_matrix(A, op);
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);

@@ -94,6 +94,10 @@ Eigh<T> eigh(const E& A_expr, std::string_view UPLO = "L") {
   static_assert(detail::linalg_float<T>,
                 "linalg.eigh: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (!A.is_cpu()) {  // Note [decompositions of CUDA tensors]
+    const auto [w, V] = linalg::eigh(A.cpu(), UPLO);
+    return {w.to(A.device()), V.to(A.device())};
+  }
   if (detail::records_grad(A)) return autograd::eigh(A, UPLO);
   return detail::eigh_impl(A, UPLO, true, "linalg.eigh");
 }
@@ -105,6 +109,7 @@ Tensor<T> eigvalsh(const E& A_expr, std::string_view UPLO = "L") {
   static_assert(detail::linalg_float<T>,
                 "linalg.eigvalsh: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (!A.is_cpu()) return linalg::eigvalsh(A.cpu(), UPLO).to(A.device());  // Note [decompositions of CUDA tensors]
   if (detail::records_grad(A)) return autograd::eigh(A, UPLO).eigenvalues;
   return detail::eigh_impl(A, UPLO, false, "linalg.eigh").eigenvalues;  // PyTorch names eigh in its errors
 }

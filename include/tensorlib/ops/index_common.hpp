@@ -55,24 +55,6 @@ inline void check_indices_on_device(const Tensor<int64_t>& index, int64_t size, 
   for (const int64_t i : index.cpu().to_vector()) checked_index(i, size, dim, negative, op);
 }
 
-/// *dst = v, or *dst += v with `accumulate` (`||` for bool): in order on
-/// the CPU, atomically on a GPU (cuda::detail::atomic_add).
-template <Element T>
-TENSORLIB_HOST_DEVICE void write_or_add(T* dst, T v, bool accumulate) {
-  if (!accumulate) {
-    *dst = v;
-    return;
-  }
-#if defined(__CUDA_ARCH__)
-  cuda::detail::atomic_add(dst, v);
-#else
-  if constexpr (std::is_same_v<T, bool>)
-    *dst = *dst || v;
-  else
-    *dst = static_cast<T>(*dst + v);
-#endif
-}
-
 /// The sizes and strides of a tensor as a kernel argument: the storage
 /// offset of the element at row-major position `flat` (take, put).
 struct FlatLayout {

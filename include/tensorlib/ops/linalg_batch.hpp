@@ -12,6 +12,19 @@
 /// as accurate as its, and differ from them by float rounding (more on
 /// ill-conditioned inputs, where PyTorch's own float error is larger).
 ///
+/// Note [decompositions of CUDA tensors]
+/// The factorizations have no CUDA kernels (cuSOLVER is not used yet). A
+/// CUDA tensor given to one of them (cholesky, qr, eigh, eigvalsh, svd,
+/// svdvals, matrix_rank, pinv, lstsq, solve, inv, det, slogdet) is copied to
+/// the host, decomposed there by the code that decomposes CPU tensors, and
+/// the results are copied back to its device: the op synchronizes with the
+/// device, as PyTorch's linalg.eig does on a GPU, and gives the CPU's values
+/// and errors exactly. The copies are `to`, which records: with autograd the
+/// op's node and its backward run on the host between two copy nodes, and
+/// the gradients arrive on the input's device. Each public op stages its
+/// inputs before anything else (after the device check of two-input ops),
+/// so nothing below it ever sees a CUDA tensor.
+///
 /// Shapes: (*) batch dimensions, (m, n) a matrix.
 
 #include <algorithm>

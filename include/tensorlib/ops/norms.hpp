@@ -164,8 +164,9 @@ inline bool spectral_order(std::string_view ord_name, double ord) {
 }
 
 /// matrix_norm from reductions that record and run on any device (fused
-/// sums, amax/amin, and svdvals for the spectral norms, a CPU-only
-/// decomposition): autograd's form, a GPU's, and the CPU's spectral norms.
+/// sums, amax/amin, and svdvals for the spectral norms, which a CUDA tensor
+/// reaches through the host: Note [decompositions of CUDA tensors]):
+/// autograd's form, a GPU's, and the CPU's spectral norms.
 /// d0 != d1 are wrapped and the order is valid (matrix_norm_impl checks).
 template <Element T>
 Tensor<T> matrix_norm_by_reductions(const Tensor<T>& a, std::string_view ord_name, double ord, int64_t d0, int64_t d1,
@@ -207,9 +208,6 @@ Tensor<T> matrix_norm_impl(const Tensor<T>& a, std::string_view ord_name, double
   const bool spectral = spectral_order(ord_name, ord);
   check<ValueError>(ord_name == "fro" || spectral || (ord_name.empty() && (std::fabs(ord) == 1 || std::isinf(ord))), op,
                     ": Order ", ord_name.empty() ? concat(ord) : std::string(ord_name), " not supported.");
-  check<DeviceError>(a.is_cpu() || !spectral, op,
-                     ": the spectral norms ('nuc', 2, -2) need linalg.svdvals, which has no CUDA "
-                     "kernel yet: compute them on the CPU");
   // Reductions that record, that run on a GPU, and the singular values' norms.
   if (spectral || records_grad(a) || !a.is_cpu()) return matrix_norm_by_reductions(a, ord_name, ord, d0, d1, keepdim);
   if (ord_name == "fro") return vector_norm_impl(a, 2.0, DimList{dim[0], dim[1]}, keepdim);

@@ -109,11 +109,13 @@ Tensor<T> solve(const EA& A_expr, const EB& B_expr, bool left = true) {
                 "linalg.solve: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
   const Tensor<T> B = detail::materialize(B_expr);
+  detail::check_same_device("linalg.solve", A, B);
+  if (!A.is_cpu())
+    return linalg::solve(A.cpu(), B.cpu(), left).to(A.device());  // Note [decompositions of CUDA tensors]
   if (detail::records_grad(A, B)) return autograd::solve(A, B, left);
   const char* op = "linalg.solve";
   detail::check_square(A, op);
   detail::check<ShapeError>(B.dim() >= 1, op, ": The input tensor B must have at least 1 dimension.");
-  detail::check_same_device(op, A, B);
   const int64_t n = A.size(-1);
   Shape a_but_last = A.sizes();
   a_but_last.resize(A.dim() - 1);
@@ -157,6 +159,7 @@ template <Expression E, class T = value_type_t<E>>
 Tensor<T> inv(const E& A_expr) {
   static_assert(detail::linalg_float<T>, "linalg.inv: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (!A.is_cpu()) return linalg::inv(A.cpu()).to(A.device());  // Note [decompositions of CUDA tensors]
   if (detail::records_grad(A)) return autograd::inv(A);
   const char* op = "linalg.inv";
   detail::check_square(A, op);
@@ -190,6 +193,7 @@ template <Expression E, class T = value_type_t<E>>
 Tensor<T> det(const E& A_expr) {
   static_assert(detail::linalg_float<T>, "linalg.det: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (!A.is_cpu()) return linalg::det(A.cpu()).to(A.device());  // Note [decompositions of CUDA tensors]
   if (detail::records_grad(A)) return autograd::det(A);
   detail::check_square(A, "linalg.det");
   auto out = empty<T>(detail::batch_of(A.sizes()), {.device = A.device()});
@@ -209,6 +213,10 @@ SignLogAbsDet<T> slogdet(const E& A_expr) {
   static_assert(detail::linalg_float<T>,
                 "linalg.slogdet: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (!A.is_cpu()) {  // Note [decompositions of CUDA tensors]
+    const auto [sign, logabsdet] = linalg::slogdet(A.cpu());
+    return {sign.to(A.device()), logabsdet.to(A.device())};
+  }
   if (detail::records_grad(A)) return autograd::slogdet(A);
   detail::check_square(A, "linalg.slogdet");
   auto sign = empty<T>(detail::batch_of(A.sizes()), {.device = A.device()});

@@ -216,6 +216,10 @@ template <Expression E, class T = value_type_t<E>>
 SVD<T> svd(const E& A_expr, bool full_matrices = true) {
   static_assert(detail::linalg_float<T>, "linalg.svd: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (!A.is_cpu()) {  // Note [decompositions of CUDA tensors]
+    const auto [U, S, Vh] = linalg::svd(A.cpu(), full_matrices);
+    return {U.to(A.device()), S.to(A.device()), Vh.to(A.device())};
+  }
   if (detail::records_grad(A)) return autograd::svd(A, full_matrices);
   return detail::svd_impl(A, full_matrices, true, "linalg.svd");
 }
@@ -226,6 +230,7 @@ Tensor<T> svdvals(const E& A_expr) {
   static_assert(detail::linalg_float<T>,
                 "linalg.svdvals: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (!A.is_cpu()) return linalg::svdvals(A.cpu()).to(A.device());  // Note [decompositions of CUDA tensors]
   if (detail::records_grad(A)) return autograd::svd(A, false).S;
   return detail::svd_impl(A, false, false, "linalg.svd").S;  // PyTorch names svd in its errors
 }
@@ -239,6 +244,8 @@ Tensor<int64_t> matrix_rank(const E& A_expr, std::optional<double> atol = std::n
   static_assert(detail::linalg_float<T>,
                 "linalg.matrix_rank: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (!A.is_cpu())  // Note [decompositions of CUDA tensors]
+    return linalg::matrix_rank(A.cpu(), atol, rtol, hermitian).to(A.device());
   const char* op = "torch.linalg.matrix_rank";
   detail::check<ShapeError>(A.dim() >= 2, op, ": The input tensor input must have at least 2 dimensions.");
   if (hermitian) detail::check_square(A, "linalg.eigh");
@@ -272,6 +279,8 @@ Tensor<T> pinv(const E& A_expr, std::optional<double> atol = std::nullopt, std::
   static_assert(detail::linalg_float<T>,
                 "linalg.pinv: expected a float or double tensor; convert it with .to<float>()");
   const Tensor<T> A = detail::materialize(A_expr);
+  if (!A.is_cpu())  // Note [decompositions of CUDA tensors]
+    return linalg::pinv(A.cpu(), atol, rtol, hermitian).to(A.device());
   const char* op = "linalg.pinv";
   detail::check_at_least_matrix(A, op);
   if (hermitian) detail::check_square(A, "linalg.eigh");
@@ -324,6 +333,10 @@ Lstsq<T> lstsq(const EA& A_expr, const EB& B_expr, std::optional<double> rcond =
   detail::check<ShapeError>(A.dim() >= 2, op, ": input must have at least 2 dimensions.");
   detail::check<ShapeError>(B.dim() >= 1, op, ": other must have at least 1 dimension.");
   detail::check_same_device(op, A, B);
+  if (!A.is_cpu()) {  // Note [decompositions of CUDA tensors]
+    const auto [X, residuals, rank, singular_values] = linalg::lstsq(A.cpu(), B.cpu(), rcond);
+    return {X.to(A.device()), residuals.to(A.device()), rank.to(A.device()), singular_values.to(A.device())};
+  }
   detail::check<ShapeError>(
       A.dim() >= B.dim() && A.dim() - B.dim() <= 1, op,
       ": input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1");

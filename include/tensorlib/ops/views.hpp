@@ -13,13 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "tensorlib/backend/cpu/strided_loop.hpp"
+#include "tensorlib/backend/cuda/atomic_update.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/slice.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/core/tensor_index.hpp"
+#include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 
@@ -407,11 +408,42 @@ Tensor<T> basic_index(const Tensor<T>& self, const Indices& indices) {
   return out;
 }
 
+/// as_strided's backward, one element of the view: base[o[1]] += grad[o[0]]
+/// (atomically on a GPU, where the view may overlap itself).
+template <Element T>
+struct AddIntoBase {
+  T* base;
+  const T* grad;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 2>& o) const {
+    write_or_add(base + o[1], grad[o[0]], true);
+  }
+};
+
+/// One element of the input: count[o[0]] += 1.
+struct CountUses {
+  int64_t* count;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 1>& o) const {
+    write_or_add(count + o[0], int64_t{1}, true);
+  }
+};
+
+/// One element of the input's gradient: out[o[0]] = base[o[1]] / count[o[1]].
+template <Element T>
+struct ShareOfBase {
+  T* out;
+  const T* base;
+  const int64_t* count;
+  TENSORLIB_HOST_DEVICE void operator()(const std::array<int64_t, 2>& o) const {
+    out[o[0]] = base[o[1]] / static_cast<T>(count[o[1]]);
+  }
+};
+
 /// as_strided's backward: the gradient added into a zero buffer that spans
 /// the storage both geometries touch, at the view's positions (accumulating
 /// where the view overlaps itself), then read back at the input's, divided
 /// by how many input elements share each location (an expanded input: the
-/// expand's own backward sums them again, as in PyTorch).
+/// expand's own backward sums them again, as in PyTorch). Three functors over
+/// offsets, on the gradient's device.
 template <Element T>
 Tensor<T> as_strided_backward(const Tensor<T>& g, const Shape& in_sizes, const Shape& in_strides, int64_t in_offset,
                               const Shape& sizes, const Shape& strides, int64_t offset) {
@@ -420,26 +452,20 @@ Tensor<T> as_strided_backward(const Tensor<T>& g, const Shape& in_sizes, const S
     for (int64_t d = 0; d < sz.size(); ++d) end += sz[d] == 0 ? 0 : (sz[d] - 1) * st[d];
     return end;
   };
+  const char* op = "as_strided backward";
   const int64_t lo = std::min(in_offset, offset);
   const int64_t hi = std::max(last(in_sizes, in_strides, in_offset), last(sizes, strides, offset));
-  auto base = zeros<T>({hi - lo + 1}, {.device = g.device()});
+  const TensorOptions on{.device = g.device()};
+  auto base = zeros<T>({hi - lo + 1}, on);
+  auto count = zeros<int64_t>({hi - lo + 1}, on);
+  auto out = empty<T>(in_sizes, on);
   const Tensor<T> gc = g.contiguous();
-  check<DeviceError>(g.is_cpu(), "as_strided: the backward of as_strided has no CUDA kernel yet");
-  T* b = base.data_ptr() + (offset - lo);
-  const T* src = gc.data_ptr();
-  cpu::for_each_offsets<2>(sizes, {gc.strides(), strides},
-                           [&](const std::array<int64_t, 2>& o) { b[o[1]] += src[o[0]]; });
-  std::vector<int64_t> count(static_cast<std::size_t>(hi - lo + 1), 0);
+  dispatch_offsets<2>(g.device(), sizes, {gc.strides(), strides},
+                      AddIntoBase<T>{base.data_ptr() + (offset - lo), gc.data_ptr()}, op);
   const int64_t in_base = in_offset - lo;
-  cpu::for_each_offsets<1>(in_sizes, {in_strides},
-                           [&](const std::array<int64_t, 1>& o) { ++count[static_cast<std::size_t>(in_base + o[0])]; });
-  auto out = empty<T>(in_sizes, {.device = g.device()});
-  T* dst = out.data_ptr();
-  const T* all = base.data_ptr();
-  cpu::for_each_offsets<2>(in_sizes, {out.strides(), in_strides}, [&](const std::array<int64_t, 2>& o) {
-    const auto at = static_cast<std::size_t>(in_base + o[1]);
-    dst[o[0]] = all[at] / static_cast<T>(count[at]);
-  });
+  dispatch_offsets<1>(g.device(), in_sizes, {in_strides}, CountUses{count.data_ptr() + in_base}, op);
+  dispatch_offsets<2>(g.device(), in_sizes, {out.strides(), in_strides},
+                      ShareOfBase<T>{out.data_ptr(), base.data_ptr() + in_base, count.data_ptr() + in_base}, op);
   return out;
 }
 

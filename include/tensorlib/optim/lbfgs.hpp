@@ -54,14 +54,17 @@ namespace tensorlib::optim {
 template <class F, class T>
 concept LossClosure = std::invocable<F&> && std::convertible_to<std::invoke_result_t<F&>, Tensor<T>>;
 
-/// L-BFGS over one group of CPU parameters (PyTorch's `torch.optim.LBFGS`).
+/// L-BFGS over one group of parameters on one device (PyTorch's
+/// `torch.optim.LBFGS`). On a GPU the flat vectors live there too; each
+/// scalar of the algorithm (a dot product, a norm) is one reduction read back
+/// to the host, as in PyTorch.
 template <std::floating_point T = float>
 class LBFGS : public OptimizerBase {
  public:
   using State = LBFGSState<T>;
   using StateDict = LBFGSStateDict<T>;
 
-  /// Optimizes `params`: distinct leaf tensors on the CPU.
+  /// Optimizes `params`: distinct leaf tensors, all on one device.
   explicit LBFGS(std::vector<Tensor<T>> params, LBFGSOptions options = {})
       : params_(std::move(params)), options_(std::move(options)) {
     tensorlib::detail::check<ValueError>(!params_.empty(), "LBFGS: optimizer got an empty parameter list");
@@ -69,8 +72,9 @@ class LBFGS : public OptimizerBase {
       const Tensor<T>& p = params_[i];
       tensorlib::detail::check<ValueError>(p.defined(), "LBFGS: parameter ", i, " is an undefined tensor");
       tensorlib::detail::check<ValueError>(p.is_leaf(), "LBFGS: can't optimize a non-leaf Tensor (parameter ", i, ")");
-      tensorlib::detail::check<DeviceError>(p.is_cpu(), "LBFGS: parameters must be on the CPU, parameter ", i,
-                                            " is on ", p.device());
+      tensorlib::detail::check<DeviceError>(p.device() == params_[0].device(),
+                                            "LBFGS: parameters must be on one device, parameter ", i, " is on ",
+                                            p.device(), " and parameter 0 on ", params_[0].device());
       for (std::size_t j = 0; j < i; ++j)
         tensorlib::detail::check<ValueError>(!p.is_same(params_[j]), "LBFGS: parameter ", i,
                                              " is the same tensor as parameter ", j,
@@ -190,8 +194,9 @@ class LBFGS : public OptimizerBase {
   }
 
   void check_flat(const Tensor<T>& x, const char* name) const {
-    tensorlib::detail::check<DeviceError>(x.is_cpu(), "LBFGS: load_state_dict: state '", name, "' is on ", x.device(),
-                                          ", expected the CPU");
+    tensorlib::detail::check<DeviceError>(x.device() == params_[0].device(), "LBFGS: load_state_dict: state '", name,
+                                          "' is on ", x.device(), ", expected the parameters' device ",
+                                          params_[0].device());
     tensorlib::detail::check<ValueError>(x.dim() == 1 && x.numel() == numel_, "LBFGS: load_state_dict: state '", name,
                                          "' has shape ", x.sizes(), ", expected [", numel_,
                                          "] (the parameters' elements); the parameters don't match");
@@ -247,7 +252,7 @@ class LBFGS : public OptimizerBase {
     views.reserve(params_.size());
     for (const Tensor<T>& p : params_) {
       const Tensor<T> g = p.grad();
-      views.push_back(g.defined() ? g.reshape({-1}) : zeros<T>({p.numel()}));
+      views.push_back(g.defined() ? g.reshape({-1}) : zeros<T>({p.numel()}, {.device = p.device()}));
     }
     return cat(views, 0);
   }

@@ -6,7 +6,8 @@
 /// type: a compare-and-swap loop on the aligned word that holds *p (the
 /// 32-bit word around a 1- or 2-byte element; Note [sub-word atomics]).
 /// `atomic_add` takes the hardware's atomicAdd for float, double, int32 and
-/// int64 and that loop for the rest (bool adds as `||`).
+/// int64 and that loop for the rest (bool adds as `||`). `write_or_add`
+/// is the store of the scatter functors that run on both devices.
 ///
 /// The same code compiles for the host with the host's compare-and-swap,
 /// so the CPU tests run the word packing on threads; the CPU kernels
@@ -120,3 +121,25 @@ TENSORLIB_HOST_DEVICE void atomic_add(T* p, T v) {
 }
 
 }  // namespace tensorlib::cuda::detail
+
+namespace tensorlib::detail {
+
+/// *dst = v, or *dst += v with `accumulate` (`||` for bool): in order on
+/// the CPU (whose scatter loops are serial), atomically on a GPU.
+template <class T>
+TENSORLIB_HOST_DEVICE void write_or_add(T* dst, T v, bool accumulate) {
+  if (!accumulate) {
+    *dst = v;
+    return;
+  }
+#if defined(__CUDA_ARCH__)
+  cuda::detail::atomic_add(dst, v);
+#else
+  if constexpr (std::is_same_v<T, bool>)
+    *dst = *dst || v;
+  else
+    *dst = static_cast<T>(*dst + v);
+#endif
+}
+
+}  // namespace tensorlib::detail

@@ -210,16 +210,9 @@ inline double erfinv(double x) {
 inline float erfinv(float x) { return static_cast<float>(erfinv(static_cast<double>(x))); }
 #endif
 
-/// Digamma (psi): reflection below 0, recurrence up to 10, asymptotic series.
-/// PyTorch's conventions: digamma(+-0) = -+inf, nan at the negative integers.
-TENSORLIB_HOST_DEVICE inline double digamma(double x) {
-  constexpr double pi = 3.14159265358979323846;
-  if (x == 0) return std::copysign(std::numeric_limits<double>::infinity(), -x);
-  if (x < 0) {
-    if (x == std::trunc(x)) return std::numeric_limits<double>::quiet_NaN();
-    // tan has period pi: reduce x to [-1/2, 1/2] exactly before multiplying by pi.
-    return digamma(1 - x) - pi / std::tan(pi * (x - std::rint(x)));
-  }
+namespace detail {
+/// Digamma of x > 0: recurrence up to 10, then the asymptotic series.
+TENSORLIB_HOST_DEVICE inline double digamma_positive(double x) {
   double result = 0;
   while (x < 10) {
     result -= 1 / x;
@@ -230,6 +223,22 @@ TENSORLIB_HOST_DEVICE inline double digamma(double x) {
   const double series =
       z * (1.0 / 12 - z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760))))));
   return result + std::log(x) - 0.5 / x - series;
+}
+}  // namespace detail
+
+/// Digamma (psi): reflection below 0, then detail::digamma_positive (not
+/// recursive: a recursive device function has a stack size ptxas cannot
+/// bound, an error under --Ofast-compile, which keeps it out of line).
+/// PyTorch's conventions: digamma(+-0) = -+inf, nan at the negative integers.
+TENSORLIB_HOST_DEVICE inline double digamma(double x) {
+  constexpr double pi = 3.14159265358979323846;
+  if (x == 0) return std::copysign(std::numeric_limits<double>::infinity(), -x);
+  if (x < 0) {
+    if (x == std::trunc(x)) return std::numeric_limits<double>::quiet_NaN();
+    // tan has period pi: reduce x to [-1/2, 1/2] exactly before multiplying by pi.
+    return detail::digamma_positive(1 - x) - pi / std::tan(pi * (x - std::rint(x)));
+  }
+  return detail::digamma_positive(x);
 }
 TENSORLIB_HOST_DEVICE inline float digamma(float x) { return static_cast<float>(digamma(static_cast<double>(x))); }
 
