@@ -16,17 +16,8 @@
 #include "cuda_support.hpp"
 
 using cuda_support::check_parity;
+using cuda_support::gpu_leaf;
 using cuda_support::no_gpu;
-
-namespace {
-
-/// A leaf on the GPU with the same values as `cpu`.
-template <class T>
-tl::Tensor<T> gpu_leaf(const tl::Tensor<T>& cpu) {
-  return cpu.detach().cuda().requires_grad_();
-}
-
-}  // namespace
 
 TEST_CASE("CUDA autograd: an 8-op chain's backward is one kernel and matches the CPU") {
   if (no_gpu()) return;

@@ -19,6 +19,12 @@ inline bool no_gpu() {
   return true;
 }
 
+/// A leaf on the GPU with the same values as `cpu`.
+template <class T>
+tl::Tensor<T> gpu_leaf(const tl::Tensor<T>& cpu) {
+  return cpu.detach().cuda().requires_grad_();
+}
+
 /// `gpu` (any device) equals `cpu` within the tolerances.
 template <class T>
 void check_parity(const tl::Tensor<T>& gpu, const tl::Tensor<T>& cpu, double rtol = 0, double atol = 0,

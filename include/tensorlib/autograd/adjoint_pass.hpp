@@ -265,7 +265,8 @@ SweepOperands sweep_operands(const Tensor<T>& out, const Tensor<T>& grad, const 
     if constexpr (differentiable<L>) {
       if (!tangents) return;
       const bool has = lane >= 0 && (*tangents)[static_cast<std::size_t>(lane)].defined();
-      Tensor<L> t = has ? (*tangents)[static_cast<std::size_t>(lane)].template to<L>() : zeros<L>({});
+      Tensor<L> t =
+          has ? (*tangents)[static_cast<std::size_t>(lane)].template to<L>() : zeros<L>({}, {.device = grad.device()});
       push(t);
       keep.emplace_back(std::move(t));
     }
@@ -328,7 +329,7 @@ void adjoint_pass(const std::vector<Tensor<T>>& outs, const Tensor<T>& grad, con
     stats::detail::count_fused_kernel();
     std::vector<AnyTensor> keep;
     const detail::SweepOperands ops = detail::sweep_operands(outs[0], grad, expr, lanes, nullptr, keep);
-    kernel(outs, grad, expr, lanes, ops.plan);
+    kernel(outs, grad, expr, lanes, ops.plan, ops.data);
     return;
   }
   stats::detail::count_fused_loop();

@@ -104,8 +104,21 @@ void second_order_pass(const std::vector<Tensor<T>>& outs, const Tensor<T>& grad
   constexpr int K = floating_leaf_count<E>;
   static_assert(K > 0, "second_order_pass: the expression has no floating leaf to differentiate");
   if (outs[0].numel() == 0) return;
-  ::tensorlib::detail::check<DeviceError>(grad.is_cpu(), "double backward of a fused expression on ", grad.device(),
-                                          ": its second-order pass runs on the CPU only");
+  if (!grad.is_cpu()) {
+#if defined(__CUDACC__)
+    (void)cuda::detail::second_order_registered<T, E>;
+#endif
+    auto* kernel = cuda::detail::second_order_kernel<T, E>;
+    ::tensorlib::detail::check<DeviceError>(
+        kernel != nullptr, "double backward of a fused expression on ", grad.device(),
+        ": its kernel exists only where a translation unit compiled with nvcc differentiates the expression twice; "
+        "compile this translation unit with nvcc");
+    stats::detail::count_fused_kernel();
+    std::vector<AnyTensor> keep;
+    const detail::SweepOperands ops = detail::sweep_operands(outs[0], grad, expr, lanes, &tangents, keep);
+    kernel(outs, grad, expr, lanes, ops.plan, ops.data);
+    return;
+  }
   stats::detail::count_fused_loop();
   std::vector<AnyTensor> keep;
   detail::SweepOperands ops = detail::sweep_operands(outs[0], grad, expr, lanes, &tangents, keep);

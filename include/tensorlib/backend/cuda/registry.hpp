@@ -40,7 +40,17 @@ inline void (*pointwise_kernel)(const Tensor<T>& out, const E& expr) = nullptr;
 /// tree order; null until an nvcc translation unit registers it.
 template <Element T, class E>
 inline void (*adjoint_kernel)(const std::vector<Tensor<T>>& outs, const Tensor<T>& grad, const E& expr,
-                              const int* lanes, const cpu::LoopPlan& plan) = nullptr;
+                              const int* lanes, const cpu::LoopPlan& plan,
+                              const std::vector<const void*>& data) = nullptr;
+
+/// Runs the second-order pass of expression type E (autograd/
+/// second_order_pass.hpp) over `plan`, whose operands are outs[0], grad and
+/// the leaves in tree order, each floating leaf followed by its tangent at
+/// `data`; null until an nvcc translation unit registers it.
+template <Element T, class E>
+inline void (*second_order_kernel)(const std::vector<Tensor<T>>& outs, const Tensor<T>& grad, const E& expr,
+                                   const int* lanes, const cpu::LoopPlan& plan,
+                                   const std::vector<const void*>& data) = nullptr;
 
 /// Runs reduction R of expression type E (see backend/cuda/reduce.hpp);
 /// null until an nvcc translation unit registers it.
