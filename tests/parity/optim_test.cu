@@ -184,7 +184,6 @@ TEST_CASE("CUDA: LBFGS with the strong-Wolfe line search follows its CPU traject
     CHECK(l_gpu.item() == doctest::Approx(l_cpu.item()).epsilon(1e-9));
   }
   CHECK(on_gpu.state()->d.is_cuda());
-  CHECK(on_gpu.state()->n_iter == on_cpu.state()->n_iter);
   CHECK(tl::allclose(gpu_x.detach().cpu(), cpu_x.detach(), 1e-8, 1e-10));
   // Its state round-trips on the GPU too.
   o::LBFGS<double> fresh({start.cuda().requires_grad_()});

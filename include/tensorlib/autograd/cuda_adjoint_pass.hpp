@@ -281,7 +281,8 @@ void run_second_order_sweep(const std::vector<Tensor<T>>& outs, const Tensor<T>&
 /// Set before main by each nvcc translation unit that differentiates E.
 template <Element T, class E>
 inline const bool adjoint_registered = (adjoint_kernel<T, E> = &run_adjoint_sweep<T, E>, true);
-/// Set before main by each nvcc translation unit that differentiates E twice.
+/// Set before main by each nvcc translation unit that records E's backward
+/// without TENSORLIB_NO_DOUBLE_BACKWARD (create_graph is a run-time choice).
 template <Element T, class E>
 inline const bool second_order_registered = (second_order_kernel<T, E> = &run_second_order_sweep<T, E>, true);
 

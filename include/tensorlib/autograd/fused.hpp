@@ -30,7 +30,9 @@
 ///
 /// The pass is instantiated for every fused expression type a program
 /// materializes (create_graph is a run-time choice), which costs compile
-/// time: about a third more for an expression-heavy file at -O2. Defining
+/// time: about a third more for an expression-heavy file at -O2, and in an
+/// nvcc translation unit two more kernels per expression (its GPU form, Note
+/// [GPU adjoint sweep], on nested duals). Defining
 /// TENSORLIB_NO_DOUBLE_BACKWARD (for the whole program) leaves it out;
 /// create_graph through a fused expression then throws NotImplementedError
 /// naming the macro. The benchmarks and the non-autograd test suites do.

@@ -23,7 +23,11 @@
 /// op's node and its backward run on the host between two copy nodes, and
 /// the gradients arrive on the input's device. Each public op stages its
 /// inputs before anything else (after the device check of two-input ops),
-/// so nothing below it ever sees a CUDA tensor.
+/// so nothing below it ever sees a CUDA tensor. Two differences from
+/// PyTorch's CUDA ops follow: lstsq fills `rank` (PyTorch's only CUDA driver,
+/// gels, leaves it empty), and writing into the CUDA input in place after
+/// the op is not an error at backward (the op saved the host copy, so the
+/// gradient uses the values it saw).
 ///
 /// Shapes: (*) batch dimensions, (m, n) a matrix.
 
