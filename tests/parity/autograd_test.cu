@@ -221,3 +221,20 @@ TEST_CASE("CUDA autograd: decompositions record through the host and their gradi
   check_parity(ga.grad(), a.grad(), 1e-8, 1e-10, "A");
   check_parity(gb.grad(), b.grad(), 1e-8, 1e-10, "B");
 }
+
+TEST_CASE("CUDA autograd: gradcheck takes GPU inputs (one-element copies perturb them)") {
+  if (no_gpu()) return;
+  tl::Generator gen(20);
+  auto x = tl::randn({3, 4}, gen).to<double>().cuda().requires_grad_();
+  auto w = tl::randn({4}, gen).to<double>().cuda().requires_grad_();
+  const auto f = [](const std::vector<tl::Tensor<double>>& in) -> tl::Tensor<double> {
+    return tl::sigmoid(in[0] * in[1]) * tl::exp(in[1]);
+  };
+  // Passing needs every perturbation to reach the GPU: an unperturbed input
+  // would give a zero numerical Jacobian against a nonzero analytical one.
+  CHECK(tl::autograd::gradcheck(f, {x, w}));
+  CHECK(x.is_cuda());
+  // The inputs are restored after the check.
+  tl::Generator again(20);
+  check_parity(x.detach(), tl::randn({3, 4}, again).to<double>(), 0, 0, "x restored");
+}

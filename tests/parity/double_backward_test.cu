@@ -161,3 +161,14 @@ TEST_CASE("CUDA double backward: every twice-differentiable functor's second-ord
   binary("where", [](const T& a, const T& b) { return tl::where(a > b, a * b, b * b); });
   binary("lerp", [](const T& a, const T& b) { return tl::lerp(a, b, a); });
 }
+
+TEST_CASE("CUDA double backward: gradgradcheck takes GPU inputs") {
+  if (no_gpu()) return;
+  tl::Generator gen(44);
+  auto x = tl::randn({2, 3}, gen).to<double>().cuda().requires_grad_();
+  auto w = tl::randn({3}, gen).to<double>().cuda().requires_grad_();
+  const auto f = [](const std::vector<tl::Tensor<double>>& in) -> tl::Tensor<double> {
+    return tl::tanh(in[0] * in[1]) * in[0];
+  };
+  CHECK(tl::autograd::gradgradcheck(f, {x, w}));
+}

@@ -21,7 +21,8 @@
 /// `tl::autograd::grad` with a one-hot grad_output at o gives row o (the
 /// graph is retained between the calls). Numerical: for each input element
 /// i, the element is written at its strided address through `data_ptr()`
-/// (so non-contiguous inputs work, and no version counter moves), the
+/// (so non-contiguous inputs work, and no version counter moves; on a GPU by
+/// a one-element copy, so no kernel is needed), the
 /// function is evaluated at x - eps and x + eps under `NoGradGuard`, and the
 /// column is (f(x + eps) - f(x - eps)) / (2 eps); then the value is
 /// restored. Entries pass when |analytical - numerical| <= atol + rtol *
@@ -44,6 +45,7 @@
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/copy.hpp"
+#include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/random.hpp"
@@ -102,6 +104,26 @@ inline std::string index_string(const Shape& sizes, int64_t k) {
   return s.str();
 }
 
+/// Element `offset` (from `data_ptr()`) of x's storage, read on the host: a
+/// one-element copy from a GPU.
+inline double read_element(const Tensor<double>& x, int64_t offset) {
+  const double* p = x.data_ptr() + offset;
+  if (x.is_cpu()) return *p;
+  double v = 0;
+  ::tensorlib::detail::dispatch_copy_bytes(&v, Device(kCPU), p, x.device(), sizeof(double), false);
+  return v;
+}
+
+/// Sets element `offset` of x's storage to v (a one-element copy to a GPU).
+inline void write_element(const Tensor<double>& x, int64_t offset, double v) {
+  double* p = x.data_ptr() + offset;
+  if (x.is_cpu()) {
+    *p = v;
+    return;
+  }
+  ::tensorlib::detail::dispatch_copy_bytes(p, x.device(), &v, Device(kCPU), sizeof(double), false);
+}
+
 /// Each numerical perturbation writes through a raw pointer; two elements
 /// sharing memory (a stride-0 dimension) would move together.
 inline void check_no_overlap(const Tensor<double>& t, std::size_t input, const char* op) {
@@ -128,8 +150,6 @@ inline bool check_jacobians(const GradcheckFunction& f, const std::vector<Tensor
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     ::tensorlib::detail::check<ValueError>(inputs[i].defined(), op, ": input ", i, " is an undefined tensor");
     if (!inputs[i].requires_grad()) continue;
-    ::tensorlib::detail::check<DeviceError>(inputs[i].is_cpu(), op, ": input ", i, " is on ", inputs[i].device(),
-                                            "; finite differences need CPU tensors");
     check_no_overlap(inputs[i], i, op);
     diff.push_back(i);
     diff_inputs.push_back(inputs[i]);
@@ -149,6 +169,7 @@ inline bool check_jacobians(const GradcheckFunction& f, const std::vector<Tensor
     for (int64_t o = 0; o < n_out; ++o) {
       Tensor<double> one_hot = zeros<double>(out_sizes);
       one_hot.data_ptr()[o] = 1.0;
+      one_hot = one_hot.to(out.device());
       const std::vector<Tensor<double>> grads =
           grad<double>({out}, diff_inputs, {one_hot}, /*retain_graph=*/true, /*create_graph=*/false,
                        /*allow_unused=*/true);
@@ -169,13 +190,13 @@ inline bool check_jacobians(const GradcheckFunction& f, const std::vector<Tensor
     const std::vector<int64_t> offsets = element_offsets(x.sizes(), x.strides());
     std::vector<double> numerical(static_cast<std::size_t>(n_out * n_in));
     for (int64_t i = 0; i < n_in; ++i) {
-      double* p = x.data_ptr() + offsets[static_cast<std::size_t>(i)];
-      const double original = *p;
-      *p = original - options.eps;
+      const int64_t at = offsets[static_cast<std::size_t>(i)];
+      const double original = read_element(x, at);
+      write_element(x, at, original - options.eps);
       const std::vector<double> minus = evaluate_values(f, inputs);
-      *p = original + options.eps;
+      write_element(x, at, original + options.eps);
       const std::vector<double> plus = evaluate_values(f, inputs);
-      *p = original;
+      write_element(x, at, original);
       for (int64_t o = 0; o < n_out; ++o)
         numerical[static_cast<std::size_t>(o * n_in + i)] =
             (plus[static_cast<std::size_t>(o)] - minus[static_cast<std::size_t>(o)]) / (2 * options.eps);
@@ -211,7 +232,9 @@ inline bool check_jacobians(const GradcheckFunction& f, const std::vector<Tensor
 /// on a mismatch throws `AutogradError` naming the input, the output and
 /// input elements and both values, or returns false when
 /// `options.raise_exception` is false. `f` must be deterministic; inputs
-/// that require grad must be CPU tensors whose elements do not share memory.
+/// that require grad, on any device, must not have elements that share
+/// memory. On a GPU each perturbation is a one-element copy and each
+/// evaluation a host read-back: keep the inputs small.
 /// The graph of `f` is built once and differentiated once per output
 /// element, so keep the inputs small.
 inline bool gradcheck(const GradcheckFunction& f, const std::vector<Tensor<double>>& inputs,
@@ -235,14 +258,15 @@ inline bool gradgradcheck(const GradcheckFunction& f, const std::vector<Tensor<d
   Tensor<double> v;
   {
     NoGradGuard no_grad;
-    const Shape out_sizes = f(inputs).sizes();
+    const Tensor<double> out = f(inputs);
+    const Shape out_sizes = out.sizes();
     if (grad_output.defined()) {
       ::tensorlib::detail::check<ShapeError>(grad_output.sizes() == out_sizes, "gradgradcheck: grad_output has shape ",
                                              grad_output.sizes(), "; the output has shape ", out_sizes);
       v = grad_output.detach().clone();
     } else {
       Generator gen(0);
-      v = randn<double>(out_sizes, gen);
+      v = randn<double>(out_sizes, gen).to(out.device());
     }
   }
   v.requires_grad_();
@@ -257,10 +281,10 @@ inline bool gradgradcheck(const GradcheckFunction& f, const std::vector<Tensor<d
       for (const Tensor<double>& t : x)
         if (t.requires_grad()) wrt.push_back(t);
       const Tensor<double> y = f(x);
-      if (!y.requires_grad()) return zeros<double>(wrt[j].sizes());
+      if (!y.requires_grad()) return zeros<double>(wrt[j].sizes(), {.device = wrt[j].device()});
       const std::vector<Tensor<double>> g = grad<double>({y}, wrt, {in.back()}, /*retain_graph=*/true,
                                                          /*create_graph=*/true, /*allow_unused=*/true);
-      return g[j].defined() ? g[j] : zeros<double>(wrt[j].sizes());
+      return g[j].defined() ? g[j] : zeros<double>(wrt[j].sizes(), {.device = wrt[j].device()});
     };
     const std::string name = "output " + std::to_string(j) + " (the gradient of input " + std::to_string(diff[j]) +
                              "; input " + std::to_string(inputs.size()) + " is grad_output)";
