@@ -3,7 +3,8 @@
 # memcheck of the kernels' edge cases, then cuda_bench and PyTorch's figures
 # for the same operations, in one run. Binaries are built beforehand on a
 # machine with nvcc (`cmake --build build-gpu --target test_parity
-# test_cuda_runtime test_parity_autograd cuda_bench`) and copied with libbenchmark into $BIN.
+# test_cuda_runtime test_parity_autograd test_parity_double cuda_bench`) and copied with
+# libbenchmark into $BIN (a binary that is missing is skipped).
 # Usage: BIN=.devbin OUT=/some/dir bash bench/gpu_run.sh
 set -uo pipefail
 BIN="${BIN:-.devbin}"
@@ -13,7 +14,8 @@ export LD_LIBRARY_PATH="$PWD/$BIN:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 # The tests read fixtures from the path they were built at.
 [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.memory --format=csv | tee "$OUT/gpu.txt"
-for t in test_cuda_runtime test_parity test_parity_autograd; do
+for t in test_cuda_runtime test_parity test_parity_autograd test_parity_double; do
+  [ -x "$BIN/$t" ] || { echo "$t: not in $BIN, skipped"; continue; }
   "$BIN/$t" 2>&1 | tee "$OUT/$t.txt" | tail -3
 done
 if command -v compute-sanitizer > /dev/null; then
