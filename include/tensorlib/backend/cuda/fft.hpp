@@ -54,8 +54,7 @@ inline void check_cufft(cufftResult status, const char* what,
                         std::source_location where = std::source_location::current()) {
   if (status == CUFFT_SUCCESS) [[likely]]
     return;
-  throw CudaError(
-      tensorlib::detail::concat(where.file_name(), ":", where.line(), ": ", what, ": ", cufft_message(status)));
+  throw_cuda_error(where, what, cufft_message(status));
 }
 
 /// A cuFFT plan handle, destroyed with its owner.

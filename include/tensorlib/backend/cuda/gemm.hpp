@@ -58,8 +58,7 @@ inline void check_cublas(cublasStatus_t status, const char* what,
                          std::source_location where = std::source_location::current()) {
   if (status == CUBLAS_STATUS_SUCCESS) [[likely]]
     return;
-  throw CudaError(
-      tensorlib::detail::concat(where.file_name(), ":", where.line(), ": ", what, ": ", cublas_message(status)));
+  throw_cuda_error(where, what, cublas_message(status));
 }
 
 inline std::atomic<bool>& allow_tf32_flag() {

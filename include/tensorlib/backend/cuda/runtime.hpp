@@ -19,6 +19,7 @@
 #include <array>
 #include <memory>
 #include <source_location>
+#include <string>
 
 #include "tensorlib/core/device.hpp"
 #include "tensorlib/core/error.hpp"
@@ -26,14 +27,21 @@
 namespace tensorlib::cuda {
 namespace detail {
 
+/// Throws `CudaError` "file:line: what: message" for a failed call into CUDA
+/// or one of its libraries (the checks of runtime, cuBLAS and cuFFT calls).
+[[noreturn]] inline void throw_cuda_error(const std::source_location& where, const char* what,
+                                          const std::string& message) {
+  throw CudaError(tensorlib::detail::concat(where.file_name(), ":", where.line(), ": ", what, ": ", message));
+}
+
 /// Throws `CudaError` for a failed runtime call: where it was made, what it
 /// was doing and the runtime's name and text for the error.
 inline void check(cudaError_t status, const char* what, std::source_location where = std::source_location::current()) {
   if (status == cudaSuccess) [[likely]]
     return;
   (void)cudaGetLastError();  // clears a non-sticky error so later calls start clean
-  throw CudaError(tensorlib::detail::concat(where.file_name(), ":", where.line(), ": ", what, ": ",
-                                            cudaGetErrorName(status), " (", cudaGetErrorString(status), ")"));
+  throw_cuda_error(where, what,
+                   tensorlib::detail::concat(cudaGetErrorName(status), " (", cudaGetErrorString(status), ")"));
 }
 
 /// The answer of a query call: false for "not ready", true for done, a
