@@ -18,6 +18,19 @@ namespace o = tl::optim;
 
 namespace {
 
+// Keeps the current stream busy for about `ms` milliseconds.
+__global__ void spin_kernel(int64_t cycles) {
+  const int64_t start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+void busy_gpu_for_ms(int ms) {
+  int khz = 0;
+  REQUIRE(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, tl::cuda::current_device()) == cudaSuccess);
+  spin_kernel<<<1, 1, 0, tl::cuda::current_stream().handle()>>>(int64_t{khz} * ms);
+  REQUIRE(cudaGetLastError() == cudaSuccess);
+}
+
 template <template <class> class Opt, class Options>
 void check_rule(const Options& options) {
   tl::Generator gen(3);
@@ -75,21 +88,65 @@ TEST_CASE("CUDA: a step over many parameters runs as few multi-tensor kernels an
   o::Adam<float> on_cpu(cpu_params, o::AdamOptions{.lr = 0.01, .weight_decay = 0.1});
   o::Adam<float> on_gpu(gpu_params, o::AdamOptions{.lr = 0.01, .weight_decay = 0.1});
   // Launches: a kind is launched once it holds StepBatch::kFlushElements
-  // elements and at the end of the step, in lists of at most kCapacity items.
+  // elements if the GPU is idle then, and at the end of the step, in lists
+  // of at most kCapacity items; at least ceil(101 / kCapacity) launches.
   using List = tl::cuda::detail::ForEachList<o::detail::AdamStep<float>, float*, const float*, float*, float*>;
-  int64_t launches = 0, queued = 0, elements = 0, threshold = o::detail::StepBatch::kFlushElements;
+  const int64_t fewest = (101 + List::kCapacity - 1) / List::kCapacity;
+  int64_t most = 0, queued = 0, elements = 0, threshold = o::detail::StepBatch::kFlushElements;
   for (const auto& p : cpu_params) {
     ++queued;
     elements += p.numel();
     const bool full = elements >= threshold;
     if (full || &p == &cpu_params.back()) {
-      launches += (queued + List::kCapacity - 1) / List::kCapacity;
+      most += (queued + List::kCapacity - 1) / List::kCapacity;
       queued = elements = 0;
       if (full) threshold *= 2;
     }
   }
-  CHECK(launches > 1);
+  CHECK(fewest == 2);
+  CHECK(most > fewest);
   for (int step = 0; step < 5; ++step) {
+    for (std::size_t i = 0; i < cpu_params.size(); ++i) {
+      const auto grad = tl::randn(cpu_params[i].sizes(), gen);
+      cpu_params[i].set_grad(grad);
+      gpu_params[i].set_grad(grad.cuda());
+    }
+    on_cpu.step();
+    // Odd steps start behind queued work: the GPU stays busy for the whole
+    // step, so only the end launches.
+    if (step % 2 == 1) busy_gpu_for_ms(50);
+    const auto before = tl::stats::snapshot();
+    on_gpu.step();
+    const int64_t launches = (tl::stats::snapshot() - before).fused_kernels;
+    if (step % 2 == 1) CHECK(launches == fewest);
+    if (step > 0) {
+      CHECK(launches >= fewest);
+      CHECK(launches <= most);
+    }
+  }
+  for (std::size_t i = 0; i < cpu_params.size(); ++i)
+    CHECK(tl::allclose(gpu_params[i].detach().cpu(), cpu_params[i].detach(), 1e-5, 1e-6));
+}
+
+TEST_CASE("CUDA: items of one launch share a functor; groups with other options launch apart") {
+  if (cuda_support::no_gpu()) return;
+  tl::Generator gen(7);
+  std::vector<tl::Tensor<float>> cpu_params, gpu_params;
+  for (int i = 0; i < 6; ++i) {
+    auto p = tl::randn({100 + 37 * i}, gen);
+    cpu_params.push_back(p.clone().requires_grad_());
+    gpu_params.push_back(p.cuda().requires_grad_());
+  }
+  // Parameters 0-2 and 3-5 in two groups of different lr: the same kind of
+  // update, two functors.
+  auto groups = [](const std::vector<tl::Tensor<float>>& ps) {
+    using Group = o::ParamGroup<o::AdamRule, float>;
+    return std::vector<Group>{Group{{ps[0], ps[1], ps[2]}, o::AdamOptions{.lr = 0.01}},
+                              Group{{ps[3], ps[4], ps[5]}, o::AdamOptions{.lr = 0.002}}};
+  };
+  o::Adam<float> on_cpu(groups(cpu_params));
+  o::Adam<float> on_gpu(groups(gpu_params));
+  for (int step = 0; step < 3; ++step) {
     for (std::size_t i = 0; i < cpu_params.size(); ++i) {
       const auto grad = tl::randn(cpu_params[i].sizes(), gen);
       cpu_params[i].set_grad(grad);
@@ -98,7 +155,7 @@ TEST_CASE("CUDA: a step over many parameters runs as few multi-tensor kernels an
     on_cpu.step();
     const auto before = tl::stats::snapshot();
     on_gpu.step();
-    if (step > 0) CHECK((tl::stats::snapshot() - before).fused_kernels == launches);
+    if (step > 0) CHECK((tl::stats::snapshot() - before).fused_kernels == 2);
   }
   for (std::size_t i = 0; i < cpu_params.size(); ++i)
     CHECK(tl::allclose(gpu_params[i].detach().cpu(), cpu_params[i].detach(), 1e-5, 1e-6));

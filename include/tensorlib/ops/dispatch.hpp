@@ -106,6 +106,18 @@ void dispatch_for_each_list(Device device, std::vector<cuda::detail::ForEachItem
   (std::index_sequence_for<P...>{});
 }
 
+/// Whether GPU `device`'s current stream has run all the work queued on it
+/// (a query: it does not wait). True without the CUDA runtime, where no
+/// GPU work can be queued.
+inline bool stream_idle(Device device) {
+#if TENSORLIB_CUDA_RUNTIME
+  return cuda::current_stream(device.index).query();
+#else
+  (void)device;
+  return true;
+#endif
+}
+
 /// Copies `nbytes` between two buffers, one of them (at least) on a GPU.
 inline void dispatch_copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, std::size_t nbytes,
                                 bool non_blocking) {

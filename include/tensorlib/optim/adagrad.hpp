@@ -47,6 +47,7 @@ template <class T>
 struct AdagradStep {
   T weight_decay, eps, neg_clr;
   bool maximize;
+  bool operator==(const AdagradStep&) const = default;  // items of one launch share it (same_functor)
 
   template <class V>
   TENSORLIB_HOST_DEVICE void operator()(V& p, V g, V& sum) const {
@@ -65,6 +66,7 @@ template <class T>
 struct AdadeltaStep {
   T rho, one_minus_rho, eps, weight_decay, neg_lr;
   bool maximize;
+  bool operator==(const AdadeltaStep&) const = default;  // items of one launch share it (same_functor)
 
   template <class V>
   TENSORLIB_HOST_DEVICE void operator()(V& p, V g, V& sq, V& acc) const {

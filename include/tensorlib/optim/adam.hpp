@@ -54,6 +54,7 @@ template <class T>
 struct AdamStep {
   T beta1, one_minus_beta1, beta2, one_minus_beta2, weight_decay, decay, bias_correction2_sqrt, eps, neg_step_size;
   bool maximize, decoupled;
+  bool operator==(const AdamStep&) const = default;  // items of one launch share it (same_functor)
 
   template <class V>
   TENSORLIB_HOST_DEVICE V moments(V& p, V g, V& m, V& v) const {

@@ -38,6 +38,7 @@ template <class T>
 struct AdamaxStep {
   T beta1, one_minus_beta1, beta2, eps, weight_decay, neg_clr;
   bool maximize;
+  bool operator==(const AdamaxStep&) const = default;  // items of one launch share it (same_functor)
 
   template <class V>
   TENSORLIB_HOST_DEVICE void operator()(V& p, V g, V& m, V& u) const {

@@ -43,6 +43,7 @@ template <class T>
 struct NAdamStep {
   T beta1, one_minus_beta1, beta2, one_minus_beta2, weight_decay, decay, bias_correction2, eps, grad_coef, avg_coef;
   bool maximize, decoupled;
+  bool operator==(const NAdamStep&) const = default;  // items of one launch share it (same_functor)
 
   template <class V>
   TENSORLIB_HOST_DEVICE void operator()(V& p, V g, V& m, V& v) const {

@@ -42,6 +42,7 @@ struct RAdamStep {
   T beta1, one_minus_beta1, beta2, one_minus_beta2, weight_decay, decay, bias_correction1, bias_correction2_sqrt, lr,
       rect, eps;
   bool maximize, decoupled, rectified;
+  bool operator==(const RAdamStep&) const = default;  // items of one launch share it (same_functor)
 
   template <class V>
   TENSORLIB_HOST_DEVICE void operator()(V& p, V g, V& m, V& v) const {

@@ -41,6 +41,7 @@ template <class T, bool Centered, bool Momentum>
 struct RMSpropStep {
   T alpha, one_minus_alpha, eps, weight_decay, momentum, neg_lr;
   bool maximize;
+  bool operator==(const RMSpropStep&) const = default;  // items of one launch share it (same_functor)
 
   template <class V>
   TENSORLIB_HOST_DEVICE void run(V& p, V g, V& sq, V* ga, V* buf) const {

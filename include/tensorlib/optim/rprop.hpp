@@ -52,6 +52,7 @@ template <class T>
 struct RpropStep {
   T etaminus, etaplus, step_min, step_max;
   bool maximize;
+  bool operator==(const RpropStep&) const = default;  // items of one launch share it (same_functor)
 
   template <class V>
   TENSORLIB_HOST_DEVICE void operator()(V& p, V g, V& prev, V& step) const {
@@ -75,6 +76,7 @@ template <class T>
 struct ASGDStep {
   T weight_decay, decay, neg_eta, mu;
   bool maximize, averaging;
+  bool operator==(const ASGDStep&) const = default;  // items of one launch share it (same_functor)
 
   template <class V>
   TENSORLIB_HOST_DEVICE void operator()(V& p, V g, V& ax) const {

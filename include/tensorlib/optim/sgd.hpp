@@ -40,6 +40,7 @@ template <class T>
 struct SGDStep {
   T neg_lr, momentum, one_minus_dampening, weight_decay;
   bool nesterov, maximize, first;
+  bool operator==(const SGDStep&) const = default;  // items of one launch share it (same_functor)
 
   template <class V>
   TENSORLIB_HOST_DEVICE V direction(const V& p, V g) const {

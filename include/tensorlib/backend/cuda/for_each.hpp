@@ -12,8 +12,10 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -56,28 +58,53 @@ void launch_for_each(const F& f, int64_t n, int device, P... ptrs) {
 /// Elements one block of the multi-tensor kernel handles.
 inline constexpr int64_t kListChunk = int64_t{kThreads} * 16;
 
+/// Whether two items' functors make the same update, so that one launch can
+/// share one copy: `==` where the functor defines it (the optimizer rules'
+/// step functors default it: equal members, where +0 equals -0, so sharing
+/// can flip only the sign of a zero result), else equal bytes (padding may
+/// make that wrongly false, which only costs a launch).
+template <class F>
+bool same_functor(const F& a, const F& b) {
+  if constexpr (std::equality_comparable<F>)
+    return a == b;
+  else
+    return std::memcmp(static_cast<const void*>(&a), static_cast<const void*>(&b), sizeof(F)) == 0;
+}
+
+/// One item of a launch: its element count, first chunk and buffers.
+template <int N>
+struct ListItem {
+  int64_t n;
+  int64_t first_block;
+  const void* ptrs[N];
+};
+
 /// The items of one multi-tensor launch, passed as the kernel's argument
 /// (4 KiB, the limit of every driver: a 32 KiB argument, allowed since CUDA
-/// 12.1, made each launch cost about 8 us more on the host), as bytes: a
-/// functor need not be default constructible.
+/// 12.1, made each launch cost about 8 us more on the host). The items of
+/// one launch share one functor (Note [multi-tensor steps]: a step's
+/// parameters of one group make the same update), so an item is 16 bytes
+/// and a pointer per buffer: 82 of Adam's. The functor is stored as bytes:
+/// it need not be default constructible.
 template <class F, class... P>
 struct ForEachList {
-  using Item = ForEachItem<F, P...>;
-  static constexpr int kCapacity = static_cast<int>((4000 - sizeof(int)) / sizeof(Item));
-  static_assert(kCapacity >= 1, "a multi-tensor item larger than a kernel argument");
-  alignas(Item) unsigned char bytes[kCapacity * sizeof(Item)];
+  using Item = ListItem<static_cast<int>(sizeof...(P))>;
+  static constexpr int kCapacity = static_cast<int>((4000 - sizeof(int) - sizeof(F)) / sizeof(Item));
+  static_assert(kCapacity >= 1, "a multi-tensor functor larger than a kernel argument");
+  alignas(F) unsigned char f[sizeof(F)];
+  Item items[kCapacity];
   int count = 0;
 
-  __host__ __device__ const Item& operator[](int i) const { return reinterpret_cast<const Item*>(bytes)[i]; }
+  __host__ __device__ const F& functor() const { return *reinterpret_cast<const F*>(f); }
 };
 
 // Runs elements [start, end) of one item. A thread loads kUnroll elements
 // of every buffer before updating any (more loads in flight): elements are
 // independent, as buffers are disjoint or the same (fused_update checks).
 template <class T, class F, class... P, std::size_t... I>
-__device__ void run_item(const ForEachItem<F, P...>& item, int64_t start, int64_t end, std::index_sequence<I...>) {
+__device__ void run_item(const F& f, const ListItem<sizeof...(P)>& item, int64_t start, int64_t end,
+                         std::index_sequence<I...>) {
   constexpr int kUnroll = 4;
-  const F f = item.f;
   const std::tuple<P...> ptrs{static_cast<P>(const_cast<void*>(item.ptrs[I]))...};
   for (int64_t first = start + threadIdx.x; first < end; first += int64_t{kThreads} * kUnroll) {
     T v[sizeof...(P)][kUnroll];
@@ -102,24 +129,26 @@ __device__ void run_item(const ForEachItem<F, P...>& item, int64_t start, int64_
 template <class T, class F, class... P>
 __global__ void __launch_bounds__(kThreads)
     for_each_list_kernel_body(const __grid_constant__ ForEachList<F, P...> list, int64_t chunks) {
+  const F f = list.functor();
   for (int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
     int lo = 0, hi = list.count - 1;
     while (lo < hi) {
       const int mid = (lo + hi + 1) / 2;
-      if (list[mid].first_block <= chunk)
+      if (list.items[mid].first_block <= chunk)
         lo = mid;
       else
         hi = mid - 1;
     }
-    const auto& item = list[lo];
+    const auto& item = list.items[lo];
     const int64_t start = (chunk - item.first_block) * kListChunk;
-    run_item<T>(item, start, std::min(item.n, start + kListChunk), std::index_sequence_for<P...>{});
+    run_item<T, F, P...>(f, item, start, std::min(item.n, start + kListChunk), std::index_sequence_for<P...>{});
   }
 }
 
 /// Runs every item's loop on GPU `device`, on the current stream: one kernel
-/// per ForEachList::kCapacity items, its blocks looping over chunks of
-/// kListChunk elements (one wave of resident blocks at most).
+/// per run of at most ForEachList::kCapacity items with the same functor,
+/// its blocks looping over chunks of kListChunk elements (one wave of
+/// resident blocks at most).
 template <Element T, class F, class... P>
 void launch_for_each_list(std::vector<ForEachItem<F, P...>>& items, int device) {
   using List = ForEachList<F, P...>;
@@ -129,15 +158,22 @@ void launch_for_each_list(std::vector<ForEachItem<F, P...>>& items, int device) 
   std::size_t i = 0;
   while (i < items.size()) {
     List list;
+    const F* f = nullptr;
     int64_t chunks = 0;
     for (; i < items.size() && list.count < List::kCapacity; ++i) {
       if (items[i].n == 0) continue;
-      items[i].first_block = chunks;
+      if (f == nullptr)
+        f = &items[i].f;
+      else if (!same_functor(*f, items[i].f))
+        break;
+      auto& item = list.items[list.count++];
+      item.n = items[i].n;
+      item.first_block = chunks;
+      std::copy(std::begin(items[i].ptrs), std::end(items[i].ptrs), std::begin(item.ptrs));
       chunks += (items[i].n + kListChunk - 1) / kListChunk;
-      std::memcpy(list.bytes + sizeof(typename List::Item) * static_cast<std::size_t>(list.count++), &items[i],
-                  sizeof(typename List::Item));
     }
     if (list.count == 0) continue;
+    std::memcpy(list.f, static_cast<const void*>(f), sizeof(F));
     stats::detail::count_fused_kernel();
     const auto grid = static_cast<unsigned>(std::min(chunks, resident));
     for_each_list_kernel_body<T><<<grid, kThreads, 0, stream>>>(list, chunks);

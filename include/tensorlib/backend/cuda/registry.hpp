@@ -98,12 +98,10 @@ inline void (*scan_kernel)(const S& scan, int64_t outer, int64_t n, int64_t inne
 /// One buffer list of a multi-tensor loop (Note [multi-tensor steps] in
 /// optim/step_batch.hpp): the functor, the element count and the buffers
 /// (of types P..., stored untyped so the item stays trivially copyable).
-/// `first_block` is set by the launcher.
 template <class F, class... P>
 struct ForEachItem {
   F f;
   int64_t n = 0;
-  int64_t first_block = 0;
   const void* ptrs[sizeof...(P)] = {};
 };
 
