@@ -238,3 +238,28 @@ TEST_CASE("CUDA autograd: gradcheck takes GPU inputs (one-element copies perturb
   tl::Generator again(20);
   check_parity(x.detach(), tl::randn({3, 4}, again).to<double>(), 0, 0, "x restored");
 }
+
+TEST_CASE("CUDA forward mode: dual tensors run their fused chains as one kernel and match the CPU") {
+  if (no_gpu()) return;
+  namespace fad = tl::autograd::forward_ad;
+  tl::Generator gen(31);
+  const auto a = tl::randn({257, 33}, gen), t0 = tl::randn({257, 33}, gen), t1 = tl::randn({257, 33}, gen);
+  const auto w = tl::randn({1, 33}, gen);  // a plain broadcast constant
+  auto chain = [](const auto& x, const auto& c) { return tl::sigmoid(x * c) * tl::exp(x) - tl::tanh(x) / 2.f + 1.f; };
+  const auto cpu = fad::unpack_dual(chain(fad::make_dual(a, t0, t1), w));
+  const auto x = fad::make_dual(a.cuda(), t0.cuda(), t1.cuda());
+  CHECK(x.is_cuda());
+  const auto before = tl::stats::snapshot();
+  const tl::Tensor<tl::Dual<float, 2>> y(chain(x, w.cuda()));
+  CHECK((tl::stats::snapshot() - before).fused_kernels == 1);
+  CHECK((tl::stats::snapshot() - before).fused_loops == 0);
+  const auto gpu = fad::unpack_dual(y);
+  check_parity(gpu.primal, cpu.primal, 1e-5, 1e-6, "primal");
+  check_parity(gpu.tangents[0], cpu.tangents[0], 1e-5, 1e-6, "tangent 0");
+  check_parity(gpu.tangents[1], cpu.tangents[1], 1e-5, 1e-6, "tangent 1");
+  // Copies keep the lanes; a tangent on another device is refused.
+  const auto back = fad::unpack_dual(x.cpu());
+  CHECK(tl::equal(back.tangents[1], t1));
+  CHECK_THROWS_WITH_AS(fad::make_dual(a.cuda(), t0), doctest::Contains("make_dual: tangent 0 is on cpu but the primal is on cuda"),
+                       tl::DeviceError);
+}

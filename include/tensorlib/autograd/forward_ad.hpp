@@ -19,7 +19,9 @@
 /// dual level is needed. Only pointwise expressions take dual tensors:
 /// reductions, matmul and type-erased code (AnyTensor) need a plain element
 /// type, and dual tensors do not take part in reverse mode (requires_grad
-/// is refused). Dual tensors are CPU tensors.
+/// is refused). Dual tensors live on either device; on a GPU a dual chain
+/// is one fused kernel (in a translation unit compiled by nvcc, like every
+/// fused expression) calling the same `apply_dual`.
 
 #include <array>
 #include <cstddef>
@@ -82,8 +84,10 @@ requires(std::is_same_v<Tangents, Tensor<T>>&&...) auto make_dual(const Tensor<T
   (::tensorlib::detail::check<ShapeError>(tangents.sizes() == primal.sizes(), "make_dual: tangent ", i++, " has shape ",
                                           tangents.sizes(), " but the primal has shape ", primal.sizes()),
    ...);
-  ::tensorlib::detail::check<DeviceError>(primal.device() == Device(kCPU),
-                                          "make_dual: dual tensors are CPU tensors; got a tensor on ", primal.device());
+  i = 0;
+  (::tensorlib::detail::check<DeviceError>(tangents.device() == primal.device(), "make_dual: tangent ", i++,
+                                           " is on ", tangents.device(), " but the primal is on ", primal.device()),
+   ...);
   NoGradGuard no_grad;  // the parts' values, not their history
   return Tensor<Dual<T, K>>(Map<detail::MakeDual<K>, Tensor<T>, Tangents...>({}, primal, tangents...));
 }

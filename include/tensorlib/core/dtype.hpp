@@ -148,9 +148,10 @@ template <Element T>
 inline constexpr bool is_floating = DTypeTraits<T>::category == Category::Floating;
 
 /// Element types autograd records: the floating ones but float16 and
-/// bfloat16, which it does not follow yet (Note [reduced floats]).
+/// bfloat16, which it does not follow yet (Note [reduced floats]), and the
+/// dual numbers of forward mode, which never take part in reverse mode.
 template <Element T>
-inline constexpr bool differentiable = is_floating<T> && !is_reduced_float<T>;
+inline constexpr bool differentiable = is_floating<T> && !is_reduced_float<T> && !is_dual_tag(scalar_type_of<T>);
 
 template <Element T>
 inline constexpr bool is_integral_or_bool = DTypeTraits<T>::category != Category::Floating;

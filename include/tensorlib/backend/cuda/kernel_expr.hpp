@@ -100,9 +100,11 @@ __device__ inline I row_offset(const I* idx, const I* strides, int ndim) {
   return off;
 }
 
-/// kVec elements of T, aligned for one vector access.
+/// kVec elements of T, aligned for one vector access: to their size, or,
+/// for an element whose kVec elements are not a power of two of bytes (a
+/// dual number of 12 bytes), to the size's largest power-of-two divisor.
 template <class T>
-struct alignas(sizeof(T) * kVec) Packet {
+struct alignas((sizeof(T) * kVec) & (~(sizeof(T) * kVec) + 1)) Packet {
   T v[kVec];
 };
 
