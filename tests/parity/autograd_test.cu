@@ -260,6 +260,6 @@ TEST_CASE("CUDA forward mode: dual tensors run their fused chains as one kernel 
   // Copies keep the lanes; a tangent on another device is refused.
   const auto back = fad::unpack_dual(x.cpu());
   CHECK(tl::equal(back.tangents[1], t1));
-  CHECK_THROWS_WITH_AS(fad::make_dual(a.cuda(), t0), doctest::Contains("make_dual: tangent 0 is on cpu but the primal is on cuda"),
-                       tl::DeviceError);
+  CHECK_THROWS_WITH_AS(fad::make_dual(a.cuda(), t0),
+                       doctest::Contains("make_dual: tangent 0 is on cpu but the primal is on cuda"), tl::DeviceError);
 }

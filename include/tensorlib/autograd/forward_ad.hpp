@@ -85,8 +85,8 @@ requires(std::is_same_v<Tangents, Tensor<T>>&&...) auto make_dual(const Tensor<T
                                           tangents.sizes(), " but the primal has shape ", primal.sizes()),
    ...);
   i = 0;
-  (::tensorlib::detail::check<DeviceError>(tangents.device() == primal.device(), "make_dual: tangent ", i++,
-                                           " is on ", tangents.device(), " but the primal is on ", primal.device()),
+  (::tensorlib::detail::check<DeviceError>(tangents.device() == primal.device(), "make_dual: tangent ", i++, " is on ",
+                                           tangents.device(), " but the primal is on ", primal.device()),
    ...);
   NoGradGuard no_grad;  // the parts' values, not their history
   return Tensor<Dual<T, K>>(Map<detail::MakeDual<K>, Tensor<T>, Tangents...>({}, primal, tangents...));
