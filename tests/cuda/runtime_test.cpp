@@ -71,6 +71,9 @@ TEST_CASE("CUDA runtime: without a GPU, CUDA tensors and events are clear errors
   CHECK(!host.is_pinned());
   CHECK_THROWS_WITH_AS((void)host.pin_memory(), doctest::Contains("no CUDA GPU is available"), tl::DeviceError);
   CHECK_THROWS_AS((void)tl::empty<float>({4}, {.pin_memory = true}), tl::DeviceError);
+  CHECK_THROWS_WITH_AS((void)tl::cuda::cufft_plan_cache(),
+                       doctest::Contains("cufft_plan_cache: expected 0 <= device_index < 0, but got device_index=-1"),
+                       tl::DeviceError);
 }
 
 TEST_CASE("CUDA allocator: freed blocks are reused without cudaMalloc, stats and empty_cache") {

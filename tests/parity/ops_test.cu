@@ -853,3 +853,39 @@ TEST_CASE("CUDA: FFTs through cuFFT match the CPU's transforms") {
   check_parity(F::fftshift(F::fft(dreal.cuda())).pairs(), F::fftshift(F::fft(dreal)).pairs(), 1e-10, 1e-10,
                "fftshift of an fft, double");
 }
+
+TEST_CASE("CUDA: cuFFT plans are cached per shape, least recently used out first, like PyTorch's plan cache") {
+  if (no_gpu()) return;
+  namespace F = tl::fft;
+  auto& cache = tl::cuda::cufft_plan_cache();
+  CHECK(&cache == &tl::cuda::cufft_plan_cache(tl::cuda::current_device()));
+  CHECK(cache.max_size() == 4096);  // PyTorch's default
+  cache.clear();
+  CHECK(cache.size() == 0);
+  tl::Generator g(23);
+  const auto a = tl::randn({8, 64}, g), b = tl::randn({8, 48}, g), c = tl::randn({3, 64}, g);
+  const auto ga = a.cuda(), gb = b.cuda(), gc = c.cuda();
+  const auto first = F::rfft(ga).pairs().cpu();
+  CHECK(cache.size() == 1);
+  // The same lines again use the cached plan and give the same values.
+  CHECK(tl::equal(F::rfft(ga).pairs().cpu(), first));
+  CHECK(cache.size() == 1);
+  // Other lengths, line counts and transforms each make a plan.
+  (void)F::rfft(gb);
+  (void)F::rfft(gc);
+  (void)F::fft(ga);
+  CHECK(cache.size() == 4);
+  // A smaller capacity keeps the plans used last; 0 keeps none, and
+  // transforms still run (a plan per call).
+  cache.set_max_size(2);
+  CHECK(cache.size() == 2);
+  cache.set_max_size(0);
+  CHECK(cache.size() == 0);
+  check_parity(F::rfft(ga).pairs(), F::rfft(a).pairs(), 1e-4, 1e-4, "rfft without a cache");
+  CHECK(cache.size() == 0);
+  CHECK_THROWS_WITH_AS(cache.set_max_size(-1),
+                       doctest::Contains("cuFFT plan cache size must be non-negative, but got -1"), tl::ValueError);
+  CHECK_THROWS_WITH_AS((void)tl::cuda::cufft_plan_cache(tl::cuda::device_count()),
+                       doctest::Contains("cufft_plan_cache: expected 0 <= device_index <"), tl::DeviceError);
+  cache.set_max_size(4096);
+}
