@@ -296,6 +296,7 @@ void AdamStepQueued(benchmark::State& state) {
   tl::cuda::synchronize();
   const auto stream = tl::cuda::current_stream().handle();
   tl::cuda::Event start(true), stop(true);
+  const auto before = tl::stats::snapshot();
   for (auto _ : state) {
     spin<<<1, 1, 0, stream>>>(1'000'000);
     start.record();
@@ -305,6 +306,28 @@ void AdamStepQueued(benchmark::State& state) {
     state.SetIterationTime(static_cast<double>(start.elapsed_time(stop)) / 1e3);
   }
   state.SetBytesProcessed(static_cast<int64_t>(28.0 * 10'000'000 * static_cast<double>(state.iterations())));
+  // Kernels per step (Note [multi-tensor steps]: one behind queued work).
+  state.counters["launches"] = static_cast<double>((tl::stats::snapshot() - before).fused_kernels) /
+                               static_cast<double>(state.iterations());
+}
+
+// rfft of 16 lines of 1024 floats, wall time per call including the wait
+// for its result: with the plan cache (Arg 1) and with a plan made and
+// destroyed per call (Arg 0, `max_size` 0), in the same run (Note [cuFFT
+// plan cache]).
+void RfftPlanCache(benchmark::State& state) {
+  if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
+  auto& cache = tl::cuda::cufft_plan_cache();
+  cache.set_max_size(state.range(0) == 1 ? tl::cuda::FftPlanCache::kDefaultMaxSize : 0);
+  tl::Generator g(4);
+  const auto x = tl::randn({16, 1024}, g, {.device = tl::kCUDA});
+  (void)tl::fft::rfft(x);
+  tl::cuda::synchronize();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(tl::fft::rfft(x));
+    tl::cuda::synchronize();
+  }
+  cache.set_max_size(tl::cuda::FftPlanCache::kDefaultMaxSize);
 }
 
 BENCHMARK(CopyD2D)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
@@ -330,6 +353,7 @@ BENCHMARK(Gemm<double>)->Name("Dgemm")->UseManualTime()->Unit(benchmark::kMicros
 BENCHMARK(GemmCublas<double>)->Name("DgemmCublas")->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(AdamStep)->Arg(50)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(AdamStepQueued)->Arg(50)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(RfftPlanCache)->Arg(1)->Arg(0)->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 
 }  // namespace
 

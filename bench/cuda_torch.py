@@ -6,6 +6,7 @@ GB/s of the traffic the operation must move (the same byte counts as
 cuda_bench). Run: python3 bench/cuda_torch.py
 """
 import statistics
+import time
 
 import torch
 
@@ -88,6 +89,22 @@ def main():
             opt = torch.optim.Adam(params, lr=1e-3, weight_decay=1e-2, **{impl: True})
             report(f"AdamStep/{count}/{impl}", timed(opt.step), 28.0 * 10_000_000)
             report(f"AdamStepQueued/{count}/{impl}", timed(opt.step, queue=True), 28.0 * 10_000_000)
+    # rfft of 16 lines of 1024 floats, wall time per call with its wait, with
+    # the plan cache and without (as cuda_bench's RfftPlanCache).
+    xf = torch.randn(16, 1024, device=dev, generator=g)
+    cache = torch.backends.cuda.cufft_plan_cache
+    for size, label in ((4096, "cached"), (0, "uncached")):
+        cache.max_size = size
+        torch.fft.rfft(xf)
+        torch.cuda.synchronize()
+        walls = []
+        for _ in range(200):
+            t0 = time.perf_counter()
+            torch.fft.rfft(xf)
+            torch.cuda.synchronize()
+            walls.append((time.perf_counter() - t0) * 1e6)
+        report(f"RfftPlanCache/{label}", statistics.median(walls))
+    cache.max_size = 4096
     if hasattr(torch, "compile"):
         try:
             f = torch.compile(lambda p, q, r, s, t: p * q + r * torch.sigmoid(s) - 0.5 * torch.exp(t))
