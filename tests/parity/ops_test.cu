@@ -215,7 +215,12 @@ TEST_CASE("CUDA: reductions of expressions along every dimension match the CPU")
 TEST_CASE("CUDA: softmax and log_softmax match the CPU") {
   if (no_gpu()) return;
   tl::Generator g(8);
-  for (const tl::Shape& shape : {tl::Shape{37, 1000}, tl::Shape{5, 3}, tl::Shape{2, 70000}, tl::Shape{4, 6, 33}}) {
+  // Rows in registers (Note [softmax rows in registers]) with 1, 2, 4 and 8
+  // packets a lane, full and partial; the block kernel for longer, odd and
+  // unaligned rows.
+  for (const tl::Shape& shape : {tl::Shape{37, 1000}, tl::Shape{5, 3}, tl::Shape{2, 70000}, tl::Shape{4, 6, 33},
+                                 tl::Shape{9, 8}, tl::Shape{3, 128}, tl::Shape{7, 256}, tl::Shape{6, 512},
+                                 tl::Shape{3, 1024}, tl::Shape{2, 1028}, tl::Shape{1000, 64}}) {
     // Against the CPU in double: the host's float row kernel sums in float
     // (its error reaches 5e-6 over 1000 terms), the GPU in double.
     const tl::Tensor<float> x = tl::randn(shape, g) * 4.0f;
@@ -241,6 +246,16 @@ TEST_CASE("CUDA: softmax and log_softmax match the CPU") {
   const auto y = tl::softmax(special.cuda(), -1).to_vector(), ref = tl::softmax(special, -1).to_vector();
   for (std::size_t i = 0; i < ref.size(); ++i)
     CHECK(((y[i] != y[i] && ref[i] != ref[i]) || y[i] == doctest::Approx(ref[i])));
+  // The same in rows of 8 (the register kernel): NaN, -inf, +inf and a row of -inf.
+  const auto special8 = tl::tensor<float>({1.0f, nan,  2.0f, -inf, 0.0f, 1.0f, 3.0f, -1.0f, -inf, -inf, -inf, -inf,
+                                           -inf, -inf, -inf, -inf, inf,  0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f})
+                              .reshape({3, 8});
+  for (const bool log : {false, true}) {
+    const auto y8 = (log ? tl::log_softmax(special8.cuda(), -1) : tl::softmax(special8.cuda(), -1)).to_vector();
+    const auto ref8 = (log ? tl::log_softmax(special8, -1) : tl::softmax(special8, -1)).to_vector();
+    for (std::size_t i = 0; i < ref8.size(); ++i)
+      CHECK(((y8[i] != y8[i] && ref8[i] != ref8[i]) || y8[i] == doctest::Approx(ref8[i])));
+  }
 }
 
 TEST_CASE("CUDA: cat and stack match the CPU") {

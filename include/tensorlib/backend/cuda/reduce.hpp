@@ -208,6 +208,19 @@ __device__ A shuffle_down(const A& v, int delta) {
   return r;
 }
 
+// Lane 0's `v` in every lane (any trivially copyable value, word by word).
+template <class A>
+__device__ A broadcast_lane0(const A& v) {
+  constexpr int kWords = (sizeof(A) + 3) / 4;
+  unsigned words[kWords] = {};
+  __builtin_memcpy(words, &v, sizeof(A));
+#pragma unroll
+  for (int w = 0; w < kWords; ++w) words[w] = __shfl_sync(0xffffffffu, words[w], 0);
+  A r = v;
+  __builtin_memcpy(&r, words, sizeof(A));
+  return r;
+}
+
 // Merges a warp's accumulators into lane 0's, lower lanes on the left.
 template <class R, class A>
 __device__ A warp_merge(A acc) {
