@@ -307,8 +307,8 @@ void AdamStepQueued(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<int64_t>(28.0 * 10'000'000 * static_cast<double>(state.iterations())));
   // Kernels per step (Note [multi-tensor steps]: one behind queued work).
-  state.counters["launches"] = static_cast<double>((tl::stats::snapshot() - before).fused_kernels) /
-                               static_cast<double>(state.iterations());
+  state.counters["launches"] =
+      static_cast<double>((tl::stats::snapshot() - before).fused_kernels) / static_cast<double>(state.iterations());
 }
 
 // rfft of 16 lines of 1024 floats, wall time per call including the wait

@@ -248,8 +248,8 @@ TEST_CASE("CUDA: softmax and log_softmax match the CPU") {
     CHECK(((y[i] != y[i] && ref[i] != ref[i]) || y[i] == doctest::Approx(ref[i])));
   // The same in rows of 8 (the register kernel): NaN, -inf, +inf and a row of -inf.
   const auto special8 = tl::tensor<float>({1.0f, nan,  2.0f, -inf, 0.0f, 1.0f, 3.0f, -1.0f, -inf, -inf, -inf, -inf,
-                                           -inf, -inf, -inf, -inf, inf,  0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f})
-                              .reshape({3, 8});
+                                           -inf, -inf, -inf, -inf, inf,  0.0f, 1.0f, 2.0f,  3.0f, 4.0f, 5.0f, 6.0f})
+                            .reshape({3, 8});
   for (const bool log : {false, true}) {
     const auto y8 = (log ? tl::log_softmax(special8.cuda(), -1) : tl::softmax(special8.cuda(), -1)).to_vector();
     const auto ref8 = (log ? tl::log_softmax(special8, -1) : tl::softmax(special8, -1)).to_vector();

@@ -105,8 +105,7 @@ __global__ void __launch_bounds__(kThreads)
 /// rows of at most 32 * kPackets * kVec elements, cols a multiple of kVec,
 /// rows aligned to packets.
 template <bool Log, class T, int kPackets>
-__global__ void __launch_bounds__(kThreads)
-    softmax_warp_rows_kernel(const T* x, T* y, int64_t rows, int64_t cols) {
+__global__ void __launch_bounds__(kThreads) softmax_warp_rows_kernel(const T* x, T* y, int64_t rows, int64_t cols) {
   using Max = tensorlib::detail::ExtremumReducer<T, true>;
   using Sum = tensorlib::detail::SumReducer<T>;
   constexpr fn::Exp exp_fn;
@@ -160,8 +159,8 @@ __global__ void __launch_bounds__(kThreads)
 template <bool Log, class T, int kPackets>
 void launch_softmax_warp_rows(const T* x, T* y, int64_t rows, int64_t cols, int device, cudaStream_t stream) {
   constexpr int64_t kWarps = kThreads / 32;
-  const auto blocks =
-      static_cast<unsigned>(std::min<int64_t>((rows + kWarps - 1) / kWarps, int64_t{multiprocessor_count(device)} * 32));
+  const auto blocks = static_cast<unsigned>(
+      std::min<int64_t>((rows + kWarps - 1) / kWarps, int64_t{multiprocessor_count(device)} * 32));
   softmax_warp_rows_kernel<Log, T, kPackets><<<blocks, kThreads, 0, stream>>>(x, y, rows, cols);
 }
 
