@@ -78,33 +78,42 @@ TEST_CASE("CUDA: a step over many parameters runs as few multi-tensor kernels an
   if (cuda_support::no_gpu()) return;
   tl::Generator gen(5);
   std::vector<tl::Tensor<float>> cpu_params, gpu_params;
-  // 100 parameters of sizes 1 to ~40000 and one of several blocks' chunks.
+  // 8 parameters of 2^17 elements (the first threshold, 2^20, is reached at
+  // the 8th), 92 of sizes 1 to ~40000 and one of several blocks' chunks.
   for (int i = 0; i < 101; ++i) {
-    const int64_t n = i == 100 ? 3 * tl::cuda::detail::kListChunk + 5 : 1 + (i * 7919) % 40000;
+    const int64_t n = i < 8      ? int64_t{1} << 17
+                      : i == 100 ? 3 * tl::cuda::detail::kListChunk + 5
+                                 : 1 + (i * 7919) % 40000;
     auto p = tl::randn({n}, gen);
     cpu_params.push_back(p.clone().requires_grad_());
     gpu_params.push_back(p.cuda().requires_grad_());
   }
   o::Adam<float> on_cpu(cpu_params, o::AdamOptions{.lr = 0.01, .weight_decay = 0.1});
   o::Adam<float> on_gpu(gpu_params, o::AdamOptions{.lr = 0.01, .weight_decay = 0.1});
-  // Launches: a kind is launched once it holds StepBatch::kFlushElements
-  // elements if the GPU is idle then, and at the end of the step, in lists
-  // of at most kCapacity items; at least ceil(101 / kCapacity) launches.
+  // Kernels of one step (Note [multi-tensor steps]): at a threshold the
+  // queued items launch if the GPU is idle or the step launched early
+  // before; the rest at the end; lists of at most kCapacity items.
   using List = tl::cuda::detail::ForEachList<o::detail::AdamStep<float>, float*, const float*, float*, float*>;
-  const int64_t fewest = (101 + List::kCapacity - 1) / List::kCapacity;
-  int64_t most = 0, queued = 0, elements = 0, threshold = o::detail::StepBatch::kFlushElements;
-  for (const auto& p : cpu_params) {
-    ++queued;
-    elements += p.numel();
-    const bool full = elements >= threshold;
-    if (full || &p == &cpu_params.back()) {
-      most += (queued + List::kCapacity - 1) / List::kCapacity;
-      queued = elements = 0;
-      if (full) threshold *= 2;
+  auto kernels = [&](bool gpu_idle) {
+    int64_t launches = 0, queued = 0, elements = 0, threshold = o::detail::StepBatch::kFlushElements;
+    bool early = false;
+    for (const auto& p : cpu_params) {
+      ++queued;
+      elements += p.numel();
+      if (elements >= threshold) {
+        if (early || gpu_idle) {
+          launches += (queued + List::kCapacity - 1) / List::kCapacity;
+          queued = elements = 0;
+          early = true;
+        }
+        threshold *= 2;
+      }
     }
-  }
-  CHECK(fewest == 2);
-  CHECK(most > fewest);
+    return launches + (queued + List::kCapacity - 1) / List::kCapacity;
+  };
+  const int64_t behind_work = kernels(false), from_idle = kernels(true);
+  CHECK(behind_work == 2);  // ceil(101 / 82): the end's launch only
+  CHECK(from_idle == 3);    // 8 items at the first threshold, 93 at the end
   for (int step = 0; step < 5; ++step) {
     for (std::size_t i = 0; i < cpu_params.size(); ++i) {
       const auto grad = tl::randn(cpu_params[i].sizes(), gen);
@@ -112,23 +121,21 @@ TEST_CASE("CUDA: a step over many parameters runs as few multi-tensor kernels an
       gpu_params[i].set_grad(grad.cuda());
     }
     on_cpu.step();
-    // Odd steps start behind queued work: the GPU stays busy for the whole
-    // step, so only the end launches.
-    if (step % 2 == 1) busy_gpu_for_ms(50);
+    // Odd steps start behind 50 ms of queued work (every threshold finds
+    // the GPU busy), even ones from an idle GPU; step 0 also fills the state.
+    if (step % 2 == 1)
+      busy_gpu_for_ms(50);
+    else
+      tl::cuda::synchronize();
     const auto before = tl::stats::snapshot();
     on_gpu.step();
-    const int64_t launches = (tl::stats::snapshot() - before).fused_kernels;
-    if (step % 2 == 1) CHECK(launches == fewest);
-    if (step > 0) {
-      CHECK(launches >= fewest);
-      CHECK(launches <= most);
-    }
+    if (step > 0) CHECK((tl::stats::snapshot() - before).fused_kernels == (step % 2 == 1 ? behind_work : from_idle));
   }
   for (std::size_t i = 0; i < cpu_params.size(); ++i)
     CHECK(tl::allclose(gpu_params[i].detach().cpu(), cpu_params[i].detach(), 1e-5, 1e-6));
 }
 
-TEST_CASE("CUDA: items of one launch share a functor; groups with other options launch apart") {
+TEST_CASE("CUDA: items of one launch share a functor; other options and step counts launch apart") {
   if (cuda_support::no_gpu()) return;
   tl::Generator gen(7);
   std::vector<tl::Tensor<float>> cpu_params, gpu_params;
@@ -146,8 +153,16 @@ TEST_CASE("CUDA: items of one launch share a functor; groups with other options 
   };
   o::Adam<float> on_cpu(groups(cpu_params));
   o::Adam<float> on_gpu(groups(gpu_params));
-  for (int step = 0; step < 3; ++step) {
+  // Steps 0-2 update every parameter; step 3 only parameters 0, 2 and 4, so
+  // from step 4 on they are one Adam step ahead of 1, 3 and 5: in each group
+  // two bias corrections, interleaved, which still launch as one kernel per
+  // functor.
+  const int64_t expected[] = {0, 2, 2, 2, 4, 4};
+  for (int step = 0; step < 6; ++step) {
+    on_cpu.zero_grad();
+    on_gpu.zero_grad();
     for (std::size_t i = 0; i < cpu_params.size(); ++i) {
+      if (step == 3 && i % 2 == 1) continue;
       const auto grad = tl::randn(cpu_params[i].sizes(), gen);
       cpu_params[i].set_grad(grad);
       gpu_params[i].set_grad(grad.cuda());
@@ -155,7 +170,7 @@ TEST_CASE("CUDA: items of one launch share a functor; groups with other options 
     on_cpu.step();
     const auto before = tl::stats::snapshot();
     on_gpu.step();
-    if (step > 0) CHECK((tl::stats::snapshot() - before).fused_kernels == 2);
+    if (step > 0) CHECK((tl::stats::snapshot() - before).fused_kernels == expected[step]);
   }
   for (std::size_t i = 0; i < cpu_params.size(); ++i)
     CHECK(tl::allclose(gpu_params[i].detach().cpu(), cpu_params[i].detach(), 1e-5, 1e-6));

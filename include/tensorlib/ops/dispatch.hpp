@@ -111,6 +111,7 @@ void dispatch_for_each_list(Device device, std::vector<cuda::detail::ForEachItem
 /// GPU work can be queued.
 inline bool stream_idle(Device device) {
 #if TENSORLIB_CUDA_RUNTIME
+  const cuda::DeviceGuard guard(device.index);  // the legacy default stream is the current device's
   return cuda::current_stream(device.index).query();
 #else
   (void)device;

@@ -25,12 +25,16 @@
 /// doubling thresholds gave 133 us, but only 125 us (77% of copy) behind
 /// queued work, where one 10M tensor takes 110 us: each launch ends in a
 /// partly filled wave.
-/// So a threshold launches only when the GPU is idle (the device's current
-/// stream has run all its work, `stream_idle`): behind queued work (a step
-/// after the backward's kernels, as in training) the host part is hidden
-/// anyway and the step becomes one launch at its end, as long as the items
-/// fit one kernel argument (those of one launch share their functor: 82 of
-/// Adam's). This policy is not measured yet (written without a GPU).
+/// So a kind's first early launch waits for a threshold at which the GPU is
+/// idle (the device's current stream has run all its work, `stream_idle`);
+/// from then on every threshold launches, the schedule measured above. From
+/// an idle GPU the step runs as before; behind queued work (a step after the
+/// backward's kernels, as in training) the host part is hidden anyway and
+/// the step becomes one launch at its end, as long as the items fit one
+/// kernel argument (a launch's items share their functor: 82 of Adam's;
+/// items with other functors, such as parameters at another step count,
+/// go to other launches). This policy is not measured yet (written without
+/// a GPU).
 /// Deferring is safe because a rule's `update` ends with its `fused_update`
 /// (its other work is on host scalars and on new state buffers, which the
 /// stream orders before the launch) and parameters are distinct tensors.
@@ -73,8 +77,9 @@ class StepBatch {
     return batch;
   }
 
-  /// Elements queued in one kind before its first launch within the step;
-  /// each threshold reached doubles the next one (Note [multi-tensor steps]).
+  /// Elements queued in one kind before its first launch within the step
+  /// (if the GPU is idle then); each threshold reached doubles the next one
+  /// (Note [multi-tensor steps]).
   static constexpr int64_t kFlushElements = int64_t{1} << 20;
 
   /// Queues f over elements [0, n) of `ptrs` on `device` (a GPU).
@@ -84,7 +89,10 @@ class StepBatch {
     g.items.push_back({f, n, {static_cast<const void*>(ptrs)...}});
     g.elements += n;
     if (g.elements >= g.threshold) {
-      if (tensorlib::detail::stream_idle(device)) g.launch();
+      if (g.launched_early || tensorlib::detail::stream_idle(device)) {
+        g.launch();
+        g.launched_early = true;
+      }
       g.threshold *= 2;
     }
   }
@@ -108,6 +116,7 @@ class StepBatch {
     std::vector<cuda::detail::ForEachItem<F, P...>> items;
     int64_t elements = 0;
     int64_t threshold = kFlushElements;
+    bool launched_early = false;
     void launch() override {
       auto queued = std::move(items);
       items.clear();

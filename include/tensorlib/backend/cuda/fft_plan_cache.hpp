@@ -22,6 +22,7 @@
 
 #include <cufft.h>
 
+#include <algorithm>
 #include <array>
 #include <compare>
 #include <cstddef>
@@ -112,6 +113,9 @@ class FftPlan {
 
 }  // namespace detail
 
+class FftPlanCache;
+inline FftPlanCache& cufft_plan_cache(int device);
+
 /// One GPU's cuFFT plans, the `max_size` used last (Note [cuFFT plan
 /// cache]); reached through `cufft_plan_cache(device)`.
 class FftPlanCache {
@@ -135,17 +139,19 @@ class FftPlanCache {
                                          max_size);
     std::lock_guard lock(mutex_);
     max_size_ = max_size;
+    const DeviceGuard guard(device_);  // plans are destroyed on their GPU
     trim();
   }
   /// Destroys every plan.
   void clear() {
     std::lock_guard lock(mutex_);
+    const DeviceGuard guard(device_);
     index_.clear();
     plans_.clear();
   }
 
-  /// Calls `use(plan)` with the plan for `key` on the caller's current GPU
-  /// (this cache's), made if none is held, under the cache's lock.
+  /// Calls `use(plan)` with this GPU's plan for `key`, made if none is
+  /// held, under the cache's lock; the caller has made this GPU current.
   template <class Use>
   void with_plan(const detail::FftPlanKey& key, Use&& use) {
     std::lock_guard lock(mutex_);
@@ -157,13 +163,21 @@ class FftPlanCache {
       plans_.splice(plans_.begin(), plans_, found->second);  // now the last used
     } else {
       plans_.emplace_front(key, std::make_unique<detail::FftPlan>(key));
-      index_.emplace(key, plans_.begin());
+      try {
+        index_.emplace(key, plans_.begin());
+      } catch (...) {
+        plans_.pop_front();
+        throw;
+      }
       trim();
     }
     use(*plans_.front().second);
   }
 
  private:
+  friend FftPlanCache& cufft_plan_cache(int device);
+  explicit FftPlanCache(int device) : device_(device) {}
+
   void trim() {
     while (static_cast<int64_t>(plans_.size()) > max_size_) {
       index_.erase(plans_.back().first);
@@ -176,6 +190,7 @@ class FftPlanCache {
   std::list<Entry> plans_;  // the last used first
   std::map<detail::FftPlanKey, std::list<Entry>::iterator> index_;
   int64_t max_size_ = kDefaultMaxSize;
+  int device_;
 };
 
 /// GPU `device`'s cuFFT plan cache (-1: the current GPU), PyTorch's
@@ -184,14 +199,18 @@ class FftPlanCache {
 ///     tl::cuda::cufft_plan_cache().set_max_size(32);
 ///     tl::cuda::cufft_plan_cache(1).clear();
 inline FftPlanCache& cufft_plan_cache(int device = -1) {
-  const int count = device_count();
+  const int count = std::min(device_count(), detail::kMaxDevices);
   if (device < 0 && count > 0) device = current_device();
   tensorlib::detail::check<DeviceError>(device >= 0 && device < count,
                                         "cufft_plan_cache: expected 0 <= device_index < ", count,
                                         ", but got device_index=", device);
   // Never destroyed: plans must not outlive cuFFT at exit.
-  static auto* caches = new std::array<FftPlanCache, detail::kMaxDevices>;
-  return (*caches)[static_cast<std::size_t>(device)];
+  static auto* caches = [] {
+    auto* all = new std::array<std::unique_ptr<FftPlanCache>, detail::kMaxDevices>;
+    for (int d = 0; d < detail::kMaxDevices; ++d) (*all)[static_cast<std::size_t>(d)].reset(new FftPlanCache(d));
+    return all;
+  }();
+  return *(*caches)[static_cast<std::size_t>(device)];
 }
 
 }  // namespace tensorlib::cuda

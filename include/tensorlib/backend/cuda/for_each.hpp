@@ -89,7 +89,8 @@ struct ListItem {
 template <class F, class... P>
 struct ForEachList {
   using Item = ListItem<static_cast<int>(sizeof...(P))>;
-  static constexpr int kCapacity = static_cast<int>((4000 - sizeof(int) - sizeof(F)) / sizeof(Item));
+  static constexpr int kCapacity =
+      static_cast<int>((4000 - static_cast<int64_t>(sizeof(int) + sizeof(F))) / static_cast<int64_t>(sizeof(Item)));
   static_assert(kCapacity >= 1, "a multi-tensor functor larger than a kernel argument");
   alignas(F) unsigned char f[sizeof(F)];
   Item items[kCapacity];
@@ -145,39 +146,43 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// Runs every item's loop on GPU `device`, on the current stream: one kernel
-/// per run of at most ForEachList::kCapacity items with the same functor,
-/// its blocks looping over chunks of kListChunk elements (one wave of
-/// resident blocks at most).
+/// Runs every item's loop on GPU `device`, on the current stream: the items
+/// are grouped by functor (`same_functor`, order kept within a group), and
+/// each group runs as one kernel per ForEachList::kCapacity items, its
+/// blocks looping over chunks of kListChunk elements (one wave of resident
+/// blocks at most). Parameters are distinct (Note [multi-tensor steps]), so
+/// the order of the launches does not matter.
 template <Element T, class F, class... P>
 void launch_for_each_list(std::vector<ForEachItem<F, P...>>& items, int device) {
   using List = ForEachList<F, P...>;
+  std::vector<std::vector<const ForEachItem<F, P...>*>> groups;
+  for (const auto& item : items) {
+    if (item.n == 0) continue;
+    auto same =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return same_functor(g[0]->f, item.f); });
+    if (same == groups.end()) same = groups.insert(groups.end(), {});
+    same->push_back(&item);
+  }
   DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device).handle();
   const int64_t resident = resident_blocks<for_each_list_kernel_body<T, F, P...>>(device);
-  std::size_t i = 0;
-  while (i < items.size()) {
-    List list;
-    const F* f = nullptr;
-    int64_t chunks = 0;
-    for (; i < items.size() && list.count < List::kCapacity; ++i) {
-      if (items[i].n == 0) continue;
-      if (f == nullptr)
-        f = &items[i].f;
-      else if (!same_functor(*f, items[i].f))
-        break;
-      auto& item = list.items[list.count++];
-      item.n = items[i].n;
-      item.first_block = chunks;
-      std::copy(std::begin(items[i].ptrs), std::end(items[i].ptrs), std::begin(item.ptrs));
-      chunks += (items[i].n + kListChunk - 1) / kListChunk;
+  for (const auto& group : groups) {
+    for (std::size_t i = 0; i < group.size();) {
+      List list;
+      std::memcpy(list.f, static_cast<const void*>(&group[i]->f), sizeof(F));
+      int64_t chunks = 0;
+      for (; i < group.size() && list.count < List::kCapacity; ++i) {
+        auto& item = list.items[list.count++];
+        item.n = group[i]->n;
+        item.first_block = chunks;
+        std::copy(std::begin(group[i]->ptrs), std::end(group[i]->ptrs), std::begin(item.ptrs));
+        chunks += (group[i]->n + kListChunk - 1) / kListChunk;
+      }
+      stats::detail::count_fused_kernel();
+      const auto grid = static_cast<unsigned>(std::min(chunks, resident));
+      for_each_list_kernel_body<T><<<grid, kThreads, 0, stream>>>(list, chunks);
+      check(cudaGetLastError(), "multi-tensor for_each kernel launch");
     }
-    if (list.count == 0) continue;
-    std::memcpy(list.f, static_cast<const void*>(f), sizeof(F));
-    stats::detail::count_fused_kernel();
-    const auto grid = static_cast<unsigned>(std::min(chunks, resident));
-    for_each_list_kernel_body<T><<<grid, kThreads, 0, stream>>>(list, chunks);
-    check(cudaGetLastError(), "multi-tensor for_each kernel launch");
   }
 }
 

@@ -42,6 +42,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "tensorlib/backend/cpu/loop_plan.hpp"
@@ -197,10 +198,14 @@ void launch_pointwise(const Tensor<T>& out, const E& expr) {
   if (out.numel() == 0) return;
   stats::detail::count_fused_kernel();
   std::vector<Shape> strides{out.strides()};
-  bool aligned_all = aligned(out.data_ptr(), sizeof(T) * kVec);
+  // Packets' alignment: kVec elements' size, or its largest power-of-two
+  // divisor for a 12-byte dual (whose packets then start every 48 bytes).
+  bool aligned_all = aligned(out.data_ptr(), alignof(Packet<T>));
   for_each_tensor(expr, [&](const auto& leaf) {
     strides.push_back(broadcast_strides(leaf.sizes(), leaf.strides(), out.sizes()));
-    aligned_all = aligned_all && aligned(leaf.data_ptr(), sizeof(leaf.data_ptr()[0]) * kVec);
+    aligned_all =
+        aligned_all &&
+        aligned(leaf.data_ptr(), alignof(Packet<std::remove_cv_t<std::remove_pointer_t<decltype(leaf.data_ptr())>>>));
   });
   const cpu::LoopPlan plan = cpu::make_loop_plan(out.sizes(), strides);
   const int device = out.device().index;
