@@ -18,16 +18,15 @@ namespace o = tl::optim;
 
 namespace {
 
-// Keeps the current stream busy for about `ms` milliseconds.
+// Keeps the current stream busy for `cycles` GPU clock cycles (one thread).
 __global__ void spin_kernel(int64_t cycles) {
   const int64_t start = clock64();
   while (clock64() - start < cycles) {
   }
 }
-void busy_gpu_for_ms(int ms) {
-  int khz = 0;
-  REQUIRE(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, tl::cuda::current_device()) == cudaSuccess);
-  spin_kernel<<<1, 1, 0, tl::cuda::current_stream().handle()>>>(int64_t{khz} * ms);
+// About 0.1 s at an H100's 2 GHz: far longer than a step's host part.
+void keep_gpu_busy() {
+  spin_kernel<<<1, 1, 0, tl::cuda::current_stream().handle()>>>(200'000'000);
   REQUIRE(cudaGetLastError() == cudaSuccess);
 }
 
@@ -58,6 +57,60 @@ void check_rule(const Options& options) {
 }
 
 }  // namespace
+
+// A multi-tensor functor told apart by its tag (`==`), for the host test of
+// the launch lists.
+struct Tagged {
+  int tag;
+  bool operator==(const Tagged&) const = default;
+  template <class V>
+  TENSORLIB_HOST_DEVICE void operator()(V& x) const {
+    x = x + V(tag);
+  }
+};
+
+TEST_CASE("multi-tensor launches: grouped by functor, split at capacity, chunks per list (host code, no GPU)") {
+  namespace cd = tl::cuda::detail;
+  using Item = cd::ForEachItem<Tagged, float*>;
+  constexpr int kCapacity = cd::ForEachList<Tagged, float*>::kCapacity;
+  std::vector<float> storage(2 * kCapacity + 9);
+  // Tags 1 and 2 interleaved (every third item is a 2), one empty item, and
+  // more 1s than one list holds.
+  std::vector<Item> items;
+  for (int i = 0; i < 2 * kCapacity + 9; ++i)
+    items.push_back({Tagged{i % 3 == 2 ? 2 : 1}, i == 4 ? 0 : 1 + int64_t{i} * 3000, {&storage[std::size_t(i)]}});
+  // Expected: the non-empty items of tag 1 in order, then those of tag 2,
+  // each in lists of at most kCapacity.
+  std::vector<std::vector<const Item*>> expected;
+  for (const int tag : {1, 2}) {
+    std::vector<const Item*> run;
+    for (const auto& item : items)
+      if (item.f.tag == tag && item.n > 0) run.push_back(&item);
+    for (std::size_t i = 0; i < run.size(); i += kCapacity)
+      expected.emplace_back(run.begin() + std::ptrdiff_t(i),
+                            run.begin() + std::ptrdiff_t(std::min(run.size(), i + std::size_t(kCapacity))));
+  }
+  REQUIRE(expected.size() == 3);  // two lists of 1s, one of 2s
+  const auto launches = cd::list_launches(items);
+  REQUIRE(launches.size() == expected.size());
+  for (std::size_t l = 0; l < launches.size(); ++l) {
+    CAPTURE(l);
+    const auto& list = launches[l].list;
+    CHECK(list.functor().tag == expected[l][0]->f.tag);
+    REQUIRE(list.count == static_cast<int>(expected[l].size()));
+    int64_t chunks = 0;
+    for (int i = 0; i < list.count; ++i) {
+      const Item& want = *expected[l][std::size_t(i)];
+      CHECK(want.f.tag == list.functor().tag);
+      CHECK(list.items[i].n == want.n);
+      CHECK(list.items[i].ptrs[0] == want.ptrs[0]);
+      CHECK(list.items[i].first_block == chunks);
+      chunks += (want.n + cd::kListChunk - 1) / cd::kListChunk;
+    }
+    CHECK(launches[l].chunks == chunks);
+  }
+  CHECK(cd::list_launches(std::vector<Item>{{Tagged{1}, 0, {storage.data()}}}).empty());
+}
 
 TEST_CASE("CUDA: every update rule matches its CPU steps") {
   if (cuda_support::no_gpu()) return;
@@ -121,10 +174,10 @@ TEST_CASE("CUDA: a step over many parameters runs as few multi-tensor kernels an
       gpu_params[i].set_grad(grad.cuda());
     }
     on_cpu.step();
-    // Odd steps start behind 50 ms of queued work (every threshold finds
+    // Odd steps start behind 0.1 s of queued work (every threshold finds
     // the GPU busy), even ones from an idle GPU; step 0 also fills the state.
     if (step % 2 == 1)
-      busy_gpu_for_ms(50);
+      keep_gpu_busy();
     else
       tl::cuda::synchronize();
     const auto before = tl::stats::snapshot();

@@ -139,12 +139,14 @@ class FftPlanCache {
                                          max_size);
     std::lock_guard lock(mutex_);
     max_size_ = max_size;
-    const DeviceGuard guard(device_);  // plans are destroyed on their GPU
+    if (static_cast<int64_t>(plans_.size()) <= max_size_) return;  // (no context made on an unused GPU)
+    const DeviceGuard guard(device_);                              // plans are destroyed on their GPU
     trim();
   }
   /// Destroys every plan.
   void clear() {
     std::lock_guard lock(mutex_);
+    if (plans_.empty()) return;
     const DeviceGuard guard(device_);
     index_.clear();
     plans_.clear();

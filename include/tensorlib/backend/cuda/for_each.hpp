@@ -146,43 +146,64 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// Runs every item's loop on GPU `device`, on the current stream: the items
-/// are grouped by functor (`same_functor`, order kept within a group), and
-/// each group runs as one kernel per ForEachList::kCapacity items, its
-/// blocks looping over chunks of kListChunk elements (one wave of resident
-/// blocks at most). Parameters are distinct (Note [multi-tensor steps]), so
-/// the order of the launches does not matter.
-template <Element T, class F, class... P>
-void launch_for_each_list(std::vector<ForEachItem<F, P...>>& items, int device) {
+/// One launch of the multi-tensor kernel: its argument and chunk count.
+template <class F, class... P>
+struct ListLaunch {
+  ForEachList<F, P...> list;
+  int64_t chunks = 0;
+};
+
+/// The launches that run `items` (host code, tested without a GPU): the
+/// items with elements, grouped by functor (`same_functor`, order kept
+/// within a group), each group in lists of at most ForEachList::kCapacity
+/// items, chunks of kListChunk elements numbered from 0 in each list.
+/// Parameters are distinct (Note [multi-tensor steps]), so the order of the
+/// launches does not matter.
+template <class F, class... P>
+std::vector<ListLaunch<F, P...>> list_launches(const std::vector<ForEachItem<F, P...>>& items) {
   using List = ForEachList<F, P...>;
   std::vector<std::vector<const ForEachItem<F, P...>*>> groups;
   for (const auto& item : items) {
     if (item.n == 0) continue;
-    auto same =
+    const auto same =
         std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return same_functor(g[0]->f, item.f); });
-    if (same == groups.end()) same = groups.insert(groups.end(), {});
-    same->push_back(&item);
+    if (same == groups.end())
+      groups.push_back({&item});
+    else
+      same->push_back(&item);
   }
+  std::vector<ListLaunch<F, P...>> launches;
+  for (const auto& group : groups) {
+    for (std::size_t i = 0; i < group.size();) {
+      auto& launch = launches.emplace_back();
+      std::memcpy(launch.list.f, static_cast<const void*>(&group[i]->f), sizeof(F));
+      for (; i < group.size() && launch.list.count < List::kCapacity; ++i) {
+        auto& item = launch.list.items[launch.list.count++];
+        item.n = group[i]->n;
+        item.first_block = launch.chunks;
+        std::copy(std::begin(group[i]->ptrs), std::end(group[i]->ptrs), std::begin(item.ptrs));
+        launch.chunks += (group[i]->n + kListChunk - 1) / kListChunk;
+      }
+    }
+  }
+  return launches;
+}
+
+/// Runs every item's loop on GPU `device`, on the current stream: one
+/// kernel per launch of `list_launches`, its blocks looping over chunks (one
+/// wave of resident blocks at most).
+template <Element T, class F, class... P>
+void launch_for_each_list(std::vector<ForEachItem<F, P...>>& items, int device) {
+  const auto launches = list_launches(items);
+  if (launches.empty()) return;
   DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device).handle();
   const int64_t resident = resident_blocks<for_each_list_kernel_body<T, F, P...>>(device);
-  for (const auto& group : groups) {
-    for (std::size_t i = 0; i < group.size();) {
-      List list;
-      std::memcpy(list.f, static_cast<const void*>(&group[i]->f), sizeof(F));
-      int64_t chunks = 0;
-      for (; i < group.size() && list.count < List::kCapacity; ++i) {
-        auto& item = list.items[list.count++];
-        item.n = group[i]->n;
-        item.first_block = chunks;
-        std::copy(std::begin(group[i]->ptrs), std::end(group[i]->ptrs), std::begin(item.ptrs));
-        chunks += (group[i]->n + kListChunk - 1) / kListChunk;
-      }
-      stats::detail::count_fused_kernel();
-      const auto grid = static_cast<unsigned>(std::min(chunks, resident));
-      for_each_list_kernel_body<T><<<grid, kThreads, 0, stream>>>(list, chunks);
-      check(cudaGetLastError(), "multi-tensor for_each kernel launch");
-    }
+  for (const auto& launch : launches) {
+    stats::detail::count_fused_kernel();
+    const auto grid = static_cast<unsigned>(std::min(launch.chunks, resident));
+    for_each_list_kernel_body<T><<<grid, kThreads, 0, stream>>>(launch.list, launch.chunks);
+    check(cudaGetLastError(), "multi-tensor for_each kernel launch");
   }
 }
 
