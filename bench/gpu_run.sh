@@ -1,32 +1,70 @@
 #!/usr/bin/env bash
 # One lease of a GPU machine (see bench/RESULTS.md): the CUDA tests, a
 # memcheck of the kernels' edge cases, then cuda_bench and PyTorch's figures
-# for the same operations, in one run. Binaries are built beforehand on a
-# machine with nvcc (`cmake --build build-gpu --target test_parity
-# test_cuda_runtime test_parity_autograd test_parity_double cuda_bench`) and copied with
+# for the same operations. Binaries are built beforehand on a machine with
+# nvcc (`cmake --build build-gpu --target test_parity test_cuda_runtime
+# test_parity_autograd test_parity_double cuda_bench`) and copied with
 # libbenchmark into $BIN (a binary that is missing is skipped).
-# Usage: BIN=.devbin OUT=/some/dir bash bench/gpu_run.sh
+#
+# Usage: BIN=.devbin OUT=/some/dir bash bench/gpu_run.sh [tests|memcheck|bench|all]
+#
+# A device call is limited to 10 minutes, so each phase fits one call. Each
+# test case runs in a process of its own under a time limit: a kernel that
+# faults leaves a sticky error that would fail every later case of the same
+# process, and a hang would spend the whole call. `tests` ends with a summary
+# line per case (PASS, FAIL rc, TIMEOUT, or FAIL nomatch) in $OUT/summary.txt.
 set -uo pipefail
 BIN="${BIN:-.devbin}"
 OUT="${OUT:-/tmp/gpu_run}"
+PHASE="${1:-all}"
+CASE_LIMIT="${CASE_LIMIT:-120}"
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PWD/$BIN:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 # The tests read fixtures from the path they were built at.
 [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
-nvidia-smi --query-gpu=name,driver_version,clocks.max.memory --format=csv | tee "$OUT/gpu.txt"
-for t in test_cuda_runtime test_parity test_parity_autograd test_parity_double; do
-  [ -x "$BIN/$t" ] || { echo "$t: not in $BIN, skipped"; continue; }
-  "$BIN/$t" 2>&1 | tee "$OUT/$t.txt" | tail -3
-done
-if command -v compute-sanitizer > /dev/null; then
-  compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/test_parity" \
-    -tc='*row path*,*reductions*,*multi-tensor*,*at once*,*softmax*,*cat*' > "$OUT/memcheck.txt" 2>&1
-  echo "memcheck rc=$?"; tail -3 "$OUT/memcheck.txt"
-  compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/test_cuda_runtime" -tc='*pinned*' \
-    > "$OUT/memcheck_runtime.txt" 2>&1
-  echo "memcheck runtime rc=$?"; tail -3 "$OUT/memcheck_runtime.txt"
-  compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/test_parity_autograd" > "$OUT/memcheck_autograd.txt" 2>&1
-  echo "memcheck autograd rc=$?"; tail -3 "$OUT/memcheck_autograd.txt"
+
+run_cases() {  # $1: test binary; every case alone, summary lines appended
+  local t="$1" name filter rc n=0
+  [ -x "$BIN/$t" ] || { echo "SKIP    $t: not in $BIN" | tee -a "$OUT/summary.txt"; return; }
+  mkdir -p "$OUT/$t"
+  # --list-test-cases prints a header, a rule, the names, then a rule and counts.
+  "$BIN/$t" --list-test-cases --no-colors=true | sed -n '3,$p' | sed '/^=====/,$d' > "$OUT/$t/cases.txt"
+  while IFS= read -r name; do
+    n=$((n + 1))
+    filter="${name//,/\\,}"  # doctest splits filters at unescaped commas
+    timeout -k 5 "$CASE_LIMIT" "$BIN/$t" --no-colors=true "--test-case=$filter" > "$OUT/$t/case$n.txt" 2>&1
+    rc=$?
+    # A filter that matched no case (or several) is a failure of this script.
+    [ $rc = 0 ] && ! grep -Eq 'test cases: +1 \| +1 passed' "$OUT/$t/case$n.txt" && rc=nomatch
+    case $rc in
+      0) echo "PASS    $t: $name" ;;
+      124 | 137) echo "TIMEOUT $t: $name (> ${CASE_LIMIT}s, log $t/case$n.txt)" ;;
+      *) echo "FAIL $rc  $t: $name (log $t/case$n.txt)" ;;
+    esac | tee -a "$OUT/summary.txt"
+  done < "$OUT/$t/cases.txt"
+}
+
+if [ "$PHASE" = tests ] || [ "$PHASE" = all ]; then
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.memory --format=csv | tee "$OUT/gpu.txt"
+  for t in test_cuda_runtime test_parity test_parity_autograd test_parity_double; do run_cases "$t"; done
+  echo "cases: $(grep -c "^PASS" "$OUT/summary.txt") passed, $(grep -Ec "^(FAIL|TIMEOUT)" "$OUT/summary.txt") failed"
 fi
-"$BIN/cuda_bench" --benchmark_counters_tabular=true 2>&1 | tee "$OUT/cuda_bench.txt"
-PYTHONUNBUFFERED=1 python3 bench/cuda_torch.py 2>&1 | tee "$OUT/cuda_torch.txt"
+
+if { [ "$PHASE" = memcheck ] || [ "$PHASE" = all ]; } && command -v compute-sanitizer > /dev/null; then
+  memcheck() {  # $1: log name, then the command
+    local log="$1"
+    shift
+    timeout -k 5 280 compute-sanitizer --tool memcheck --error-exitcode 1 "$@" > "$OUT/$log.txt" 2>&1
+    echo "$log rc=$?"
+    tail -3 "$OUT/$log.txt"
+  }
+  memcheck memcheck "$BIN/test_parity" \
+    -tc='*row path*,*reductions*,*multi-tensor*,*at once*,*softmax*,*cat*,*sort*,*scan*,*cum*'
+  memcheck memcheck_runtime "$BIN/test_cuda_runtime" -tc='*pinned*,*plan cache*'
+  memcheck memcheck_autograd "$BIN/test_parity_autograd"
+fi
+
+if [ "$PHASE" = bench ] || [ "$PHASE" = all ]; then
+  timeout -k 5 400 "$BIN/cuda_bench" --benchmark_counters_tabular=true 2>&1 | tee "$OUT/cuda_bench.txt"
+  PYTHONUNBUFFERED=1 timeout -k 5 180 python3 bench/cuda_torch.py 2>&1 | tee "$OUT/cuda_torch.txt"
+fi

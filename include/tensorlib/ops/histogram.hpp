@@ -18,6 +18,7 @@
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/index_common.hpp"
+#include "tensorlib/ops/join.hpp"
 #include "tensorlib/ops/reduce.hpp"
 
 namespace tensorlib {
@@ -28,20 +29,29 @@ namespace detail {
 template <Element W>
 using bincount_weight_t = std::conditional_t<std::is_same_v<W, float>, float, double>;
 
-/// The number of bins after PyTorch's checks, the input's extremes coming
-/// from two reductions on its device.
+/// The minimum and maximum of a non-empty tensor: two reductions on its
+/// device and one copy of both to the host (one synchronization on a GPU).
+template <Element T>
+std::array<T, 2> extremes(const Tensor<T>& x) {
+  NoGradGuard no_grad;
+  const Tensor<T> both = stack({amin(x), amax(x)}).cpu();
+  return {both.data_ptr()[0], both.data_ptr()[1]};
+}
+
+/// The number of bins after PyTorch's checks.
 template <Element T>
 int64_t bincount_bins(const Tensor<T>& x, int64_t minlength) {
   static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>,
                 "tl::bincount: the input must be an integer tensor (PyTorch rejects floating and bool inputs)");
   detail::check<ValueError>(minlength >= 0, "bincount: minlength should be >= 0, but got ", minlength);
-  NoGradGuard no_grad;
-  const bool non_negative = x.dim() != 1 || x.numel() == 0 || static_cast<int64_t>(amin(x).item()) >= 0;
-  detail::check<ValueError>(x.dim() == 1 && non_negative,
-                            "bincount: only supports 1-d non-negative integral inputs, but got a tensor of shape ",
-                            x.sizes(), non_negative ? "" : " with negative values");
+  detail::check<ValueError>(
+      x.dim() == 1, "bincount: only supports 1-d non-negative integral inputs, but got a tensor of shape ", x.sizes());
   if (x.numel() == 0) return minlength;
-  const auto top = static_cast<int64_t>(amax(x).item());
+  const auto [bottom, top_t] = extremes(x);
+  detail::check<ValueError>(static_cast<int64_t>(bottom) >= 0,
+                            "bincount: only supports 1-d non-negative integral inputs, but got a tensor of shape ",
+                            x.sizes(), " with negative values");
+  const auto top = static_cast<int64_t>(top_t);
   // A bin count of max + 1 must fit in int64 (PyTorch 1.13 crashes here).
   detail::check<ValueError>(top < std::numeric_limits<int64_t>::max(), "bincount: the input's maximum ", top,
                             " leaves no room for ", top, " + 1 bins");
@@ -119,8 +129,8 @@ Tensor<detail::bincount_weight_t<value_type_t<W>>> bincount(const E& input, cons
 /// Elements outside the range and NaNs are ignored (PyTorch 1.13 counts NaN
 /// in the first bin through an undefined float-to-integer conversion; we do
 /// not copy that). When min == max the data's minimum and maximum are used
-/// (two reductions; a NaN makes the range non-finite, an error), widened by
-/// 1 on each side if equal. On the input's device (a GPU adds atomically).
+/// (two reductions, one copy to the host; a NaN makes the range non-finite,
+/// an error), widened by 1 on each side if equal. On the input's device (a GPU adds atomically).
 template <Expression E>
 Tensor<value_type_t<E>> histc(const E& input, int64_t bins = 100, double min = 0, double max = 0) {
   using T = value_type_t<E>;
@@ -130,9 +140,9 @@ Tensor<value_type_t<E>> histc(const E& input, int64_t bins = 100, double min = 0
   detail::check<ValueError>(bins > 0, "histc: bins must be > 0, but got ", bins);
   double lo = min, hi = max;
   if (lo == hi && x.numel() > 0) {
-    NoGradGuard no_grad;
-    lo = static_cast<double>(amin(x).item());
-    hi = static_cast<double>(amax(x).item());
+    const auto [bottom, top] = detail::extremes(x);
+    lo = static_cast<double>(bottom);
+    hi = static_cast<double>(top);
   }
   if (lo == hi) {
     lo -= 1;
