@@ -243,20 +243,33 @@ TEST_CASE("CUDA forward mode: dual tensors run their fused chains as one kernel 
   if (no_gpu()) return;
   namespace fad = tl::autograd::forward_ad;
   tl::Generator gen(31);
-  const auto a = tl::randn({257, 33}, gen), t0 = tl::randn({257, 33}, gen), t1 = tl::randn({257, 33}, gen);
-  const auto w = tl::randn({1, 33}, gen);  // a plain broadcast constant
   auto chain = [](const auto& x, const auto& c) { return tl::sigmoid(x * c) * tl::exp(x) - tl::tanh(x) / 2.f + 1.f; };
-  const auto cpu = fad::unpack_dual(chain(fad::make_dual(a, t0, t1), w));
+  const auto same = [](const auto& gpu, const auto& cpu, const std::string& what) {
+    check_parity(gpu.primal, cpu.primal, 1e-5, 1e-6, what + " primal");
+    check_parity(gpu.tangents[0], cpu.tangents[0], 1e-5, 1e-6, what + " tangent 0");
+    check_parity(gpu.tangents[1], cpu.tangents[1], 1e-5, 1e-6, what + " tangent 1");
+  };
+  // 33 columns: the strided path; 32: the row path, whose dual packets are
+  // 48 bytes at 16-byte alignment; the chain of x with itself: the dense path.
+  for (const int64_t cols : {33, 32}) {
+    CAPTURE(cols);
+    const auto a = tl::randn({257, cols}, gen), t0 = tl::randn({257, cols}, gen), t1 = tl::randn({257, cols}, gen);
+    const auto w = tl::randn({1, cols}, gen);  // a plain broadcast constant
+    const auto xc = fad::make_dual(a, t0, t1);
+    const auto x = fad::make_dual(a.cuda(), t0.cuda(), t1.cuda());
+    CHECK(x.is_cuda());
+    auto before = tl::stats::snapshot();
+    const tl::Tensor<tl::Dual<float, 2>> y(chain(x, w.cuda()));
+    CHECK((tl::stats::snapshot() - before).fused_kernels == 1);
+    CHECK((tl::stats::snapshot() - before).fused_loops == 0);
+    same(fad::unpack_dual(y), fad::unpack_dual(chain(xc, w)), "broadcast " + std::to_string(cols));
+    before = tl::stats::snapshot();
+    const tl::Tensor<tl::Dual<float, 2>> z(chain(x, x));
+    CHECK((tl::stats::snapshot() - before).fused_kernels == 1);
+    same(fad::unpack_dual(z), fad::unpack_dual(chain(xc, xc)), "dense " + std::to_string(cols));
+  }
+  const auto a = tl::randn({5, 7}, gen), t0 = tl::randn({5, 7}, gen), t1 = tl::randn({5, 7}, gen);
   const auto x = fad::make_dual(a.cuda(), t0.cuda(), t1.cuda());
-  CHECK(x.is_cuda());
-  const auto before = tl::stats::snapshot();
-  const tl::Tensor<tl::Dual<float, 2>> y(chain(x, w.cuda()));
-  CHECK((tl::stats::snapshot() - before).fused_kernels == 1);
-  CHECK((tl::stats::snapshot() - before).fused_loops == 0);
-  const auto gpu = fad::unpack_dual(y);
-  check_parity(gpu.primal, cpu.primal, 1e-5, 1e-6, "primal");
-  check_parity(gpu.tangents[0], cpu.tangents[0], 1e-5, 1e-6, "tangent 0");
-  check_parity(gpu.tangents[1], cpu.tangents[1], 1e-5, 1e-6, "tangent 1");
   // Copies keep the lanes; a tangent on another device is refused.
   const auto back = fad::unpack_dual(x.cpu());
   CHECK(tl::equal(back.tangents[1], t1));

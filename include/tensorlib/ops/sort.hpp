@@ -80,9 +80,10 @@ ValuesIndices<T> topk_rows(const Tensor<T>& x, int64_t k, int64_t dim, bool larg
   // A 0-d result cannot be empty: PyTorch returns the element for k = 0 too.
   if (rows.ndim == 0) return {x.clone(), zeros<int64_t>({}, {.device = x.device()})};
   if (!x.is_cpu()) {
-    // A GPU sorts whole rows (Note [GPU row sort]) and keeps the first k.
-    const ValuesIndices<T> all = sort_rows(x, dim, largest, true, "topk");
-    return {all.values.narrow(rows.dim, 0, k).contiguous(), all.indices.narrow(rows.dim, 0, k).contiguous()};
+    // A GPU sorts whole rows (Note [GPU row sort]) and keeps the first k of
+    // each, put back in the input's dimension order by one copy.
+    const ValuesIndices<T> all = sort_row_layout(rows, largest, true);
+    return {from_rows(rows, all.values.narrow(-1, 0, k)), from_rows(rows, all.indices.narrow(-1, 0, k))};
   }
   auto values = empty<T>(row_result_shape(rows, k));
   auto indices = empty<int64_t>(row_result_shape(rows, k));

@@ -41,7 +41,11 @@
 /// That is part of the `UpdateRule` contract (optim/optimizer.hpp): a rule
 /// must not read on the GPU what its `fused_update` wrote within the same
 /// step, and two parameters must not share memory (their updates may now
-/// run in one kernel).
+/// run in one kernel); nor may a gradient or a state buffer share memory
+/// with another parameter's tensors (`p1.set_grad(p2)`), which the check
+/// within one update does not see and which would race in one kernel. The
+/// check across a launch's items is left out, as PyTorch's multi-tensor
+/// steps leave it out: it would cost host time on every step.
 /// Other updates (CPU tensors, non-contiguous ones, `fused_update` outside a
 /// step) run at once.
 

@@ -6,18 +6,22 @@
 /// type: a compare-and-swap loop on the aligned word that holds *p (the
 /// 32-bit word around a 1- or 2-byte element; Note [sub-word atomics]).
 /// `atomic_add` takes the hardware's atomicAdd for float, double, int32 and
-/// int64 and that loop for the rest (bool adds as `||`). `write_or_add`
-/// is the store of the scatter functors that run on both devices.
+/// int64, its 16-bit float adds where the GPU has them (Note [16-bit
+/// atomic adds]), and that loop for the rest (bool adds as `||`).
+/// `write_or_add` is the store of the scatter functors that run on both
+/// devices.
 ///
 /// The same code compiles for the host with the host's compare-and-swap,
 /// so the CPU tests run the word packing on threads; the CPU kernels
 /// themselves are serial and do not use it.
 
 #include <bit>
+#include <cassert>
 #include <cstdint>
 #include <type_traits>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/core/half.hpp"
 
 namespace tensorlib::cuda::detail {
 
@@ -70,6 +74,10 @@ TENSORLIB_HOST_DEVICE void atomic_update(T* p, F f) {
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
                 "atomic_update: elements of 1, 2, 4 or 8 bytes");
   static_assert(std::is_trivially_copyable_v<T>, "atomic_update: a trivially copyable element type");
+  static_assert(std::endian::native == std::endian::little, "atomic_update: the word packing assumes little endian");
+  // Element storage is aligned to the element's size, so a 2-byte element
+  // never straddles two words.
+  assert(reinterpret_cast<std::uintptr_t>(p) % sizeof(T) == 0);
   if constexpr (sizeof(T) >= 4) {
     using W = AtomicWord<sizeof(T)>;
     W* word = reinterpret_cast<W*>(p);
@@ -98,13 +106,30 @@ TENSORLIB_HOST_DEVICE void atomic_update(T* p, F f) {
   }
 }
 
+// Note [16-bit atomic adds]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// sm_70 and newer add float16 to memory in one instruction (PTX
+// `red.add.noftz.f16`), sm_90 and newer bfloat16 (`red.add.noftz.bf16`):
+// the exact sum rounded to nearest even, subnormals kept. The compare-and-
+// swap loop computes T(float(*p) + float(v)) instead, rounding twice, and
+// the two agree for every pair of finite operands: with 11 (8) significant
+// bits each, their exact sum fits float's 24 unless their exponents differ
+// by more than 12 (15); then the smaller is below a quarter of the larger's
+// 16-bit unit, and float's rounding cannot reach the point halfway between
+// two 16-bit values, except below a power of two, where ties-to-even picks
+// that power either way. Only NaN payloads may differ (the hardware's is
+// canonical). Older GPUs keep the loop.
+
 /// *p += v atomically (`||` for bool); the sum rounds as `T(*p + v)`.
 template <class T>
 TENSORLIB_HOST_DEVICE void atomic_add(T* p, T v) {
 #if defined(__CUDA_ARCH__)
   constexpr bool native = has_native_atomic_add<T>;
+  // The 16-bit float adds of the GPU being compiled for (Note [16-bit atomic adds]).
+  constexpr bool native16 =
+      (std::is_same_v<T, Half> && __CUDA_ARCH__ >= 700) || (std::is_same_v<T, BFloat16> && __CUDA_ARCH__ >= 900);
 #else
-  constexpr bool native = false;
+  constexpr bool native = false, native16 = false;
 #endif
   if constexpr (native) {
 #if defined(__CUDA_ARCH__)
@@ -112,6 +137,13 @@ TENSORLIB_HOST_DEVICE void atomic_add(T* p, T v) {
       atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));  // two's complement
     else
       atomicAdd(p, v);
+#endif
+  } else if constexpr (native16) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (std::is_same_v<T, Half>)
+      asm volatile("red.add.noftz.f16 [%0], %1;" ::"l"(p), "h"(v.bits) : "memory");
+    else
+      asm volatile("red.add.noftz.bf16 [%0], %1;" ::"l"(p), "h"(v.bits) : "memory");
 #endif
   } else if constexpr (std::is_same_v<T, bool>) {
     atomic_update(p, [v](bool a) { return a || v; });

@@ -43,10 +43,17 @@ void fft_lines(T* in, T* out, int64_t batch, int64_t n, FftType type, bool inver
                                                 : (single ? CUFFT_C2R : CUFFT_Z2D);
   DeviceGuard guard(device.index);
   cufft_plan_cache(device.index).with_plan({n, batch, kind}, [&](const detail::FftPlan& plan) {
+    // The stream first, as PyTorch does, then the work area; a cached plan
+    // goes back to the legacy stream after its run, however it ends, so it
+    // never keeps the handle of a stream destroyed before its next use.
+    detail::check_cufft(cufftSetStream(plan.get(), current_stream(device.index).handle()), "cufftSetStream");
+    struct LegacyStreamAfter {
+      cufftHandle handle;
+      ~LegacyStreamAfter() { (void)cufftSetStream(handle, nullptr); }
+    } const reset{plan.get()};
     // Freed after the launch: the caching allocator orders its reuse on this stream.
     const DataPtr work = CachingAllocator::instance().allocate(static_cast<int64_t>(plan.work_bytes()), device);
     if (plan.work_bytes() > 0) detail::check_cufft(cufftSetWorkArea(plan.get(), work.get()), "cufftSetWorkArea");
-    detail::check_cufft(cufftSetStream(plan.get(), current_stream(device.index).handle()), "cufftSetStream");
     const int direction = inverse ? CUFFT_INVERSE : CUFFT_FORWARD;
     if constexpr (single) {
       auto* cin = reinterpret_cast<cufftComplex*>(in);

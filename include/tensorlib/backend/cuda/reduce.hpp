@@ -48,6 +48,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "tensorlib/backend/cuda/kernel_expr.hpp"
@@ -340,7 +341,8 @@ bool vectorizable(const E& expr, const ReducePlan& p, bool rows) {
   for_each_tensor(expr, [&](const auto& t) {
     const Shape& s = p.strides[leaf++];
     const int64_t stride = s[run];
-    ok = ok && (stride == 0 || stride == 1) && aligned(t.data_ptr(), sizeof(t.data_ptr()[0]) * kVec);
+    using L = std::remove_cvref_t<decltype(t.data_ptr()[0])>;
+    ok = ok && (stride == 0 || stride == 1) && aligned(t.data_ptr(), alignof(Packet<L>));
     for (int64_t d = 0; ok && stride == 1 && d < s.size(); ++d) ok = d == run || s[d] % kVec == 0;
   });
   return ok;

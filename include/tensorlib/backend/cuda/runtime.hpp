@@ -17,6 +17,7 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <source_location>
 #include <string>
@@ -108,14 +109,20 @@ inline int device_index(Device device) {
   return device.index >= 0 ? device.index : current_device();
 }
 
-/// Number of streaming multiprocessors of `device` (cached): kernels size
-/// their grids by it.
+/// Number of streaming multiprocessors of `device` (cached; threads that
+/// launch for the first time at once may both ask, and store the same
+/// number): kernels size their grids by it.
 inline int multiprocessor_count(int device) {
-  static std::array<int, detail::kMaxDevices> counts{};
-  int& c = counts[static_cast<std::size_t>(device)];
-  if (c == 0)
-    detail::check(cudaDeviceGetAttribute(&c, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  return c;
+  static std::array<std::atomic<int>, detail::kMaxDevices> counts{};
+  tensorlib::detail::check<DeviceError>(device >= 0 && device < detail::kMaxDevices,
+                                        "multiprocessor_count: device index ", device, " out of range");
+  std::atomic<int>& cached = counts[static_cast<std::size_t>(device)];
+  int n = cached.load(std::memory_order_relaxed);
+  if (n == 0) {
+    detail::check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    cached.store(n, std::memory_order_relaxed);
+  }
+  return n;
 }
 
 /// Waits until all work on the current device has finished.

@@ -172,7 +172,7 @@ void launch_softmax_rows(const T* x, T* y, int64_t rows, int64_t cols, int devic
   DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device).handle();
   // Packet loads when every row starts aligned (the rows are contiguous).
-  const bool vec = cols % kVec == 0 && aligned(x, sizeof(T) * kVec) && aligned(y, sizeof(T) * kVec);
+  const bool vec = cols % kVec == 0 && aligned(x, alignof(Packet<T>)) && aligned(y, alignof(Packet<T>));
   const int64_t lane_packets = (cols / kVec + 31) / 32;
   if (vec && lane_packets <= 1)
     launch_softmax_warp_rows<Log, T, 1>(x, y, rows, cols, device, stream);
