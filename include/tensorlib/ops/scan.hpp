@@ -9,6 +9,7 @@
 /// [GPU scans] in backend/cuda/scan.hpp).
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -86,6 +87,12 @@ struct ExtremumScan {
   }
 };
 
+/// The running state of cumsum and cumprod: float for float16 and bfloat16
+/// (PyTorch's acc_type on both devices, so each output is the float running
+/// value rounded, bit for bit), else the reduction's accumulator.
+template <Element T, class ReducerAcc>
+using scan_acc_t = std::conditional_t<is_reduced_float<T>, float, ReducerAcc>;
+
 /// cumsum (Product: cumprod) of x along `dim`, accumulated in Acc.
 template <class Acc, Element Out, bool Product, Element T>
 Tensor<Out> scan_along(const Tensor<T>& x, int64_t dim, const char* op) {
@@ -122,7 +129,7 @@ Tensor<detail::sum_result_t<value_type_t<E>>> cumsum(const E& x, int64_t dim) {
   if constexpr (differentiable<T>) {
     if (detail::records_grad(x)) return autograd::cumsum(Tensor<T>(x), dim);
   }
-  using Acc = typename detail::SumReducer<T>::acc_type;
+  using Acc = detail::scan_acc_t<T, typename detail::SumReducer<T>::acc_type>;
   return detail::scan_along<Acc, detail::sum_result_t<T>, false>(Tensor<T>(x), dim, "cumsum");
 }
 
@@ -133,7 +140,7 @@ Tensor<detail::sum_result_t<value_type_t<E>>> cumprod(const E& x, int64_t dim) {
   if constexpr (differentiable<T>) {
     if (detail::records_grad(x)) return autograd::cumprod(Tensor<T>(x), dim);
   }
-  using Acc = typename detail::ProdReducer<T>::acc_type;
+  using Acc = detail::scan_acc_t<T, typename detail::ProdReducer<T>::acc_type>;
   return detail::scan_along<Acc, detail::sum_result_t<T>, true>(Tensor<T>(x), dim, "cumprod");
 }
 
