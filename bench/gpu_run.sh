@@ -18,8 +18,13 @@ BIN="${BIN:-.devbin}"
 OUT="${OUT:-/tmp/gpu_run}"
 PHASE="${1:-all}"
 CASE_LIMIT="${CASE_LIMIT:-120}"
+case "$PHASE" in
+  tests | memcheck | bench | all) ;;
+  *) echo "gpu_run.sh: unknown phase '$PHASE' (tests, memcheck, bench or all)" >&2; exit 2 ;;
+esac
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PWD/$BIN:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export PATH="$PATH:/usr/local/cuda/bin"  # compute-sanitizer
 # The tests read fixtures from the path they were built at.
 [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
 
@@ -28,40 +33,53 @@ run_cases() {  # $1: test binary; every case alone, summary lines appended
   [ -x "$BIN/$t" ] || { echo "SKIP    $t: not in $BIN" | tee -a "$OUT/summary.txt"; return; }
   mkdir -p "$OUT/$t"
   # --list-test-cases prints a header, a rule, the names, then a rule and counts.
-  "$BIN/$t" --list-test-cases --no-colors=true | sed -n '3,$p' | sed '/^=====/,$d' > "$OUT/$t/cases.txt"
+  if ! "$BIN/$t" --list-test-cases --no-colors=true > "$OUT/$t/list.txt" 2>&1; then
+    echo "FAIL list  $t: could not list its cases (log $t/list.txt)" | tee -a "$OUT/summary.txt"
+    return
+  fi
+  sed -n '3,$p' "$OUT/$t/list.txt" | sed '/^=====/,$d' > "$OUT/$t/cases.txt"
+  [ -s "$OUT/$t/cases.txt" ] || echo "FAIL list  $t: no cases listed" | tee -a "$OUT/summary.txt"
   while IFS= read -r name; do
     n=$((n + 1))
-    filter="${name//,/\\,}"  # doctest splits filters at unescaped commas
+    # doctest reads "\\" as "\" and splits filters at unescaped commas.
+    filter="${name//\\/\\\\}"
+    filter="${filter//,/\\,}"
     timeout -k 5 "$CASE_LIMIT" "$BIN/$t" --no-colors=true "--test-case=$filter" > "$OUT/$t/case$n.txt" 2>&1
     rc=$?
     # A filter that matched no case (or several) is a failure of this script.
     [ $rc = 0 ] && ! grep -Eq 'test cases: +1 \| +1 passed' "$OUT/$t/case$n.txt" && rc=nomatch
     case $rc in
       0) echo "PASS    $t: $name" ;;
-      124 | 137) echo "TIMEOUT $t: $name (> ${CASE_LIMIT}s, log $t/case$n.txt)" ;;
+      124 | 137) echo "TIMEOUT $t: $name (> ${CASE_LIMIT}s or killed, log $t/case$n.txt)" ;;
       *) echo "FAIL $rc  $t: $name (log $t/case$n.txt)" ;;
     esac | tee -a "$OUT/summary.txt"
   done < "$OUT/$t/cases.txt"
 }
 
 if [ "$PHASE" = tests ] || [ "$PHASE" = all ]; then
+  : > "$OUT/summary.txt"
   nvidia-smi --query-gpu=name,driver_version,clocks.max.memory --format=csv | tee "$OUT/gpu.txt"
   for t in test_cuda_runtime test_parity test_parity_autograd test_parity_double; do run_cases "$t"; done
   echo "cases: $(grep -c "^PASS" "$OUT/summary.txt") passed, $(grep -Ec "^(FAIL|TIMEOUT)" "$OUT/summary.txt") failed"
 fi
 
-if { [ "$PHASE" = memcheck ] || [ "$PHASE" = all ]; } && command -v compute-sanitizer > /dev/null; then
-  memcheck() {  # $1: log name, then the command
-    local log="$1"
-    shift
-    timeout -k 5 280 compute-sanitizer --tool memcheck --error-exitcode 1 "$@" > "$OUT/$log.txt" 2>&1
-    echo "$log rc=$?"
-    tail -3 "$OUT/$log.txt"
-  }
-  memcheck memcheck "$BIN/test_parity" \
-    -tc='*row path*,*reductions*,*multi-tensor*,*at once*,*softmax*,*cat*,*sort*,*scan*,*cum*'
-  memcheck memcheck_runtime "$BIN/test_cuda_runtime" -tc='*pinned*,*plan cache*'
-  memcheck memcheck_autograd "$BIN/test_parity_autograd"
+if [ "$PHASE" = memcheck ] || [ "$PHASE" = all ]; then
+  if command -v compute-sanitizer > /dev/null; then
+    memcheck() {  # $1: time limit, $2: log name, then the command
+      local limit="$1" log="$2"
+      shift 2
+      timeout -k 5 "$limit" compute-sanitizer --tool memcheck --error-exitcode 1 "$@" > "$OUT/$log.txt" 2>&1
+      echo "$log rc=$?"
+      tail -3 "$OUT/$log.txt"
+    }
+    # Limits that sum to less than one 10-minute call.
+    memcheck 300 memcheck "$BIN/test_parity" \
+      -tc='*row path*,*reductions*,*multi-tensor*,*at once*,*softmax*,*cat*,*sort*,*scan*,*cum*,*plan cache*'
+    memcheck 60 memcheck_runtime "$BIN/test_cuda_runtime" -tc='*pinned*'
+    memcheck 180 memcheck_autograd "$BIN/test_parity_autograd"
+  else
+    echo "memcheck: compute-sanitizer not found, skipped"
+  fi
 fi
 
 if [ "$PHASE" = bench ] || [ "$PHASE" = all ]; then

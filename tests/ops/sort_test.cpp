@@ -475,6 +475,10 @@ TEST_CASE("bincount and histc reject bad arguments") {
                        "bincount: weights should be 1-d and have the same length as input, but got weights of shape "
                        "[1] for input of shape [2]",
                        tl::ShapeError);
+  // An empty input gives minlength zeros before the weights are looked at,
+  // as in PyTorch (whose result is int64 there).
+  const auto none = tl::bincount(tl::zeros<int64_t>({0}), tl::tensor({1.f, 2.f}), 3);
+  CHECK(none.to_vector() == std::vector<float>{0, 0, 0});
   const auto x = tl::tensor({1.f, 2.f});
   CHECK_THROWS_WITH_AS(tl::histc(x, 0), "histc: bins must be > 0, but got 0", tl::ValueError);
   CHECK_THROWS_WITH_AS(tl::histc(x, 3, 2, 1), "histc: max must be larger than min, but got min 2 and max 1",

@@ -74,9 +74,11 @@ void check_type(const char* name) {
                n + " randn");
   // Scans accumulate in float and round each output once.
   check_parity(tl::cumsum(ag, 1), tl::cumsum(a, 1), 2 * step<T>(), 16 * step<T>(), n + " cumsum");
-  // Accumulating scatters update 16-bit elements by compare-and-swap on
-  // their 32-bit word (Note [sub-word atomics]); small integers add exactly
-  // in any order, and neighbouring elements are hit together.
+  // Accumulating scatters add 16-bit floats by the GPU's 16-bit atomic add
+  // (Note [16-bit atomic adds]; sm_90 has both) and reduce them (amax, amin)
+  // by compare-and-swap on their 32-bit word (Note [sub-word atomics]);
+  // small integers add exactly in any order, and neighbouring elements are
+  // hit together.
   const auto rep = tl::randint(0, 7, {5, 300}, g);
   const tl::Tensor<T> many = tl::randint(-2, 3, {5, 300}, g).to<T>();
   const tl::Tensor<T> base = tl::randint(-4, 5, {5, 7}, g).to<T>();

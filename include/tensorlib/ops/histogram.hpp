@@ -114,6 +114,9 @@ Tensor<detail::bincount_weight_t<value_type_t<W>>> bincount(const E& input, cons
   const Tensor<value_type_t<W>> w = weights;
   detail::check_devices("bincount", x.device(), w);
   const int64_t bins = detail::bincount_bins(x, minlength);
+  // PyTorch returns the empty input's zeros before it looks at the weights
+  // (as int64 there: here the weighted result's type, which is static).
+  if (x.numel() == 0) return zeros<Out>({bins}, {.device = x.device()});
   detail::check<ShapeError>(w.dim() == 1 && w.numel() == x.numel(),
                             "bincount: weights should be 1-d and have the same length as input, but got weights of "
                             "shape ",

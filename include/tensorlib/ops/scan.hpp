@@ -88,8 +88,10 @@ struct ExtremumScan {
 };
 
 /// The running state of cumsum and cumprod: float for float16 and bfloat16
-/// (PyTorch's acc_type on both devices, so each output is the float running
-/// value rounded, bit for bit), else the reduction's accumulator.
+/// (PyTorch's CPU acc_type, so each output is the float running value
+/// rounded, bit for bit; PyTorch's CUDA scans keep a 16-bit running value,
+/// less accurate, where ours run the CPU's loop), else the reduction's
+/// accumulator.
 template <Element T, class ReducerAcc>
 using scan_acc_t = std::conditional_t<is_reduced_float<T>, float, ReducerAcc>;
 

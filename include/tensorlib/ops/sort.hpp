@@ -83,7 +83,13 @@ ValuesIndices<T> topk_rows(const Tensor<T>& x, int64_t k, int64_t dim, bool larg
     // A GPU sorts whole rows (Note [GPU row sort]) and keeps the first k of
     // each, put back in the input's dimension order by one copy.
     const ValuesIndices<T> all = sort_row_layout(rows, largest, true);
-    return {from_rows(rows, all.values.narrow(-1, 0, k)), from_rows(rows, all.indices.narrow(-1, 0, k))};
+    // from_rows returns a view where the first k already lie in order (one
+    // row, or all other sizes 1): copied then, not to keep n elements alive.
+    const auto first_k = [&](const auto& whole) {
+      auto kept = from_rows(rows, whole.narrow(-1, 0, k));
+      return k < rows.length && kept.data_ptr() == whole.data_ptr() ? kept.clone() : kept;
+    };
+    return {first_k(all.values), first_k(all.indices)};
   }
   auto values = empty<T>(row_result_shape(rows, k));
   auto indices = empty<int64_t>(row_result_shape(rows, k));
