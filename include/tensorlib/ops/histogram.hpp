@@ -44,13 +44,16 @@ int64_t bincount_bins(const Tensor<T>& x, int64_t minlength) {
   static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>,
                 "tl::bincount: the input must be an integer tensor (PyTorch rejects floating and bool inputs)");
   detail::check<ValueError>(minlength >= 0, "bincount: minlength should be >= 0, but got ", minlength);
-  detail::check<ValueError>(
-      x.dim() == 1, "bincount: only supports 1-d non-negative integral inputs, but got a tensor of shape ", x.sizes());
+  // PyTorch checks the rank before the values, which an empty input skips.
+  const auto check_input = [&](bool ok, const char* negative) {
+    detail::check<ValueError>(ok,
+                              "bincount: only supports 1-d non-negative integral inputs, but got a tensor of shape ",
+                              x.sizes(), negative);
+  };
+  check_input(x.dim() == 1, "");
   if (x.numel() == 0) return minlength;
   const auto [bottom, top_t] = extremes(x);
-  detail::check<ValueError>(static_cast<int64_t>(bottom) >= 0,
-                            "bincount: only supports 1-d non-negative integral inputs, but got a tensor of shape ",
-                            x.sizes(), " with negative values");
+  check_input(static_cast<int64_t>(bottom) >= 0, " with negative values");
   const auto top = static_cast<int64_t>(top_t);
   // A bin count of max + 1 must fit in int64 (PyTorch 1.13 crashes here).
   detail::check<ValueError>(top < std::numeric_limits<int64_t>::max(), "bincount: the input's maximum ", top,
@@ -133,7 +136,8 @@ Tensor<detail::bincount_weight_t<value_type_t<W>>> bincount(const E& input, cons
 /// in the first bin through an undefined float-to-integer conversion; we do
 /// not copy that). When min == max the data's minimum and maximum are used
 /// (two reductions, one copy to the host; a NaN makes the range non-finite,
-/// an error), widened by 1 on each side if equal. On the input's device (a GPU adds atomically).
+/// an error), widened by 1 on each side if equal. On the input's device (a
+/// GPU adds atomically).
 template <Expression E>
 Tensor<value_type_t<E>> histc(const E& input, int64_t bins = 100, double min = 0, double max = 0) {
   using T = value_type_t<E>;
