@@ -2,7 +2,8 @@
 # Installs the Debian packages the build needs, if any are missing.
 # Extra package names can be passed as arguments.
 set -euo pipefail
-packages=(cmake g++ make ninja-build doctest-dev libbenchmark-dev pkg-config libblas-dev python3-venv "$@")
+packages=(cmake g++ make ninja-build doctest-dev libbenchmark-dev pkg-config libblas-dev python3-venv zlib1g-dev
+          dataset-fashion-mnist "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -269,6 +269,31 @@ TEST_CASE("gradcheck: matrix products") {
   CHECK(grad_fn_name(p) == "BmmBackward");
 }
 
+TEST_CASE("column-major operands of mm and matmul get gradients of their own layout (Note [gradient layout])") {
+  tl::Generator gen(23);
+  for (const bool use_matmul : {false, true}) {
+    CAPTURE(use_matmul);
+    const auto product = [use_matmul](const tl::Tensor<double>& a, const tl::Tensor<double>& b) {
+      return use_matmul ? tl::matmul(a, b) : tl::mm(a, b);
+    };
+    // A linear layer's weight (3, 4) used as w.t(), and an input read transposed.
+    auto w = leaf({3, 4}, gen), x = leaf({5, 4}, gen), v = leaf({4, 5}, gen);
+    const auto c = tl::rand<double>({5, 3}, gen);
+    tl::Tensor<double>((product(x, w.t()) * c).sum()).backward();
+    CHECK(w.grad().is_contiguous());
+    CHECK(tl::allclose(w.grad(), tl::mm(c.t(), x.detach()), 1e-12, 1e-12));
+    CHECK(tl::allclose(x.grad(), tl::mm(c, w.detach()), 1e-12, 1e-12));
+    w.set_grad({});
+    tl::Tensor<double>((product(v.t(), w.t()) * c).sum()).backward();
+    CHECK(v.grad().is_contiguous());
+    CHECK(w.grad().is_contiguous());
+    CHECK(tl::allclose(v.grad(), tl::mm(w.detach().t(), c.t()), 1e-12, 1e-12));
+    CHECK(tl::allclose(w.grad(), tl::mm(c.t(), v.detach().t()), 1e-12, 1e-12));
+    CHECK(check([&](const Inputs& in) { return product(in[0].t(), in[1].t()); }, {v, w}));
+    CHECK(check([&](const Inputs& in) { return product(in[0], in[1].t()); }, {x, w}));
+  }
+}
+
 TEST_CASE("gradcheck: inv, det, slogdet, solve") {
   tl::Generator gen(22);
   // Diagonally dominant, so well conditioned.

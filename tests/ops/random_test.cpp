@@ -80,6 +80,8 @@ TEST_CASE("distributions have the right moments and ranges") {
   CHECK(*std::min_element(r.begin(), r.end()) == -3);
   CHECK(*std::max_element(r.begin(), r.end()) == 3);
   for (int64_t v = -3; v <= 3; ++v) CHECK(std::count(r.begin(), r.end(), v) == doctest::Approx(10000).epsilon(0.05));
+  tl::Generator g1(9), g2(9);  // randint(high, sizes, gen) is randint(0, high, sizes, gen)
+  CHECK(tl::randint(7, {2, 50}, g1).to_vector() == tl::randint(0, 7, {2, 50}, g2).to_vector());
   const auto b = tl::bernoulli({100000}, 0.3, g).to_vector();
   CHECK(mean(b) == doctest::Approx(0.3).epsilon(0.02));
   auto x = tl::empty<float>({50000});

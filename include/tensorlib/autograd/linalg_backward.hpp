@@ -10,6 +10,16 @@
 /// matmul: a 1-D operand is promoted to a matrix (a row for the left, a
 /// column for the right) and the gradient is viewed accordingly; batch
 /// dimensions that were broadcast are summed back (`sum_to_size`).
+///
+/// Note [gradient layout]
+/// A matrix operand stored column by column (a transposed contiguous one,
+/// like the weight of a linear layer used as `w.t()`) gets its gradient
+/// computed transposed, `(b @ g^T)^T` instead of `g @ b^T`, so that the
+/// gradient has the operand's layout: the `.t()` view's backward then hands
+/// the weight a contiguous gradient, with no transposing copy when it is
+/// accumulated and no strided reads in the optimizer step. PyTorch's
+/// mm_mat1_backward / mm_mat2_backward do the same. The values are those of
+/// the plain formula (the same sums, as one GEMM either way).
 
 #include <array>
 #include <vector>
@@ -22,13 +32,32 @@
 #include "tensorlib/ops/views.hpp"
 
 namespace tensorlib::autograd {
+namespace detail {
+
+/// A matrix stored column by column (Note [gradient layout]); PyTorch's test.
+template <Element T>
+bool column_major(const Tensor<T>& m) {
+  return m.dim() == 2 && m.stride(0) == 1 && m.stride(1) == m.size(0);
+}
+
+/// d(a @ b)/da and d(a @ b)/db for matrices, each in its operand's layout.
+template <Element T>
+Tensor<T> mm_grad_a(const Tensor<T>& g, const Tensor<T>& a, const Tensor<T>& b) {
+  return column_major(a) ? tensorlib::mm(b, g.t()).t() : tensorlib::mm(g, b.t());
+}
+template <Element T>
+Tensor<T> mm_grad_b(const Tensor<T>& g, const Tensor<T>& a, const Tensor<T>& b) {
+  return column_major(b) ? tensorlib::mm(g.t(), a).t() : tensorlib::mm(a.t(), g);
+}
+
+}  // namespace detail
 
 template <Element T>
 Tensor<T> mm(const Tensor<T>& a, const Tensor<T>& b) {
   auto formula = [](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 2>& s,
                     const std::vector<bool>& needs) {
-    return std::vector<Tensor<T>>{needs[0] ? tensorlib::mm(g[0], s[1].t()) : Tensor<T>(),
-                                  needs[1] ? tensorlib::mm(s[0].t(), g[0]) : Tensor<T>()};
+    return std::vector<Tensor<T>>{needs[0] ? detail::mm_grad_a(g[0], s[0], s[1]) : Tensor<T>(),
+                                  needs[1] ? detail::mm_grad_b(g[0], s[0], s[1]) : Tensor<T>()};
   };
   return record<T>(
       "MmBackward", [&] { return tensorlib::mm(a, b); }, formula, save<T>(a, b), a, b);
@@ -76,6 +105,9 @@ Tensor<T> matmul(const Tensor<T>& a, const Tensor<T>& b) {
     if (a0.dim() == 1 && b0.dim() == 1)
       return std::vector<Tensor<T>>{needs[0] ? Tensor<T>(g[0] * b0) : Tensor<T>(),
                                     needs[1] ? Tensor<T>(g[0] * a0) : Tensor<T>()};
+    if (a0.dim() == 2 && b0.dim() == 2)
+      return std::vector<Tensor<T>>{needs[0] ? detail::mm_grad_a(g[0], a0, b0) : Tensor<T>(),
+                                    needs[1] ? detail::mm_grad_b(g[0], a0, b0) : Tensor<T>()};
     const Tensor<T> am = a0.dim() == 1 ? a0.unsqueeze(0) : a0;
     const Tensor<T> bm = b0.dim() == 1 ? b0.unsqueeze(-1) : b0;
     Tensor<T> gm = g[0];

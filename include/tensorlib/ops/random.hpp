@@ -221,6 +221,11 @@ template <Element T = int64_t>
 Tensor<T> randint(int64_t low, int64_t high, const Shape& sizes, TensorOptions options = {}) {
   return randint<T>(low, high, sizes, default_generator(), options);
 }
+/// `randint(0, high, sizes, gen)`, as PyTorch's `torch.randint(high, size, generator=gen)`.
+template <Element T = int64_t>
+Tensor<T> randint(int64_t high, const Shape& sizes, Generator& gen, TensorOptions options = {}) {
+  return randint<T>(0, high, sizes, gen, options);
+}
 /// `randint(0, high, sizes)`, as PyTorch's `torch.randint(high, size)`.
 template <Element T = int64_t>
 Tensor<T> randint(int64_t high, const Shape& sizes, TensorOptions options = {}) {
