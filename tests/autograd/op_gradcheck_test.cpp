@@ -291,6 +291,7 @@ TEST_CASE("column-major operands of mm and matmul get gradients of their own lay
     CHECK(tl::allclose(w.grad(), tl::mm(c.t(), v.detach().t()), 1e-12, 1e-12));
     CHECK(check([&](const Inputs& in) { return product(in[0].t(), in[1].t()); }, {v, w}));
     CHECK(check([&](const Inputs& in) { return product(in[0], in[1].t()); }, {x, w}));
+    CHECK(tl::autograd::gradgradcheck([&](const Inputs& in) { return product(in[0].t(), in[1].t()); }, {v, w}));
   }
 }
 
