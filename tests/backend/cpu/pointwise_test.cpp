@@ -173,6 +173,54 @@ TEST_CASE("multithreaded runs match a naive loop, split by rows and by columns")
   tl::set_num_threads(threads);
 }
 
+TEST_CASE("operands read transposed run in tiles and match a naive loop (Note [transposed tiles])") {
+  const int threads = tl::get_num_threads();
+  for (const int nthreads : {1, 2}) {
+    tl::set_num_threads(nthreads);
+    CAPTURE(nthreads);
+    // 260 x 200 in tiles of 256 x 32: two row tiles (the second of 4 rows), seven
+    // column tiles (the last of 8).
+    const int64_t rows = 260, cols = 200;
+    const auto src = tl::randn({cols, rows});  // read as src.t(): strides (1, rows)
+    const auto row = tl::randn({cols});
+    const auto col = tl::randn({rows, 1});
+    const auto c = tl::randn({rows, cols});
+    const auto sv = src.to_vector(), rv = row.to_vector(), cv = col.to_vector(), ccv = c.to_vector();
+    const auto at = [&](int64_t i, int64_t j) { return sv[static_cast<std::size_t>(j * rows + i)]; };
+
+    const tl::Tensor<float> copied = src.t().contiguous();
+    // A transposed leaf beside a contiguous one, a buffered row and a row-constant column.
+    const tl::Tensor<float> mixed = src.t() * tl::exp(row) + c - tl::sigmoid(col);
+    // The transposed leaf flipped along both dimensions (negative strides).
+    const tl::Tensor<float> flipped = src.t().flip({0, 1}) * 2;
+    const auto copied_v = copied.to_vector(), mixed_v = mixed.to_vector(), flipped_v = flipped.to_vector();
+    int bad = 0;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        const auto k = static_cast<std::size_t>(i * cols + j);
+        bad += copied_v[k] != at(i, j);
+        const float expect = at(i, j) * std::exp(rv[static_cast<std::size_t>(j)]) + ccv[k] -
+                             1 / (1 + std::exp(-cv[static_cast<std::size_t>(i)]));
+        bad += std::fabs(mixed_v[k] - expect) > 1e-5f * (1 + std::fabs(expect));
+        bad += flipped_v[k] != at(rows - 1 - i, cols - 1 - j) * 2;
+      }
+    CHECK(bad == 0);
+    // Doubles, and integers (the scalar loop), through the same tiles.
+    const auto d = tl::randn<double>({cols, rows});
+    const auto dv = d.to_vector(), dt = tl::Tensor<double>(d.t() + 1.0).to_vector();
+    const auto n = tl::randint<int64_t>(-50, 50, {cols, rows});
+    const auto nv = n.to_vector(), nt = tl::Tensor<int64_t>(n.t() * 3).to_vector();
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        const auto k = static_cast<std::size_t>(i * cols + j), from = static_cast<std::size_t>(j * rows + i);
+        bad += dt[k] != dv[from] + 1.0;
+        bad += nt[k] != nv[from] * 3;
+      }
+    CHECK(bad == 0);
+  }
+  tl::set_num_threads(threads);
+}
+
 TEST_CASE("hoisted subexpressions are right when the work is split across threads") {
   const int threads = tl::get_num_threads();
   tl::set_num_threads(2);
