@@ -3,8 +3,8 @@
 //   Tensorlib  out.copy_(in.t()): the fused executor, in tiles (Note
 //              [transposed tiles], backend/cpu/pointwise.hpp)
 //   Contiguous out.copy_(in) of the same bytes, not transposed (the ceiling)
-//   HandTiled  a hand-written loop over 32 x 32 tiles, OpenMP threads (the
-//              practical limit for a scalar copy)
+//   HandTiled  a plain hand-written loop over 32 x 32 tiles, OpenMP threads
+//              (what a user would write; not a limit: it gathers too)
 //   LibTorch   out.copy_(in.t()), when built with libtorch-dev installed
 // Shapes: (784, 256), the Fashion-MNIST MLP's weight (examples/fashion_mnist.cpp),
 // and (4096, 4096) (64 MiB each way). At 1 and 2 threads.

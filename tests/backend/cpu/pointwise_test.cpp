@@ -178,9 +178,9 @@ TEST_CASE("operands read transposed run in tiles and match a naive loop (Note [t
   for (const int nthreads : {1, 2}) {
     tl::set_num_threads(nthreads);
     CAPTURE(nthreads);
-    // 260 x 200 in tiles of 256 x 32: two row tiles (the second of 4 rows), seven
-    // column tiles (the last of 8).
-    const int64_t rows = 260, cols = 200;
+    // 260 x 203 in tiles of 256 x 32: two row tiles (the second of 4 rows), seven
+    // column tiles (the last of 11: a partial packet).
+    const int64_t rows = 260, cols = 203;
     const auto src = tl::randn({cols, rows});  // read as src.t(): strides (1, rows)
     const auto row = tl::randn({cols});
     const auto col = tl::randn({rows, 1});
@@ -204,6 +204,17 @@ TEST_CASE("operands read transposed run in tiles and match a naive loop (Note [t
         bad += std::fabs(mixed_v[k] - expect) > 1e-5f * (1 + std::fabs(expect));
         bad += flipped_v[k] != at(rows - 1 - i, cols - 1 - j) * 2;
       }
+    // In place into a transposed output: a tile run twice would add twice.
+    auto target = tl::randn({cols, rows});
+    const auto target_before = target.to_vector();
+    auto target_t = target.t();  // (rows, cols), strides (1, rows): c is read transposed
+    target_t += c;
+    const auto target_v = target.to_vector();
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        const auto k = static_cast<std::size_t>(j * rows + i);
+        bad += target_v[k] != target_before[k] + ccv[static_cast<std::size_t>(i * cols + j)];
+      }
     CHECK(bad == 0);
     // Doubles, and integers (the scalar loop), through the same tiles.
     const auto d = tl::randn<double>({cols, rows});
@@ -219,6 +230,23 @@ TEST_CASE("operands read transposed run in tiles and match a naive loop (Note [t
     CHECK(bad == 0);
   }
   tl::set_num_threads(threads);
+}
+
+TEST_CASE("the tiled order is chosen for leaves read across lines along the row, one element apart between rows") {
+  using tl::cpu::make_loop_plan;
+  using tl::cpu::detail::reads_transposed;
+  // Output (rows, cols) contiguous; operand 1 as given.
+  const auto plan = [](int64_t rows, int64_t cols, tl::Shape leaf) {
+    return make_loop_plan({rows, cols}, {tl::Shape{cols, 1}, std::move(leaf)});
+  };
+  CHECK(reads_transposed(plan(260, 203, {1, 260})));        // x.t()
+  CHECK(reads_transposed(plan(260, 203, {-1, -260})));      // x.t().flip({0, 1})
+  CHECK_FALSE(reads_transposed(plan(260, 203, {203, 1})));  // contiguous
+  CHECK_FALSE(reads_transposed(plan(260, 203, {0, 1})));    // a broadcast row
+  CHECK_FALSE(reads_transposed(plan(260, 203, {1, 0})));    // a broadcast column
+  CHECK_FALSE(reads_transposed(plan(260, 203, {1, 8})));    // inner stride within a line
+  CHECK_FALSE(reads_transposed(plan(15, 203, {1, 15})));    // too few rows to share lines
+  CHECK_FALSE(reads_transposed(plan(260, 32, {1, 260})));   // one tile wide
 }
 
 TEST_CASE("hoisted subexpressions are right when the work is split across threads") {
