@@ -1,13 +1,18 @@
 // Transposing copies, out = in.t() into a preallocated contiguous out, float32,
 // in one run:
-//   Tensorlib  out.copy_(in.t()): the fused executor, in tiles (Note
-//              [transposed tiles], backend/cpu/pointwise.hpp)
+//   Tensorlib  out.copy_(in.t()): register transposes in tiles (Note
+//              [register transposes], backend/cpu/pointwise.hpp)
+//   Gather     out.copy_(in.t() + 0.f): what any expression with a transposed
+//              leaf runs, the tiled gather (Note [transposed tiles]); it was
+//              the plain copy's path too before the register transposes
 //   Contiguous out.copy_(in) of the same bytes, not transposed (the ceiling)
 //   HandTiled  a plain hand-written loop over 32 x 32 tiles, OpenMP threads
 //              (what a user would write; not a limit: it gathers too)
 //   LibTorch   out.copy_(in.t()), when built with libtorch-dev installed
 // Shapes: (784, 256), the Fashion-MNIST MLP's weight (examples/fashion_mnist.cpp),
 // and (4096, 4096) (64 MiB each way). At 1 and 2 threads.
+// Also NCHW -> NHWC of (8, 64, 32, 32) floats, x.permute({0, 2, 3, 1}) copied into
+// a contiguous tensor (TensorlibNHWC, LibTorchNHWC).
 // Counter: GB/s = bytes read + written / time.
 // Run: OMP_WAIT_POLICY=PASSIVE ./copy_bench
 
@@ -46,6 +51,17 @@ void Tensorlib(benchmark::State& state) {
   report(state);
 }
 
+void Gather(benchmark::State& state) {
+  tl::set_num_threads(static_cast<int>(state.range(2)));
+  const auto in = tl::randn({rows_of(state), cols_of(state)});
+  auto out = tl::empty<float>({cols_of(state), rows_of(state)});
+  for (auto _ : state) {
+    out.copy_(in.t() + 0.f);
+    benchmark::ClobberMemory();
+  }
+  report(state);
+}
+
 void Contiguous(benchmark::State& state) {
   tl::set_num_threads(static_cast<int>(state.range(2)));
   const auto in = tl::randn({rows_of(state), cols_of(state)});
@@ -77,7 +93,33 @@ void HandTiled(benchmark::State& state) {
   report(state);
 }
 
+void TensorlibNHWC(benchmark::State& state) {
+  tl::set_num_threads(static_cast<int>(state.range(0)));
+  const auto in = tl::randn({8, 64, 32, 32});
+  auto out = tl::empty<float>({8, 32, 32, 64});
+  for (auto _ : state) {
+    out.copy_(in.permute({0, 2, 3, 1}));
+    benchmark::ClobberMemory();
+  }
+  state.counters["GB/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * 2.0 * static_cast<double>(in.numel()) * sizeof(float) / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
 #if defined(TENSORLIB_BENCH_LIBTORCH)
+void LibTorchNHWC(benchmark::State& state) {
+  torch::set_num_threads(static_cast<int>(state.range(0)));
+  const auto in = torch::randn({8, 64, 32, 32});
+  auto out = torch::empty({8, 32, 32, 64});
+  for (auto _ : state) {
+    out.copy_(in.permute({0, 2, 3, 1}));
+    benchmark::ClobberMemory();
+  }
+  state.counters["GB/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * 2.0 * static_cast<double>(in.numel()) * sizeof(float) / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
 void LibTorch(benchmark::State& state) {
   torch::set_num_threads(static_cast<int>(state.range(2)));
   const auto in = torch::randn({rows_of(state), cols_of(state)});
@@ -99,10 +141,13 @@ void shapes(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(Tensorlib)->Apply(shapes);
+BENCHMARK(Gather)->Apply(shapes);
 BENCHMARK(Contiguous)->Apply(shapes);
 BENCHMARK(HandTiled)->Apply(shapes);
+BENCHMARK(TensorlibNHWC)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 #if defined(TENSORLIB_BENCH_LIBTORCH)
 BENCHMARK(LibTorch)->Apply(shapes);
+BENCHMARK(LibTorchNHWC)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 #endif
 
 }  // namespace

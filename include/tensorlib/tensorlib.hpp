@@ -51,6 +51,7 @@
 #include "tensorlib/backend/cpu/softmax.hpp"
 #include "tensorlib/backend/cpu/strided_loop.hpp"
 #include "tensorlib/backend/cpu/thread_pool.hpp"
+#include "tensorlib/backend/cpu/transpose.hpp"
 
 #include "tensorlib/ops/advanced_index.hpp"
 #include "tensorlib/ops/along_dim.hpp"

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -247,6 +248,96 @@ TEST_CASE("the tiled order is chosen for leaves read across lines along the row,
   CHECK_FALSE(reads_transposed(plan(260, 203, {1, 8})));    // inner stride within a line
   CHECK_FALSE(reads_transposed(plan(15, 203, {1, 15})));    // too few rows to share lines
   CHECK_FALSE(reads_transposed(plan(260, 32, {1, 260})));   // one tile wide
+}
+
+namespace {
+
+// Copies src.permute(dims) (src contiguous) into a fresh contiguous tensor and
+// into `out` (a view of the same shape), and checks both bit for bit against
+// element-wise indexing of the source.
+template <class T>
+int check_transposing_copy(const tl::Tensor<T>& src, const tl::Shape& dims, tl::Tensor<T> out) {
+  const auto view = src.permute(dims);
+  const tl::Tensor<T> fresh = view.contiguous();
+  out.copy_(view);
+  REQUIRE(src.is_contiguous());
+  const auto sv = src.to_vector();
+  int bad = 0;
+  const int64_t n = view.numel(), nd = view.dim();
+  for (int64_t flat = 0; flat < n; ++flat) {
+    int64_t rest = flat, from = 0, to_out = 0, to_fresh = 0;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      const int64_t index = rest % view.size(d);
+      rest /= view.size(d);
+      from += index * view.stride(d);
+      to_out += index * out.stride(d);
+      to_fresh += index * fresh.stride(d);
+    }
+    const T expect = sv[static_cast<std::size_t>(from)];
+    bad += std::memcmp(&fresh.data_ptr()[to_fresh], &expect, sizeof(T)) != 0;
+    bad += std::memcmp(&out.data_ptr()[to_out], &expect, sizeof(T)) != 0;
+  }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("plain copies read transposed move through register transposes (Note [register transposes])") {
+  const int threads = tl::get_num_threads();
+  for (const int nthreads : {1, 2}) {
+    tl::set_num_threads(nthreads);
+    CAPTURE(nthreads);
+    // (300, 70) read transposed: row tiles of 64 (four) and 44, column tiles of
+    // 64 and 6: full blocks and partial edges in both directions.
+    auto f = tl::randn({70, 300});
+    f.index({3, 5}) = std::numeric_limits<float>::quiet_NaN();  // bits, not values, move
+    f.index({4, 6}) = -0.f;
+    CHECK(check_transposing_copy(f, {1, 0}, tl::empty<float>({300, 70})) == 0);
+    CHECK(check_transposing_copy(tl::randn<double>({70, 300}), {1, 0}, tl::empty<double>({300, 70})) == 0);
+    CHECK(check_transposing_copy(tl::randint<int32_t>(-1 << 30, 1 << 30, {70, 300}), {1, 0},
+                                 tl::empty<int32_t>({300, 70})) == 0);
+    CHECK(check_transposing_copy(tl::randint<int64_t>(-(int64_t{1} << 60), int64_t{1} << 60, {70, 300}), {1, 0},
+                                 tl::empty<int64_t>({300, 70})) == 0);
+    // An outer dimension (NCHW -> NHWC-like, (3, 45, 37) -> (3, 37, 45)): tiles never straddle it.
+    CHECK(check_transposing_copy(tl::randn({3, 45, 37}), {0, 2, 1}, tl::empty<float>({3, 37, 45})) == 0);
+    CHECK(check_transposing_copy(tl::randn<double>({45, 2, 37}), {1, 2, 0}, tl::empty<double>({2, 37, 45})) == 0);
+    // Narrow: NCHW -> NHWC with 16 channels (one tile wide).
+    CHECK(check_transposing_copy(tl::randn({2, 16, 9, 11}), {0, 2, 3, 1}, tl::empty<float>({2, 9, 11, 16})) == 0);
+    // Into a view: rows of a wider tensor, and rows flipped (a negative row stride).
+    const auto wide = tl::zeros<float>({300, 80});
+    CHECK(check_transposing_copy(f, {1, 0}, wide.slice(1, 5, 75)) == 0);
+    CHECK(check_transposing_copy(f, {1, 0}, tl::zeros<float>({300, 70}).flip({0})) == 0);
+  }
+  tl::set_num_threads(threads);
+}
+
+TEST_CASE("register transposes are taken only by copies of a source contiguous between rows") {
+  using tl::cpu::make_loop_plan;
+  using tl::cpu::detail::copy_transposed;
+  constexpr int64_t B = tl::cpu::TransposeBlock<4>::kSize;
+  if (B == 0) return;  // no kernel on this target: every copy gathers
+  std::vector<float> in(40 * 50), out(40 * 50, -1.f);
+  for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<float>(k);
+  // Output (rows, cols) with the given strides; the source as given.
+  const auto plan = [](int64_t rows, int64_t cols, tl::Shape out_strides, tl::Shape in_strides) {
+    return make_loop_plan({rows, cols}, {std::move(out_strides), std::move(in_strides)});
+  };
+  float* last = in.data() + in.size() - 1;
+  CHECK_FALSE(copy_transposed(plan(40, 50, {50, 1}, {-1, -40}), out.data(), last));           // flipped
+  CHECK_FALSE(copy_transposed(plan(40, 50, {50, 1}, {2, 80}), out.data(), in.data()));        // rows two apart
+  CHECK_FALSE(copy_transposed(plan(40, 50, {50, 1}, {50, 1}), out.data(), in.data()));        // not transposed
+  CHECK_FALSE(copy_transposed(plan(40, 50, {1, 40}, {1, 40}), out.data(), in.data()));        // both transposed
+  CHECK_FALSE(copy_transposed(plan(B - 1, 50, {50, 1}, {1, B - 1}), out.data(), in.data()));  // under a block of rows
+  CHECK_FALSE(copy_transposed(plan(40, B - 1, {B - 1, 1}, {1, 40}), out.data(), in.data()));  // of columns
+  CHECK(std::all_of(out.begin(), out.end(), [](float v) { return v == -1.f; }));              // untouched
+  // A narrow copy (NCHW -> NHWC with few channels) is taken: one block wide is enough.
+  REQUIRE(copy_transposed(plan(40, B, {B, 1}, {1, 40}), out.data(), in.data()));
+  REQUIRE(copy_transposed(plan(40, 50, {50, 1}, {1, 40}), out.data(), in.data()));
+  int bad = 0;
+  for (int64_t i = 0; i < 40; ++i)
+    for (int64_t j = 0; j < 50; ++j)
+      bad += out[static_cast<std::size_t>(i * 50 + j)] != in[static_cast<std::size_t>(i + j * 40)];
+  CHECK(bad == 0);
 }
 
 TEST_CASE("hoisted subexpressions are right when the work is split across threads") {
