@@ -3,8 +3,10 @@
 # memcheck of the kernels' edge cases, then cuda_bench and PyTorch's figures
 # for the same operations. Binaries are built beforehand on a machine with
 # nvcc (`cmake --build build-gpu --target test_parity test_cuda_runtime
-# test_parity_autograd test_parity_double cuda_bench`) and copied with
-# libbenchmark into $BIN (a binary that is missing is skipped).
+# test_parity_autograd test_parity_double cuda_bench`) and packed with
+# libbenchmark into $BIN by bench/gpu_pack.sh (xz-compressed: what a device
+# call carries is limited to 64 MiB); they are unpacked here. A binary that is
+# missing is skipped.
 #
 # Usage: BIN=.devbin OUT=/some/dir bash bench/gpu_run.sh [tests|memcheck|bench|all]
 #
@@ -13,6 +15,8 @@
 # faults leaves a sticky error that would fail every later case of the same
 # process, and a hang would spend the whole call. `tests` ends with a summary
 # line per case (PASS, FAIL rc, TIMEOUT, or FAIL nomatch) in $OUT/summary.txt.
+# A device call brings back at most 8 files from $OUT, so the per-case logs
+# come back as one archive, $OUT/logs.tar.gz.
 set -uo pipefail
 BIN="${BIN:-.devbin}"
 OUT="${OUT:-/tmp/gpu_run}"
@@ -23,7 +27,18 @@ case "$PHASE" in
   *) echo "gpu_run.sh: unknown phase '$PHASE' (tests, memcheck, bench or all)" >&2; exit 2 ;;
 esac
 mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$PWD/$BIN:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+if compgen -G "$BIN/*.xz" > /dev/null; then
+  unpacked="${TMPDIR:-/tmp}/tensorlib_gpu_bin"
+  rm -rf "$unpacked"
+  mkdir -p "$unpacked"
+  for f in "$BIN"/*.xz; do
+    xz -dc "$f" > "$unpacked/$(basename "${f%.xz}")" || { echo "gpu_run.sh: cannot unpack $f" >&2; exit 1; }
+  done
+  chmod +x "$unpacked"/*
+  BIN="$unpacked"
+fi
+BIN="$(cd "$BIN" 2> /dev/null && pwd || echo "$BIN")"
+export LD_LIBRARY_PATH="$BIN:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PATH="$PATH:/usr/local/cuda/bin"  # compute-sanitizer
 # The tests read fixtures from the path they were built at.
 [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
@@ -85,4 +100,11 @@ fi
 if [ "$PHASE" = bench ] || [ "$PHASE" = all ]; then
   timeout -k 5 400 "$BIN/cuda_bench" --benchmark_counters_tabular=true 2>&1 | tee "$OUT/cuda_bench.txt"
   PYTHONUNBUFFERED=1 timeout -k 5 180 python3 bench/cuda_torch.py 2>&1 | tee "$OUT/cuda_torch.txt"
+fi
+
+# The per-binary folders of case logs travel back as one archive.
+logs=()
+for d in "$OUT"/*/; do [ -d "$d" ] && logs+=("$(basename "$d")"); done
+if [ ${#logs[@]} -gt 0 ]; then
+  tar -C "$OUT" -czf "$OUT/logs.tar.gz" "${logs[@]}" && (cd "$OUT" && rm -rf "${logs[@]}")
 fi
