@@ -2,13 +2,13 @@
 // in one run:
 //   Tensorlib  out.copy_(in.t()): register transposes in tiles (Note
 //              [register transposes], backend/cpu/pointwise.hpp)
-//   Gather     out.copy_(in.t() + 0.f): what any expression with a transposed
-//              leaf runs, the tiled gather (Note [transposed tiles]); it was
-//              the plain copy's path too before the register transposes
+//   Expression out.copy_(in.t() + 0.f): what any expression with a transposed
+//              leaf runs (the leaf staged through registers tile by tile)
 //   Contiguous out.copy_(in) of the same bytes, not transposed (the ceiling)
 //   HandTiled  a plain hand-written loop over 32 x 32 tiles, OpenMP threads
 //              (what a user would write; not a limit: it gathers too)
 //   LibTorch   out.copy_(in.t()), when built with libtorch-dev installed
+//   LibTorchExpression  torch::add_out(out, in.t(), zero): the same expression
 // Shapes: (784, 256), the Fashion-MNIST MLP's weight (examples/fashion_mnist.cpp),
 // and (4096, 4096) (64 MiB each way). At 1 and 2 threads.
 // Also NCHW -> NHWC of (8, 64, 32, 32) floats, x.permute({0, 2, 3, 1}) copied into
@@ -51,7 +51,7 @@ void Tensorlib(benchmark::State& state) {
   report(state);
 }
 
-void Gather(benchmark::State& state) {
+void Expression(benchmark::State& state) {
   tl::set_num_threads(static_cast<int>(state.range(2)));
   const auto in = tl::randn({rows_of(state), cols_of(state)});
   auto out = tl::empty<float>({cols_of(state), rows_of(state)});
@@ -107,6 +107,18 @@ void TensorlibNHWC(benchmark::State& state) {
 }
 
 #if defined(TENSORLIB_BENCH_LIBTORCH)
+void LibTorchExpression(benchmark::State& state) {
+  torch::set_num_threads(static_cast<int>(state.range(2)));
+  const auto in = torch::randn({rows_of(state), cols_of(state)});
+  const auto zero = torch::zeros({});
+  auto out = torch::empty({cols_of(state), rows_of(state)});
+  for (auto _ : state) {
+    torch::add_out(out, in.t(), zero);
+    benchmark::ClobberMemory();
+  }
+  report(state);
+}
+
 void LibTorchNHWC(benchmark::State& state) {
   torch::set_num_threads(static_cast<int>(state.range(0)));
   const auto in = torch::randn({8, 64, 32, 32});
@@ -141,12 +153,13 @@ void shapes(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(Tensorlib)->Apply(shapes);
-BENCHMARK(Gather)->Apply(shapes);
+BENCHMARK(Expression)->Apply(shapes);
 BENCHMARK(Contiguous)->Apply(shapes);
 BENCHMARK(HandTiled)->Apply(shapes);
 BENCHMARK(TensorlibNHWC)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 #if defined(TENSORLIB_BENCH_LIBTORCH)
 BENCHMARK(LibTorch)->Apply(shapes);
+BENCHMARK(LibTorchExpression)->Apply(shapes);
 BENCHMARK(LibTorchNHWC)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 #endif
 

@@ -217,6 +217,24 @@ TEST_CASE("operands read transposed run in tiles and match a naive loop (Note [t
         bad += target_v[k] != target_before[k] + ccv[static_cast<std::size_t>(i * cols + j)];
       }
     CHECK(bad == 0);
+    // Leaves read transposed are staged through registers tile by tile (Note
+    // [register transposes]): an outer dimension and several tasks (3 x 11 x 2
+    // tiles of 64 x 64), and a staged leaf beside a flipped one, which sends the
+    // whole expression back to the gather's tiles.
+    const auto x3 = tl::randn({3, 70, 700}), y3 = tl::randn({3, 700, 70});
+    const tl::Tensor<float> staged = x3.permute({0, 2, 1}) * 2.f + y3;
+    const tl::Tensor<float> both = src.t() - src.t().flip({0, 1});
+    const auto x3v = x3.to_vector(), y3v = y3.to_vector(), staged_v = staged.to_vector(), both_v = both.to_vector();
+    for (int64_t o = 0; o < 3; ++o)
+      for (int64_t i = 0; i < 700; ++i)
+        for (int64_t j = 0; j < 70; ++j) {
+          const auto k = static_cast<std::size_t>((o * 700 + i) * 70 + j);
+          bad += staged_v[k] != x3v[static_cast<std::size_t>((o * 70 + j) * 700 + i)] * 2.f + y3v[k];
+        }
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        bad += both_v[static_cast<std::size_t>(i * cols + j)] != at(i, j) - at(rows - 1 - i, cols - 1 - j);
+    CHECK(bad == 0);
     // Doubles, and integers (the scalar loop), through the same tiles.
     const auto d = tl::randn<double>({cols, rows});
     const auto dv = d.to_vector(), dt = tl::Tensor<double>(d.t() + 1.0).to_vector();
@@ -303,41 +321,79 @@ TEST_CASE("plain copies read transposed move through register transposes (Note [
     CHECK(check_transposing_copy(tl::randn<double>({45, 2, 37}), {1, 2, 0}, tl::empty<double>({2, 37, 45})) == 0);
     // Narrow: NCHW -> NHWC with 16 channels (one tile wide).
     CHECK(check_transposing_copy(tl::randn({2, 16, 9, 11}), {0, 2, 3, 1}, tl::empty<float>({2, 9, 11, 16})) == 0);
-    // Into a view: rows of a wider tensor, and rows flipped (a negative row stride).
+    // Several tasks: 32 tiles of 64 x 64 at 8 tiles a task, and, with an outer
+    // dimension, task boundaries inside one outer index.
+    CHECK(check_transposing_copy(tl::randn({70, 1024}), {1, 0}, tl::empty<float>({1024, 70})) == 0);
+    CHECK(check_transposing_copy(tl::randn({3, 70, 700}), {0, 2, 1}, tl::empty<float>({3, 700, 70})) == 0);
+    // Into a view: rows of a wider tensor, and rows running backwards in memory
+    // (a negative row stride).
     const auto wide = tl::zeros<float>({300, 80});
     CHECK(check_transposing_copy(f, {1, 0}, wide.slice(1, 5, 75)) == 0);
-    CHECK(check_transposing_copy(f, {1, 0}, tl::zeros<float>({300, 70}).flip({0})) == 0);
+    const auto backwards =
+        tl::Tensor<float>::from_storage(tl::zeros<float>({300, 70}).storage(), {300, 70}, {-70, 1}, 299 * 70);
+    CHECK(check_transposing_copy(f, {1, 0}, backwards) == 0);
+    // An outer dimension of stride 0 (a source expanded along it).
+    const auto base = tl::randn({1, 70, 300});
+    auto out = tl::empty<float>({4, 300, 70});
+    out.copy_(base.expand({4, 70, 300}).permute({0, 2, 1}));
+    const auto bv = base.to_vector(), ov = out.to_vector();
+    int bad = 0;
+    for (int64_t o = 0; o < 4; ++o)
+      for (int64_t i = 0; i < 300; ++i)
+        for (int64_t j = 0; j < 70; ++j)
+          bad += ov[static_cast<std::size_t>((o * 300 + i) * 70 + j)] != bv[static_cast<std::size_t>(j * 300 + i)];
+    CHECK(bad == 0);
   }
   tl::set_num_threads(threads);
 }
 
+namespace {
+
+// The choices of copy_transposed for element type T; nothing where no register
+// kernel exists for it (the body is then never instantiated).
+template <class T>
+void check_register_transpose_choice() {
+  if constexpr (tl::cpu::has_register_transpose<T>) {
+    using tl::cpu::make_loop_plan;
+    using tl::cpu::detail::copy_transposed;
+    constexpr int64_t B = tl::cpu::TransposeBlock<sizeof(T)>::kSize;
+    std::vector<T> in(40 * 50), out(40 * 50, T(-1));
+    for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<T>(k);
+    // Output (rows, cols) with the given strides; the source as given.
+    const auto plan = [](int64_t rows, int64_t cols, tl::Shape out_strides, tl::Shape in_strides) {
+      return make_loop_plan({rows, cols}, {std::move(out_strides), std::move(in_strides)});
+    };
+    T* last = in.data() + in.size() - 1;
+    CHECK_FALSE(copy_transposed(plan(40, 50, {50, 1}, {-1, -40}), out.data(), last));           // flipped
+    CHECK_FALSE(copy_transposed(plan(40, 50, {50, 1}, {2, 80}), out.data(), in.data()));        // rows two apart
+    CHECK_FALSE(copy_transposed(plan(40, 50, {50, 1}, {50, 1}), out.data(), in.data()));        // not transposed
+    CHECK_FALSE(copy_transposed(plan(40, 50, {1, 40}, {1, 40}), out.data(), in.data()));        // both transposed
+    CHECK_FALSE(copy_transposed(plan(B - 1, 50, {50, 1}, {1, B - 1}), out.data(), in.data()));  // under a block of rows
+    CHECK_FALSE(copy_transposed(plan(40, B - 1, {B - 1, 1}, {1, 40}), out.data(), in.data()));  // of columns
+    CHECK(std::all_of(out.begin(), out.end(), [](T v) { return v == T(-1); }));                 // untouched
+    // A narrow copy (NCHW -> NHWC with few channels) is taken: one block wide is enough.
+    REQUIRE(copy_transposed(plan(40, B, {B, 1}, {1, 40}), out.data(), in.data()));
+    REQUIRE(copy_transposed(plan(40, 50, {50, 1}, {1, 40}), out.data(), in.data()));
+    int bad = 0;
+    for (int64_t i = 0; i < 40; ++i)
+      for (int64_t j = 0; j < 50; ++j)
+        bad += out[static_cast<std::size_t>(i * 50 + j)] != in[static_cast<std::size_t>(i + j * 40)];
+    CHECK(bad == 0);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("register transposes are taken only by copies of a source contiguous between rows") {
-  using tl::cpu::make_loop_plan;
-  using tl::cpu::detail::copy_transposed;
-  constexpr int64_t B = tl::cpu::TransposeBlock<4>::kSize;
-  if (B == 0) return;  // no kernel on this target: every copy gathers
-  std::vector<float> in(40 * 50), out(40 * 50, -1.f);
-  for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<float>(k);
-  // Output (rows, cols) with the given strides; the source as given.
-  const auto plan = [](int64_t rows, int64_t cols, tl::Shape out_strides, tl::Shape in_strides) {
-    return make_loop_plan({rows, cols}, {std::move(out_strides), std::move(in_strides)});
-  };
-  float* last = in.data() + in.size() - 1;
-  CHECK_FALSE(copy_transposed(plan(40, 50, {50, 1}, {-1, -40}), out.data(), last));           // flipped
-  CHECK_FALSE(copy_transposed(plan(40, 50, {50, 1}, {2, 80}), out.data(), in.data()));        // rows two apart
-  CHECK_FALSE(copy_transposed(plan(40, 50, {50, 1}, {50, 1}), out.data(), in.data()));        // not transposed
-  CHECK_FALSE(copy_transposed(plan(40, 50, {1, 40}, {1, 40}), out.data(), in.data()));        // both transposed
-  CHECK_FALSE(copy_transposed(plan(B - 1, 50, {50, 1}, {1, B - 1}), out.data(), in.data()));  // under a block of rows
-  CHECK_FALSE(copy_transposed(plan(40, B - 1, {B - 1, 1}, {1, 40}), out.data(), in.data()));  // of columns
-  CHECK(std::all_of(out.begin(), out.end(), [](float v) { return v == -1.f; }));              // untouched
-  // A narrow copy (NCHW -> NHWC with few channels) is taken: one block wide is enough.
-  REQUIRE(copy_transposed(plan(40, B, {B, 1}, {1, 40}), out.data(), in.data()));
-  REQUIRE(copy_transposed(plan(40, 50, {50, 1}, {1, 40}), out.data(), in.data()));
-  int bad = 0;
-  for (int64_t i = 0; i < 40; ++i)
-    for (int64_t j = 0; j < 50; ++j)
-      bad += out[static_cast<std::size_t>(i * 50 + j)] != in[static_cast<std::size_t>(i + j * 40)];
-  CHECK(bad == 0);
+  // 1- and 2-byte elements never take them; 4- and 8-byte ones do where the
+  // target has SIMD registers (SSE2 or AVX).
+  static_assert(!tl::cpu::has_register_transpose<bool> && !tl::cpu::has_register_transpose<uint8_t>);
+  static_assert(!tl::cpu::has_register_transpose<tl::Half> && !tl::cpu::has_register_transpose<tl::BFloat16>);
+  check_register_transpose_choice<float>();
+  check_register_transpose_choice<double>();
+#if defined(__SSE2__)
+  static_assert(tl::cpu::has_register_transpose<float> && tl::cpu::has_register_transpose<int64_t>);
+#endif
 }
 
 TEST_CASE("hoisted subexpressions are right when the work is split across threads") {

@@ -36,6 +36,7 @@
 #include "tensorlib/backend/cpu/loop_plan.hpp"
 #include "tensorlib/backend/cpu/simd.hpp"
 #include "tensorlib/backend/cpu/simd_math.hpp"
+#include "tensorlib/backend/cpu/transpose.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/map.hpp"
 #include "tensorlib/expr/traverse.hpp"
@@ -112,11 +113,23 @@ class Scratch {
     if (!memory_) memory_ = std::make_unique<std::byte[]>(static_cast<std::size_t>(operands_ * kStride));
     return reinterpret_cast<T*>(memory_.get() + operand * kStride);
   }
+  /// A kTransposeTile x kTransposeTile tile of an operand's elements (Note
+  /// [register transposes]).
+  /// Allocated per operand on first use: only leaves read transposed need one.
+  template <class T>
+  T* tile(int64_t operand) {
+    if (tiles_.empty()) tiles_.resize(static_cast<std::size_t>(operands_));
+    auto& memory = tiles_[static_cast<std::size_t>(operand)];
+    if (!memory) memory = std::make_unique<std::byte[]>(kTileBytes);
+    return reinterpret_cast<T*>(memory.get());
+  }
 
  private:
   static constexpr int64_t kStride = kBlock * 8 + 64;  // any element type, keeps 64-byte alignment
+  static constexpr std::size_t kTileBytes = kTransposeTile * kTransposeTile * 8;
   int64_t operands_;
   std::unique_ptr<std::byte[]> memory_;
+  std::vector<std::unique_ptr<std::byte[]>> tiles_;
 };
 
 enum class Hoist : uint8_t { kNone, kRowConstant, kBuffered };
@@ -152,6 +165,7 @@ class LeafEval {
   LeafEval(const Tensor<T>&, EvalContext& ctx)
       : operand_(ctx.next_operand),
         cursor_(static_cast<const T*>(ctx.leaf_data[ctx.next_operand]), ctx.plan.strides[ctx.next_operand], ctx.plan),
+        row_stride_(ctx.plan.ndim() > 1 ? ctx.plan.strides[ctx.next_operand][ctx.plan.ndim() - 2] : 0),
         moves_(ctx.plan.moves(ctx.next_operand)) {
     ++ctx.next_operand;
   }
@@ -161,7 +175,24 @@ class LeafEval {
   template <bool Packets>
   void fill_buffers(int64_t, std::vector<std::unique_ptr<std::byte[]>>&, Scratch&) {}
   void seek(const int64_t* index, const LoopPlan& plan) { cursor_.seek(index, plan); }
-  void advance(int64_t k) { cursor_.advance(k); }
+  void advance(int64_t k) {
+    cursor_.advance(k);
+    if (tile_row_ != nullptr) tile_row_ += kTransposeTile;
+  }
+  /// At the first row of a tile (rows x columns [c0, c0 + cols), all within
+  /// one outer index): a leaf read transposed moves the tile into scratch
+  /// through registers (Note [register transposes]), and its blocks then
+  /// point into that copy.
+  void stage_tile(int64_t c0, int64_t rows, int64_t cols, Scratch& scratch) {
+    tile_row_ = nullptr;
+    if constexpr (has_register_transpose<T>) {
+      if (!stages_transposed<T>(cursor_.inner, row_stride_)) return;
+      T* tile = scratch.template tile<T>(operand_);
+      transpose_region(cursor_.row + c0 * cursor_.inner, cursor_.inner, tile, kTransposeTile, rows, cols);
+      tile_row_ = tile;
+      tile_c0_ = c0;
+    }
+  }
   template <bool Packets>
   void start_row(Scratch&, int64_t) {}
   template <bool Packets>
@@ -171,6 +202,10 @@ class LeafEval {
     const int64_t s = cursor_.inner;
     if (s == 1) {
       block_ = cursor_.row + c0;
+      return;
+    }
+    if (tile_row_ != nullptr) {
+      block_ = tile_row_ + (c0 - tile_c0_);
       return;
     }
     T* buf = scratch.template block<T>(operand_);
@@ -196,8 +231,11 @@ class LeafEval {
  private:
   int64_t operand_;
   RowCursor<const T> cursor_;
+  int64_t row_stride_;
   uint32_t moves_;
   const T* block_ = nullptr;
+  const T* tile_row_ = nullptr;  // the current row of a staged tile, or null
+  int64_t tile_c0_ = 0;
 };
 
 /// A scalar operand.
@@ -215,6 +253,7 @@ class ConstEval {
   void fill_buffers(int64_t, std::vector<std::unique_ptr<std::byte[]>>&, Scratch&) {}
   void seek(const int64_t*, const LoopPlan&) {}
   void advance(int64_t) {}
+  void stage_tile(int64_t, int64_t, int64_t, Scratch&) {}
   template <bool Packets>
   void start_row(Scratch&, int64_t) {}
   template <bool Packets>
@@ -298,6 +337,12 @@ class MapEval {
   void advance(int64_t k) {
     if (hoist_ == Hoist::kBuffered) return;
     std::apply([&](auto&... c) { (c.advance(k), ...); }, children_);
+  }
+  // A hoisted subtree's leaf never moves along rows or never between them,
+  // so it is never read transposed.
+  void stage_tile(int64_t c0, int64_t rows, int64_t cols, Scratch& scratch) {
+    if (hoist_ != Hoist::kNone) return;
+    std::apply([&](auto&... c) { (c.stage_tile(c0, rows, cols, scratch), ...); }, children_);
   }
   /// Row setup; `width` is the longest block the row will use.
   template <bool Packets>

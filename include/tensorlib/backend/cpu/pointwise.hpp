@@ -61,24 +61,29 @@ inline bool reads_transposed(const LoopPlan& plan) {
 }
 
 // Note [register transposes]
-// A plain copy whose source is read transposed (the source contiguous
-// between rows, the output along them) moves no value through the
-// expression tree: `transpose_region` moves square blocks through SIMD
-// registers (8 x 8 floats with AVX, 4 x 4 with SSE2), eight loads and eight
-// stores where the gather of Note [transposed tiles] took 64 scalar loads
-// and stores and a second pass over its scratch block. Tiles are 64 x 64
-// elements, each within one outer index (so a block never straddles a
-// carry), and tasks take tiles. One thread, float (bench/copy_bench.cpp,
-// bench/RESULTS.md): (4096, 4096) 8.2 ms against the gather's 20.9 ms and
-// LibTorch's 14.4 ms; (784, 256) 28 us against 92 us and 76 us. Of the
-// shapes tried (squares of 512 to 4096 elements, powers of two and not,
-// long and wide, NCHW <-> NHWC), 64 x 64 was best or within 1.4x of the best
-// of seven tile shapes at every one; tall narrow tiles (256 x 16) won on
-// some small copies but lost 2-3x on powers of two. Unlike the gather's
-// tiles, this path also takes narrow copies (NCHW -> NHWC with 8 to 32
-// channels): one block's worth of rows and columns is enough. Other copies
-// (a flipped or 16-bit source) and every other expression keep the gather.
-inline constexpr int64_t kTransposeTile = 64;
+// A leaf read transposed, contiguous between rows (`x.t()`, permutes),
+// with 4- or 8-byte elements, moves through SIMD registers instead of the
+// gather of Note [transposed tiles]: `transpose_region` transposes square
+// blocks (8 x 8 floats or 4 x 4 doubles with AVX, 4 x 4 and 2 x 2 with
+// SSE2), eight loads and eight stores where the gather took 64 scalar loads
+// and stores. The nest runs in tiles of 64 x 64 elements, each within one
+// outer index (so a block never straddles a carry), tasks taking tiles.
+// - A plain copy (`contiguous()`, `copy_`) skips the expression tree: the
+//   blocks go straight to the output (`copy_transposed`).
+// - Any other expression stages each such leaf's tile into scratch at the
+//   tile's first row (`LeafEval::stage_tile`); its blocks then read rows of
+//   that copy, and the tree runs as usual.
+// One thread, float (bench/copy_bench.cpp, bench/RESULTS.md): the copy of
+// (4096, 4096) 7.5 ms, `in.t() + 0.f` 14.6 ms, against the gather's 20.9 ms
+// and LibTorch's 14.0 ms (copy) and 104 ms (expression). Of 13 shapes tried
+// (squares of 512 to 4096 elements, powers of two and not, long and wide,
+// NCHW <-> NHWC), 64 x 64 was best or within 1.4x of the best of seven tile
+// shapes at every one; tall narrow tiles (256 x 16) won on some small copies
+// but were 2.9x and 3.5x slower at 512 and 1024. A plain copy needs only a
+// block's worth of rows and columns (NCHW -> NHWC with 8 to 32 channels
+// qualifies); an expression takes tiles under the gather's conditions. An
+// expression with any transposed leaf that cannot be staged (flipped, 1 or
+// 2 bytes) keeps the gather's tiles for all its leaves.
 
 /// Runs `out = in` through register transposes when the plan is such a copy
 /// (Note [register transposes]); false, having done nothing, otherwise.
@@ -144,20 +149,23 @@ root_eval_t<E> prepare_root(const E& expr, EvalContext& ctx, std::vector<std::un
   return root;
 }
 
-/// The loop one task runs: rows [r0, r1), columns [c0, c1) of the nest, each
-/// row in blocks that `ev` computes and `sink` consumes (OutEval writes them,
-/// a reduction sink folds them). `ev` is a copy of the prepared root.
-template <bool Packets, class Ev, class Sink>
-void run_rows(Ev ev, Sink sink, const LoopPlan& plan, int64_t slots, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+/// The loop of rows [r0, r1), columns [c0, c1) of the nest, each row in
+/// blocks that `ev` computes and `sink` consumes (OutEval writes them, a
+/// reduction sink folds them). `ev` is a copy of the prepared root. With
+/// `Stage`, the rows are one tile within one outer index, and leaves read
+/// transposed are staged first (Note [register transposes]).
+template <bool Packets, bool Stage, class Ev, class Sink>
+void run_rows_with(Ev& ev, Sink& sink, const LoopPlan& plan, Scratch& scratch, int64_t r0, int64_t r1, int64_t c0,
+                   int64_t c1) {
   if (r0 >= r1 || c0 >= c1) return;
   // When this run hoists something, candidates are materialized per block
   // (Note [hoisting]); otherwise the whole tree runs fused in registers.
   const bool hoisting = Ev::has_candidates && ev.any_hoisted();
-  Scratch scratch(slots);
   int64_t index[Shape::kMaxDims] = {};
   unravel_row(r0, plan, index);
   ev.seek(index, plan);
   sink.seek(index, plan);
+  if constexpr (Stage) ev.stage_tile(c0, r1 - r0, c1 - c0, scratch);
   for (int64_t r = r0; r < r1; ++r) {
     ev.template start_row<Packets>(scratch, std::min(kBlock, c1 - c0));
     for (int64_t b = c0; b < c1; b += kBlock) {
@@ -184,6 +192,30 @@ void run_rows(Ev ev, Sink sink, const LoopPlan& plan, int64_t slots, int64_t r0,
   }
 }
 
+/// The loop one task runs (see run_rows_with), with scratch of its own.
+template <bool Packets, class Ev, class Sink>
+void run_rows(Ev ev, Sink sink, const LoopPlan& plan, int64_t slots, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  Scratch scratch(slots);
+  run_rows_with<Packets, false>(ev, sink, plan, scratch, r0, r1, c0, c1);
+}
+
+/// True when every leaf of `expr` that `plan` reads transposed can be staged
+/// through register transposes (Note [register transposes]).
+template <class E>
+bool stages_all_transposed(const E& expr, const LoopPlan& plan) {
+  const int64_t last = plan.ndim() - 1;
+  std::size_t op = 1;
+  bool all = true;
+  for_each_tensor(expr, [&](const auto& leaf) {
+    using T = typename std::remove_cvref_t<decltype(leaf)>::value_type;
+    const int64_t inner = plan.strides[op][last], row = plan.strides[op][last - 1];
+    ++op;
+    const bool transposed = (inner >= 16 || inner <= -16) && (row == 1 || row == -1);
+    if (transposed && !stages_transposed<T>(inner, row)) all = false;
+  });
+  return all;
+}
+
 template <bool Packets, Element T, class E>
 void run_nest(const Tensor<T>& out, const E& expr, EvalContext& ctx) {
   const LoopPlan& plan = ctx.plan;
@@ -193,6 +225,25 @@ void run_nest(const Tensor<T>& out, const E& expr, EvalContext& ctx) {
   const int64_t slots = ctx.next_slot;
   const OutEval<T> out0(out.data_ptr(), plan);
 
+  if (reads_transposed(plan) && stages_all_transposed(expr, plan)) {
+    // Square tiles, each within one outer index (Note [register transposes]).
+    const int64_t m = plan.sizes[plan.ndim() - 2], outer = rows / m;
+    const int64_t row_tiles = (m + kTransposeTile - 1) / kTransposeTile;
+    const int64_t col_tiles = (inner + kTransposeTile - 1) / kTransposeTile, tiles = row_tiles * col_tiles;
+    const int64_t tile_elements = std::min(m, kTransposeTile) * std::min(inner, kTransposeTile);
+    parallel_for(0, outer * tiles, std::max<int64_t>(1, kGrainSize / tile_elements), [&](int64_t t0, int64_t t1) {
+      Scratch scratch(slots);
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t i0 = t % tiles / col_tiles * kTransposeTile, c0 = t % col_tiles * kTransposeTile;
+        const int64_t r0 = t / tiles * m + i0;
+        auto ev = root;
+        auto sink = out0;
+        run_rows_with<Packets, true>(ev, sink, plan, scratch, r0, r0 + std::min(kTransposeTile, m - i0), c0,
+                                     std::min(inner, c0 + kTransposeTile));
+      }
+    });
+    return;
+  }
   if (reads_transposed(plan)) {
     const int64_t row_tiles = (rows + kTileRows - 1) / kTileRows, col_tiles = (inner + kTileCols - 1) / kTileCols;
     const int64_t tile_elements = std::min(rows, kTileRows) * kTileCols;

@@ -1,14 +1,14 @@
 #pragma once
 /// \file
-/// Transposing copies of 4- and 8-byte elements through SIMD registers: the
-/// CPU executor's path for a plain copy whose source is read transposed
-/// (`x.t().contiguous()`, permutes, `out.copy_(x.t())`; Note [register
+/// Transposing copies of 4- and 8-byte elements through SIMD registers: how
+/// the CPU executor reads a leaf that is contiguous between rows and steps
+/// across cache lines along them (`x.t()`, permutes; Note [register
 /// transposes] in backend/cpu/pointwise.hpp). Only bits move, so one kernel
 /// serves float and int32, another double and int64.
 ///
-/// Letters: a region of `rows` x `cols`; `src` is contiguous along its rows
-/// (element (i, j) at src[i + j * src_col_stride]), `dst` along its columns
-/// (element (i, j) at dst[i * dst_row_stride + j]).
+/// Letters: a region of `rows` x `cols`; consecutive rows i are adjacent in
+/// `src` (element (i, j) at src[i + j * src_col_stride]), consecutive
+/// columns j in `dst` (element (i, j) at dst[i * dst_row_stride + j]).
 
 #include <cstddef>
 #include <cstdint>
@@ -111,6 +111,22 @@ struct TransposeBlock<8> {
 template <class T>
 inline constexpr bool has_register_transpose = TransposeBlock<sizeof(T)>::kSize > 0 &&
                                                std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+
+/// Side of the square tiles that register transposes run in (Note [register
+/// transposes] in backend/cpu/pointwise.hpp: best or near it at 13 shapes).
+inline constexpr int64_t kTransposeTile = 64;
+
+/// True when a leaf of element type `T` read with these strides along the
+/// inner loop and between rows is staged through register transposes in a
+/// tiled run (Note [register transposes]): contiguous between rows, across
+/// cache lines along them.
+template <class T>
+constexpr bool stages_transposed(int64_t inner_stride, int64_t row_stride) {
+  if constexpr (has_register_transpose<T>)
+    return row_stride == 1 && inner_stride >= 16;
+  else
+    return false;
+}
 
 /// dst(i, j) = src(i, j) over a rows x cols region (see the file comment):
 /// full blocks through registers, the edges element by element.
