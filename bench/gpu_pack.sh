@@ -22,7 +22,7 @@ for b in $BINARIES; do
   [ -x "$BUILD/$b" ] || { echo "gpu_pack.sh: $BUILD/$b is not built" >&2; exit 1; }
 done
 libbenchmark="$(ldd "$BUILD/bench/cuda_bench" | awk '/libbenchmark/ { print $3; exit }')"
-[ -n "$libbenchmark" ] || { echo "gpu_pack.sh: cuda_bench does not link libbenchmark" >&2; exit 1; }
+[ -f "$libbenchmark" ] || { echo "gpu_pack.sh: libbenchmark of cuda_bench not found ('$libbenchmark')" >&2; exit 1; }
 
 rm -rf "$DEST"
 mkdir -p "$DEST"

@@ -22,23 +22,29 @@ BIN="${BIN:-.devbin}"
 OUT="${OUT:-/tmp/gpu_run}"
 PHASE="${1:-all}"
 CASE_LIMIT="${CASE_LIMIT:-120}"
+TEST_BINARIES="test_cuda_runtime test_parity test_parity_autograd test_parity_double"
 case "$PHASE" in
   tests | memcheck | bench | all) ;;
   *) echo "gpu_run.sh: unknown phase '$PHASE' (tests, memcheck, bench or all)" >&2; exit 2 ;;
 esac
 mkdir -p "$OUT"
+unxz_to() {  # $1: .xz file, $2: destination; python's lzma where xz is missing
+  if command -v xz > /dev/null; then
+    xz -dc "$1" > "$2"
+  else
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"
+  fi
+}
 if compgen -G "$BIN/*.xz" > /dev/null; then
-  unpacked="${TMPDIR:-/tmp}/tensorlib_gpu_bin"
-  rm -rf "$unpacked"
-  mkdir -p "$unpacked"
+  unpacked="$(mktemp -d)"
   for f in "$BIN"/*.xz; do
-    xz -dc "$f" > "$unpacked/$(basename "${f%.xz}")" || { echo "gpu_run.sh: cannot unpack $f" >&2; exit 1; }
+    unxz_to "$f" "$unpacked/$(basename "${f%.xz}")" || { echo "gpu_run.sh: cannot unpack $f" >&2; exit 1; }
   done
   chmod +x "$unpacked"/*
   BIN="$unpacked"
 fi
-BIN="$(cd "$BIN" 2> /dev/null && pwd || echo "$BIN")"
-export LD_LIBRARY_PATH="$BIN:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+BIN="$(CDPATH='' cd "$BIN" 2> /dev/null && pwd || echo "$BIN")"
+export LD_LIBRARY_PATH="$BIN:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$PATH:/usr/local/cuda/bin"  # compute-sanitizer
 # The tests read fixtures from the path they were built at.
 [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
@@ -74,7 +80,7 @@ run_cases() {  # $1: test binary; every case alone, summary lines appended
 if [ "$PHASE" = tests ] || [ "$PHASE" = all ]; then
   : > "$OUT/summary.txt"
   nvidia-smi --query-gpu=name,driver_version,clocks.max.memory --format=csv | tee "$OUT/gpu.txt"
-  for t in test_cuda_runtime test_parity test_parity_autograd test_parity_double; do run_cases "$t"; done
+  for t in $TEST_BINARIES; do run_cases "$t"; done
   echo "cases: $(grep -c "^PASS" "$OUT/summary.txt") passed, $(grep -Ec "^(FAIL|TIMEOUT)" "$OUT/summary.txt") failed"
 fi
 
@@ -102,9 +108,10 @@ if [ "$PHASE" = bench ] || [ "$PHASE" = all ]; then
   PYTHONUNBUFFERED=1 timeout -k 5 180 python3 bench/cuda_torch.py 2>&1 | tee "$OUT/cuda_torch.txt"
 fi
 
-# The per-binary folders of case logs travel back as one archive.
+# The case logs (one folder per test binary, made by run_cases) travel back
+# as one archive; nothing else in $OUT is touched.
 logs=()
-for d in "$OUT"/*/; do [ -d "$d" ] && logs+=("$(basename "$d")"); done
+for t in $TEST_BINARIES; do [ -d "$OUT/$t" ] && logs+=("$t"); done
 if [ ${#logs[@]} -gt 0 ]; then
   tar -C "$OUT" -czf "$OUT/logs.tar.gz" "${logs[@]}" && (cd "$OUT" && rm -rf "${logs[@]}")
 fi
