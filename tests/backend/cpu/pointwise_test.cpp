@@ -179,8 +179,10 @@ TEST_CASE("operands read transposed run in tiles and match a naive loop (Note [t
   for (const int nthreads : {1, 2}) {
     tl::set_num_threads(nthreads);
     CAPTURE(nthreads);
-    // 260 x 203 in tiles of 256 x 32: two row tiles (the second of 4 rows), seven
-    // column tiles (the last of 11: a partial packet).
+    // 260 x 203: float, double and int64 leaves read transposed are staged in
+    // tiles of 64 x 64 (four full row tiles and one of 4 rows, three full column
+    // tiles and one of 11: a partial packet); a flipped leaf or a 1-byte one sends
+    // the expression to the gather's tiles of 256 x 32.
     const int64_t rows = 260, cols = 203;
     const auto src = tl::randn({cols, rows});  // read as src.t(): strides (1, rows)
     const auto row = tl::randn({cols});
@@ -235,6 +237,43 @@ TEST_CASE("operands read transposed run in tiles and match a naive loop (Note [t
       for (int64_t j = 0; j < cols; ++j)
         bad += both_v[static_cast<std::size_t>(i * cols + j)] != at(i, j) - at(rows - 1 - i, cols - 1 - j);
     CHECK(bad == 0);
+    // A staged result into the first 3 of 4 outer slices: a tile running past
+    // its outer index would write into the fourth.
+    auto big = tl::zeros<float>({4, 700, 70});
+    big.slice(0, 0, 3).copy_(x3.permute({0, 2, 1}) * 2.f + y3);
+    const auto big_v = big.to_vector();
+    for (int64_t o = 0; o < 4; ++o)
+      for (int64_t k = 0; k < 700 * 70; ++k) {
+        const auto at_big = static_cast<std::size_t>(o * 700 * 70 + k);
+        bad += big_v[at_big] != (o < 3 ? staged_v[at_big] : 0.f);
+      }
+    // Mixed: a float leaf read transposed promoted against a double, an int32
+    // leaf in an int32 expression (both staged), a uint8 leaf (gathered), and
+    // an outer index of 8 rows (below 16: gathered).
+    const auto dd = tl::randn<double>({rows, cols});
+    const auto mixed_types = tl::Tensor<double>(src.t() + dd).to_vector();
+    const auto ddv = dd.to_vector();
+    const auto i32 = tl::randint<int32_t>(-1000, 1000, {cols, rows});
+    const auto i32v = i32.to_vector(), i32t = tl::Tensor<int32_t>(i32.t() * 3).to_vector();
+    const auto u8 = tl::randint<uint8_t>(0, 200, {cols, rows});
+    const auto u8v = u8.to_vector(), u8t = tl::Tensor<uint8_t>(u8.t() + uint8_t{1}).to_vector();
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        const auto k = static_cast<std::size_t>(i * cols + j), from = static_cast<std::size_t>(j * rows + i);
+        bad += mixed_types[k] != static_cast<double>(sv[from]) + ddv[k];
+        bad += i32t[k] != i32v[from] * 3;
+        bad += u8t[k] != static_cast<uint8_t>(u8v[from] + 1);
+      }
+    // (40, 8, 50) with strides (1000, 1, 20): read transposed, 8 rows an outer index.
+    const auto short_base = tl::randn({40, 50, 20});
+    const auto sr = tl::Tensor<float>(short_base.slice(2, 0, 8).transpose(1, 2) + 1.f).to_vector();
+    const auto sbv = short_base.to_vector();
+    for (int64_t o = 0; o < 40; ++o)
+      for (int64_t i = 0; i < 8; ++i)
+        for (int64_t j = 0; j < 50; ++j)
+          bad += sr[static_cast<std::size_t>((o * 8 + i) * 50 + j)] !=
+                 sbv[static_cast<std::size_t>((o * 50 + j) * 20 + i)] + 1.f;
+    CHECK(bad == 0);
     // Doubles, and integers (the scalar loop), through the same tiles.
     const auto d = tl::randn<double>({cols, rows});
     const auto dv = d.to_vector(), dt = tl::Tensor<double>(d.t() + 1.0).to_vector();
@@ -249,6 +288,24 @@ TEST_CASE("operands read transposed run in tiles and match a naive loop (Note [t
     CHECK(bad == 0);
   }
   tl::set_num_threads(threads);
+}
+
+TEST_CASE("expressions stage their transposed leaves when every one can be staged (Note [register transposes])") {
+  using tl::cpu::make_loop_plan;
+  using tl::cpu::detail::stages_all_transposed;
+  const auto x = tl::randn({260, 203}), y = tl::randn({260, 203});
+  const auto u = tl::zeros<uint8_t>({260, 203});
+  // Output (rows, cols) contiguous; the leaves' strides as given, in tree order.
+  const auto plan = [](int64_t rows, int64_t cols, std::vector<tl::Shape> leaves) {
+    leaves.insert(leaves.begin(), tl::Shape{cols, 1});
+    return make_loop_plan({rows, cols}, leaves);
+  };
+  const auto e = x + y;
+  CHECK(stages_all_transposed(e, plan(260, 203, {{1, 260}, {203, 1}})));          // x.t() + y
+  CHECK(stages_all_transposed(e, plan(260, 203, {{1, 260}, {1, 260}})));          // both read transposed
+  CHECK_FALSE(stages_all_transposed(e, plan(260, 203, {{1, 260}, {-1, -260}})));  // one flipped
+  CHECK_FALSE(stages_all_transposed(tl::cast<float>(u) + y, plan(260, 203, {{1, 260}, {203, 1}})));  // a 1-byte leaf
+  CHECK_FALSE(stages_all_transposed(e, plan(8, 203, {{1, 8}, {203, 1}})));                           // 8 rows
 }
 
 TEST_CASE("the tiled order is chosen for leaves read across lines along the row, one element apart between rows") {

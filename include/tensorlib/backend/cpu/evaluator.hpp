@@ -120,7 +120,7 @@ class Scratch {
   T* tile(int64_t operand) {
     if (tiles_.empty()) tiles_.resize(static_cast<std::size_t>(operands_));
     auto& memory = tiles_[static_cast<std::size_t>(operand)];
-    if (!memory) memory = std::make_unique<std::byte[]>(kTileBytes);
+    if (!memory) memory = std::make_unique_for_overwrite<std::byte[]>(kTileBytes);
     return reinterpret_cast<T*>(memory.get());
   }
 

@@ -6,9 +6,10 @@
 /// row in blocks whose operands are all contiguous (Note [blocks] in
 /// evaluator.hpp), with hoisting of row- and column-invariant subtrees (Note
 /// [hoisting]). Work is split across the thread pool by rows, or by column
-/// blocks when there are fewer rows than threads, and runs on SIMD packets
-/// when every node of the tree computes in one float type. A same-shape
-/// contiguous chain is the special case of a single row.
+/// blocks when there are fewer rows than threads, or by tiles when a leaf is
+/// read transposed (Notes [transposed tiles] and [register transposes]), and
+/// runs on SIMD packets when every node of the tree computes in one float
+/// type. A same-shape contiguous chain is the special case of a single row.
 
 #include <algorithm>
 #include <cstdint>
@@ -200,10 +201,12 @@ void run_rows(Ev ev, Sink sink, const LoopPlan& plan, int64_t slots, int64_t r0,
 }
 
 /// True when every leaf of `expr` that `plan` reads transposed can be staged
-/// through register transposes (Note [register transposes]).
+/// through register transposes (Note [register transposes]), and rows come
+/// at least 16 to an outer index (shorter tiles cost more than they save).
 template <class E>
 bool stages_all_transposed(const E& expr, const LoopPlan& plan) {
   const int64_t last = plan.ndim() - 1;
+  if (last < 1 || plan.sizes[last - 1] < 16) return false;
   std::size_t op = 1;
   bool all = true;
   for_each_tensor(expr, [&](const auto& leaf) {
