@@ -82,9 +82,10 @@ inline bool reads_transposed(const LoopPlan& plan) {
 // shapes at every one; tall narrow tiles (256 x 16) won on some small copies
 // but were 2.9x and 3.5x slower at 512 and 1024. A plain copy needs only a
 // block's worth of rows and columns (NCHW -> NHWC with 8 to 32 channels
-// qualifies); an expression takes tiles under the gather's conditions. An
-// expression with any transposed leaf that cannot be staged (flipped, 1 or
-// 2 bytes) keeps the gather's tiles for all its leaves.
+// qualifies); an expression takes tiles under the gather's conditions and
+// with at least 16 rows an outer index. An expression with any transposed
+// leaf that cannot be staged (flipped, 1 or 2 bytes) keeps the gather's
+// tiles for all its leaves.
 
 /// Runs `out = in` through register transposes when the plan is such a copy
 /// (Note [register transposes]); false, having done nothing, otherwise.
