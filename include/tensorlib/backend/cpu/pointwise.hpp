@@ -49,15 +49,19 @@ namespace detail {
 // keeps the row order. PyTorch tiles its transposing copies too.
 inline constexpr int64_t kTileRows = 256, kTileCols = 32;
 
+/// True when a leaf with these inner and row strides reads across cache
+/// lines along the row and one element apart between rows.
+constexpr bool leaf_reads_transposed(int64_t inner_stride, int64_t row_stride) {
+  return (inner_stride >= 16 || inner_stride <= -16) && (row_stride == 1 || row_stride == -1);
+}
+
 /// True when some leaf of `plan` reads its rows transposed (Note [transposed tiles]).
 inline bool reads_transposed(const LoopPlan& plan) {
   // Fewer rows than a line holds elements gain less than the tiles cost.
   if (plan.ndim() < 2 || plan.inner() <= kTileCols || plan.rows() < 16) return false;
   const int64_t last = plan.ndim() - 1;
-  for (std::size_t op = 1; op < plan.strides.size(); ++op) {
-    const int64_t inner = plan.strides[op][last], row = plan.strides[op][last - 1];
-    if ((inner >= 16 || inner <= -16) && (row == 1 || row == -1)) return true;
-  }
+  for (std::size_t op = 1; op < plan.strides.size(); ++op)
+    if (leaf_reads_transposed(plan.strides[op][last], plan.strides[op][last - 1])) return true;
   return false;
 }
 
@@ -87,6 +91,34 @@ inline bool reads_transposed(const LoopPlan& plan) {
 // leaf that cannot be staged (flipped, 1 or 2 bytes) keeps the gather's
 // tiles for all its leaves.
 
+/// The square tiles of a nest's last two dimensions (`rows` x `cols`, under
+/// `outer` outer indices), numbered outer index by outer index: a tile never
+/// spans two outer indices (Note [register transposes]).
+struct SquareTiles {
+  int64_t rows, cols, col_tiles, per_outer, count, grain;
+
+  struct Tile {
+    int64_t outer, i0, j0, rows, cols;  // outer index, corner, extent
+  };
+  Tile operator[](int64_t t) const {
+    const int64_t i0 = t % per_outer / col_tiles * kTransposeTile, j0 = t % col_tiles * kTransposeTile;
+    return {t / per_outer, i0, j0, std::min(kTransposeTile, rows - i0), std::min(kTransposeTile, cols - j0)};
+  }
+};
+
+/// Tiles of kTransposeTile x kTransposeTile, and the tiles a task takes at least.
+inline SquareTiles square_tiles(int64_t rows, int64_t cols, int64_t outer) {
+  const int64_t row_tiles = (rows + kTransposeTile - 1) / kTransposeTile;
+  const int64_t col_tiles = (cols + kTransposeTile - 1) / kTransposeTile;
+  const int64_t tile_elements = std::min(rows, kTransposeTile) * std::min(cols, kTransposeTile);
+  return {rows,
+          cols,
+          col_tiles,
+          row_tiles * col_tiles,
+          outer * row_tiles * col_tiles,
+          std::max<int64_t>(1, kGrainSize / tile_elements)};
+}
+
 /// Runs `out = in` through register transposes when the plan is such a copy
 /// (Note [register transposes]); false, having done nothing, otherwise.
 template <class T>
@@ -100,23 +132,20 @@ bool copy_transposed(const LoopPlan& plan, T* out, const T* in) {
   const int64_t rows = plan.sizes[last - 1], cols = plan.inner(), outer = plan.rows() / rows;
   // At least one whole block, read from B different source columns.
   if (out_strides[last] != 1 || in_strides[last - 1] != 1 || col_stride < B || rows < B || cols < B) return false;
-  const int64_t row_tiles = (rows + kTransposeTile - 1) / kTransposeTile,
-                col_tiles = (cols + kTransposeTile - 1) / kTransposeTile;
-  const int64_t tiles = row_tiles * col_tiles,
-                tile_elements = std::min(rows, kTransposeTile) * std::min(cols, kTransposeTile);
-  parallel_for(0, outer * tiles, std::max<int64_t>(1, kGrainSize / tile_elements), [&](int64_t t0, int64_t t1) {
+  const SquareTiles tiles = square_tiles(rows, cols, outer);
+  parallel_for(0, tiles.count, tiles.grain, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
+      const auto tile = tiles[t];
       // The outer index's offsets, then the tile's corner within it.
-      int64_t o = t / tiles, in_offset = 0, out_offset = 0;
+      int64_t o = tile.outer, in_offset = 0, out_offset = 0;
       for (int64_t d = last - 2; d >= 0; --d) {
         const int64_t index = o % plan.sizes[d];
         o /= plan.sizes[d];
         in_offset += index * in_strides[d];
         out_offset += index * out_strides[d];
       }
-      const int64_t i0 = t % tiles / col_tiles * kTransposeTile, j0 = t % col_tiles * kTransposeTile;
-      transpose_region(in + in_offset + i0 + j0 * col_stride, col_stride, out + out_offset + i0 * row_stride + j0,
-                       row_stride, std::min(kTransposeTile, rows - i0), std::min(kTransposeTile, cols - j0));
+      transpose_region(in + in_offset + tile.i0 + tile.j0 * col_stride, col_stride,
+                       out + out_offset + tile.i0 * row_stride + tile.j0, row_stride, tile.rows, tile.cols);
     }
   });
   return true;
@@ -214,8 +243,7 @@ bool stages_all_transposed(const E& expr, const LoopPlan& plan) {
     using T = typename std::remove_cvref_t<decltype(leaf)>::value_type;
     const int64_t inner = plan.strides[op][last], row = plan.strides[op][last - 1];
     ++op;
-    const bool transposed = (inner >= 16 || inner <= -16) && (row == 1 || row == -1);
-    if (transposed && !stages_transposed<T>(inner, row)) all = false;
+    if (leaf_reads_transposed(inner, row) && !stages_transposed<T>(inner, row)) all = false;
   });
   return all;
 }
@@ -230,20 +258,16 @@ void run_nest(const Tensor<T>& out, const E& expr, EvalContext& ctx) {
   const OutEval<T> out0(out.data_ptr(), plan);
 
   if (reads_transposed(plan) && stages_all_transposed(expr, plan)) {
-    // Square tiles, each within one outer index (Note [register transposes]).
-    const int64_t m = plan.sizes[plan.ndim() - 2], outer = rows / m;
-    const int64_t row_tiles = (m + kTransposeTile - 1) / kTransposeTile;
-    const int64_t col_tiles = (inner + kTransposeTile - 1) / kTransposeTile, tiles = row_tiles * col_tiles;
-    const int64_t tile_elements = std::min(m, kTransposeTile) * std::min(inner, kTransposeTile);
-    parallel_for(0, outer * tiles, std::max<int64_t>(1, kGrainSize / tile_elements), [&](int64_t t0, int64_t t1) {
+    const int64_t m = plan.sizes[plan.ndim() - 2];
+    const SquareTiles tiles = square_tiles(m, inner, rows / m);
+    parallel_for(0, tiles.count, tiles.grain, [&](int64_t t0, int64_t t1) {
       Scratch scratch(slots);
       for (int64_t t = t0; t < t1; ++t) {
-        const int64_t i0 = t % tiles / col_tiles * kTransposeTile, c0 = t % col_tiles * kTransposeTile;
-        const int64_t r0 = t / tiles * m + i0;
+        const auto tile = tiles[t];
+        const int64_t r0 = tile.outer * m + tile.i0;
         auto ev = root;
         auto sink = out0;
-        run_rows_with<Packets, true>(ev, sink, plan, scratch, r0, r0 + std::min(kTransposeTile, m - i0), c0,
-                                     std::min(inner, c0 + kTransposeTile));
+        run_rows_with<Packets, true>(ev, sink, plan, scratch, r0, r0 + tile.rows, tile.j0, tile.j0 + tile.cols);
       }
     });
     return;
