@@ -2,8 +2,15 @@
 // run, timed with CUDA events (manual time) and reported as bytes per
 // second of the traffic the operation must move:
 //   CopyD2D        cudaMemcpyAsync device to device (the bandwidth ceiling)
-//   FusedChain     y = a*b + c*sigmoid(d) - 0.5*exp(e), one tensorlib kernel
-//   HandChain      the same chain as a hand-written CUDA kernel
+//   FusedChain/B   y = a*b + c*sigmoid(d) - 0.5*exp(e), one tensorlib kernel,
+//                  its grid capped at B blocks per SM (16: the library's
+//                  default; 0: no cap, one vector per thread)
+//   HandChain/A/B  the same chain as a hand-written CUDA kernel: A = 0 with
+//                  __expf, 1 with the accurate expf that tensorlib's functors
+//                  use; B = 0 one vector per thread, 16 a grid-stride loop
+//                  over 16 blocks per SM (tensorlib's grid). The four
+//                  variants tell which difference the hand kernel's lead
+//                  comes from.
 //   HandChainX2    the hand kernel with 8 elements (two vector loads) per thread
 //   BroadcastChain the chain with d a broadcast row of a [N/1024, 1024] shape
 //   ChainBackward  the chain's backward alone (tl::autograd::grad of y with
@@ -22,12 +29,16 @@
 //   AdamStepQueued the same step behind queued GPU work (its GPU time alone)
 // PyTorch 2.11's figures for the same operations come from
 // bench/cuda_torch.py run on the same machine (bench/RESULTS.md).
+// Every manually timed case also reports `median_us`, the median of its
+// iterations, as cuda_torch.py reports PyTorch's.
 // Run: ./cuda_bench --benchmark_counters_tabular=true
 
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -37,21 +48,40 @@ namespace {
 
 constexpr int64_t kChainN = int64_t{1} << 26;
 
-// Times `body` (queued on the current stream) with CUDA events.
+// Times `body` (queued on the current stream) with CUDA events; the
+// median of the iterations' times goes to the `median_us` counter.
 template <class F>
 void time_gpu(benchmark::State& state, double bytes, F body) {
   body();  // warm-up (allocations, cuBLAS handles)
   tl::cuda::synchronize();
   tl::cuda::Event start(true), stop(true);
+  std::vector<double> ms;
   for (auto _ : state) {
     start.record();
     body();
     stop.record();
     stop.synchronize();
-    state.SetIterationTime(static_cast<double>(start.elapsed_time(stop)) / 1e3);
+    ms.push_back(static_cast<double>(start.elapsed_time(stop)));
+    state.SetIterationTime(ms.back() / 1e3);
   }
   state.SetBytesProcessed(static_cast<int64_t>(bytes * static_cast<double>(state.iterations())));
+  if (ms.empty()) return;
+  std::nth_element(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(ms.size() / 2), ms.end());
+  state.counters["median_us"] = ms[ms.size() / 2] * 1e3;
 }
+
+// Sets the library's grid cap (blocks per SM) for one benchmark, then
+// restores it.
+class GridCap {
+ public:
+  explicit GridCap(int64_t blocks_per_sm) { tl::cuda::detail::grid_blocks_per_sm = blocks_per_sm; }
+  GridCap(const GridCap&) = delete;
+  GridCap& operator=(const GridCap&) = delete;
+  ~GridCap() { tl::cuda::detail::grid_blocks_per_sm = saved_; }
+
+ private:
+  int64_t saved_ = tl::cuda::detail::grid_blocks_per_sm;
+};
 
 struct ChainInputs {
   tl::Tensor<float> a, b, c, d, e, y;
@@ -76,20 +106,31 @@ void CopyD2D(benchmark::State& state) {
 void FusedChain(benchmark::State& state) {
   if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
   auto in = chain_inputs({kChainN}, {kChainN});
+  const GridCap cap(state.range(0));
   time_gpu(state, 6.0 * kChainN * 4,
            [&] { in.y.copy_(in.a * in.b + in.c * tl::sigmoid(in.d) - 0.5f * tl::exp(in.e)); });
 }
 
+// One element of the chain, with CUDA's fast exponential or its accurate one.
+template <bool kAccurate>
+__device__ float chain_value(float p, float q, float r, float s, float t) {
+  if constexpr (kAccurate)
+    return p * q + r * (1.0f / (1.0f + expf(-s))) - 0.5f * expf(t);
+  else
+    return p * q + r * (1.0f / (1.0f + __expf(-s))) - 0.5f * __expf(t);
+}
+
+// Four elements per thread, in a grid-stride loop (one round when the
+// grid covers n).
+template <bool kAccurate>
 __global__ void hand_chain(const float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ c,
                            const float* __restrict__ d, const float* __restrict__ e, float* __restrict__ y, int64_t n) {
-  const int64_t i = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
-  if (i + 4 <= n) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x * 4;
+  for (int64_t i = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * 4; i + 4 <= n; i += step) {
     const float4 va = *reinterpret_cast<const float4*>(a + i), vb = *reinterpret_cast<const float4*>(b + i);
     const float4 vc = *reinterpret_cast<const float4*>(c + i), vd = *reinterpret_cast<const float4*>(d + i);
     const float4 ve = *reinterpret_cast<const float4*>(e + i);
-    auto f = [](float p, float q, float r, float s, float t) {
-      return p * q + r * (1.0f / (1.0f + __expf(-s))) - 0.5f * __expf(t);
-    };
+    auto f = [](float p, float q, float r, float s, float t) { return chain_value<kAccurate>(p, q, r, s, t); };
     *reinterpret_cast<float4*>(y + i) = make_float4(f(va.x, vb.x, vc.x, vd.x, ve.x), f(va.y, vb.y, vc.y, vd.y, ve.y),
                                                     f(va.z, vb.z, vc.z, vd.z, ve.z), f(va.w, vb.w, vc.w, vd.w, ve.w));
   }
@@ -99,10 +140,13 @@ void HandChain(benchmark::State& state) {
   if (!tl::cuda::is_available()) return state.SkipWithError("no CUDA GPU");
   auto in = chain_inputs({kChainN}, {kChainN});
   const auto stream = tl::cuda::current_stream().handle();
-  const auto blocks = static_cast<unsigned>(kChainN / 4 / 256);
+  const bool accurate = state.range(0) != 0;
+  const GridCap cap(state.range(1));
+  const unsigned blocks = tl::cuda::detail::grid_for(kChainN / 4, tl::cuda::current_device());
+  const auto kernel = accurate ? hand_chain<true> : hand_chain<false>;
   time_gpu(state, 6.0 * kChainN * 4, [&] {
-    hand_chain<<<blocks, 256, 0, stream>>>(in.a.data_ptr(), in.b.data_ptr(), in.c.data_ptr(), in.d.data_ptr(),
-                                           in.e.data_ptr(), in.y.data_ptr(), kChainN);
+    kernel<<<blocks, 256, 0, stream>>>(in.a.data_ptr(), in.b.data_ptr(), in.c.data_ptr(), in.d.data_ptr(),
+                                       in.e.data_ptr(), in.y.data_ptr(), kChainN);
   });
 }
 
@@ -331,8 +375,15 @@ void RfftPlanCache(benchmark::State& state) {
 }
 
 BENCHMARK(CopyD2D)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
-BENCHMARK(FusedChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
-BENCHMARK(HandChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(FusedChain)->Arg(16)->Arg(0)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(HandChain)
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({0, 16})
+    ->Args({1, 16})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.5);
 BENCHMARK(HandChainX2)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(BroadcastChain)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(ChainBackward)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);

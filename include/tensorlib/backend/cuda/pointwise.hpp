@@ -125,13 +125,20 @@ int64_t resident_blocks(int device) {
   return int64_t{per_sm} * multiprocessor_count(device);
 }
 
+/// Blocks per SM at which grid_for caps a grid (0: no cap, one thread-item
+/// per thread). A variable only so that cuda_bench can time other caps in
+/// the same run as the default (FusedChain/16 and /0); the library never
+/// changes it.
+inline int64_t grid_blocks_per_sm = 16;
+
 /// Blocks for `work` thread-items: enough to fill every SM several times,
 /// not more (the grid-stride loop covers the rest). A grid of exactly one
 /// wave of resident blocks with even rounds per thread measured 1.3% slower
 /// on the 5-op chain (H100: 552 against 545 us), so this simple cap stays.
 inline unsigned grid_for(int64_t work, int device) {
   const int64_t wanted = (work + kThreads - 1) / kThreads;
-  const int64_t cap = int64_t{multiprocessor_count(device)} * 16;
+  const int64_t cap = grid_blocks_per_sm > 0 ? int64_t{multiprocessor_count(device)} * grid_blocks_per_sm
+                                             : int64_t{std::numeric_limits<int32_t>::max()};
   return static_cast<unsigned>(std::clamp<int64_t>(wanted, 1, cap));
 }
 
