@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <string>
 
 #include <tensorlib/tensorlib.hpp>
@@ -154,4 +155,18 @@ TEST_CASE("log_softmax and sum record without saving intermediates of a fused ex
   s.backward();
   CHECK(x.grad().to_vector() == std::vector<float>{2.f, 4.f, 6.f});
   CHECK_THROWS_AS(s.backward(), tl::AutogradError);
+}
+
+TEST_CASE("unfold's gradient matches PyTorch with overlapping windows and with gaps") {
+  const auto& f = fixtures::load("surface.txt");
+  for (const char* key : {"1/3/1", "1/2/3", "0/2/1"}) {
+    INFO(key);
+    const auto& c = f[std::string("unfold_grad/") + key];
+    int64_t dim = 0, size = 0, step = 0;
+    REQUIRE(std::sscanf(key, "%ld/%ld/%ld", &dim, &size, &step) == 3);
+    auto x = leaf<double>(c, "x");
+    (x.unfold(dim, size, step) * c.tensors.at("w").as<double>()).sum().backward();
+    REQUIRE(x.grad().defined());
+    fixtures::check_close(x.grad(), c.tensors.at("grad").as<double>(), 1e-12, 1e-12, "grad");
+  }
 }

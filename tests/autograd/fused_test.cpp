@@ -333,6 +333,22 @@ TEST_CASE("gradcheck and gradgradcheck of pointwise chains") {
     CHECK(tl::autograd::gradcheck(f, {x}));
     CHECK(tl::autograd::gradgradcheck(f, {x}));
   }
+  SUBCASE("addcmul and addcdiv, broadcast, their methods and in-place forms") {
+    tl::Tensor<double> away_from_zero = tl::rand<double>({3, 4}, gen) + 2.0;  // the divisor
+    const Inputs in = {uniform_leaf<double>({3, 1}, gen), uniform_leaf<double>({4}, gen),
+                       away_from_zero.requires_grad_()};
+    auto f = [](const Inputs& v) -> tl::Tensor<double> {
+      return tl::addcmul(v[0], v[1], v[2], 0.5) + v[0].addcdiv(v[1], v[2], -1.5);
+    };
+    CHECK(tl::autograd::gradcheck(f, in));
+    CHECK(tl::autograd::gradgradcheck(f, in));
+    auto g = [](const Inputs& v) -> tl::Tensor<double> {
+      tl::Tensor<double> y = v[2] * 1.0;
+      y.addcmul_(v[0], v[1], 2).addcdiv_(v[1], v[2]);
+      return y;
+    };
+    CHECK(tl::autograd::gradcheck(g, in));
+  }
   SUBCASE("an input that needs no gradient and an integer tensor") {
     auto x = uniform_leaf<double>({4}, gen);
     auto c = tl::tensor<double>({1.0, 2.0, -1.0, 0.5});  // passed through, not differentiated

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -51,6 +52,16 @@ TEST_CASE("gradcheck: views") {
   CHECK(check([](const Inputs& in) { return in[0].transpose(0, 2).contiguous(); }, {x}));
   CHECK(check([](const Inputs& in) { return in[0].clone(); }, {x}));
   CHECK(check([](const Inputs& in) { return in[0].as_strided({3, 3}, {2, 1}, 1); }, {x}));
+  // unfold: overlapping windows, windows with gaps, the last dim, a 0-d input;
+  // its backward is slices and adds, so it differentiates again.
+  for (const auto& [dim, size, step] : {std::array<int64_t, 3>{1, 2, 1}, {2, 2, 3}, {-1, 4, 1}, {0, 1, 1}}) {
+    INFO("unfold(" << dim << ", " << size << ", " << step << ")");
+    auto f = [=](const Inputs& in) { return in[0].unfold(dim, size, step) * in[0].unfold(dim, size, step); };
+    CHECK(check(f, {x}));
+    CHECK(tl::autograd::gradgradcheck(f, {x}));
+  }
+  auto s = leaf({}, gen);
+  CHECK(check([](const Inputs& in) { return in[0].unfold(0, 1, 1) * 3.0; }, {s}));
   auto y = leaf({3, 4}, gen);
   CHECK(check([](const Inputs& in) { return tl::tril(in[0], 1) + tl::triu(in[0], -1); }, {y}));
   CHECK(check([](const Inputs& in) { return tl::diag(in[0], 1); }, {y}));

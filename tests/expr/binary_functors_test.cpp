@@ -87,3 +87,70 @@ TEST_CASE("integer pow with a negative scalar exponent is rejected like PyTorch"
   const tl::Tensor<float> ok = tl::pow(tl::tensor({2, 4}), -0.5);  // promotes to float: allowed
   CHECK(ok.to_vector() == std::vector<float>{1.f / std::sqrt(2.f), 0.5f});
 }
+
+TEST_CASE("addcmul and addcdiv match PyTorch: broadcast, in the common type, as methods and in place") {
+  const auto& f = fixtures::load("surface.txt");
+  auto run = [&]<class T>(const std::string& type, double tol) {
+    for (const char* value : {"1", "0.5", "-2.25"}) {
+      const double v = std::stod(value);
+      for (const char* op : {"addcmul", "addcdiv"}) {
+        const auto& c = f[std::string(op) + "/" + type + "/" + value];
+        INFO(op << " " << type << " value " << value);
+        const auto a = c.get<T>("input"), b = c.get<T>("t1"), d = c.get<T>("t2");
+        const bool mul = std::string(op) == "addcmul";
+        const tl::Tensor<T> y = mul ? tl::Tensor<T>(tl::addcmul(a, b, d, v)) : tl::Tensor<T>(tl::addcdiv(a, b, d, v));
+        fixtures::check_close(y, c.get<T>("y"), tol, tol, op);
+        // The method form, on an expression; the in-place form into a
+        // tensor of the broadcast shape.
+        const tl::Tensor<T> m = mul ? tl::Tensor<T>((a * 1).addcmul(b, d, v)) : tl::Tensor<T>((a * 1).addcdiv(b, d, v));
+        fixtures::check_close(m, c.get<T>("y"), tol, tol, op);
+        tl::Tensor<T> z = a.expand(c.get<T>("y").sizes()).contiguous();
+        if (mul)
+          z.addcmul_(b, d, v);
+        else
+          z.addcdiv_(b, d, v);
+        fixtures::check_close(z, c.get<T>("y"), tol, tol, op);
+      }
+    }
+  };
+  run.operator()<float>("float32", 1e-6);
+  run.operator()<double>("float64", 1e-14);
+  {
+    const auto& c = f["addcmul/int64/3"];
+    const tl::Tensor<int64_t> y = tl::addcmul(c.get<int64_t>("input"), c.get<int64_t>("t1"), c.get<int64_t>("t2"), 3);
+    fixtures::check_close(y, c.get<int64_t>("y"), 0, 0, "addcmul int64");
+    const auto& c32 = f["addcmul/int32/-2"];
+    const tl::Tensor<int32_t> y32 =
+        c32.get<int32_t>("input").addcmul(c32.get<int32_t>("t1"), c32.get<int32_t>("t2"), -2);
+    fixtures::check_close(y32, c32.get<int32_t>("y"), 0, 0, "addcmul int32");
+  }
+  for (const char* op : {"addcmul", "addcdiv"}) {
+    // An int64 input and tensor2 with a float32 tensor1: computed in float32.
+    const auto& c = f[std::string(op) + "/mixed/2.5"];
+    const auto a = c.get<int64_t>("input"), d = c.get<int64_t>("t2");
+    const auto b = c.get<float>("t1");
+    const bool mul = std::string(op) == "addcmul";
+    const tl::Tensor<float> y =
+        mul ? tl::Tensor<float>(tl::addcmul(a, b, d, 2.5)) : tl::Tensor<float>(tl::addcdiv(a, b, d, 2.5));
+    fixtures::check_close(y, c.get<float>("y"), 1e-6, 1e-6, op);
+  }
+  // In place, the broadcast shape must be the tensor's own (PyTorch's message).
+  auto small = tl::zeros<float>({3});
+  CHECK_THROWS_WITH_AS(small.addcmul_(tl::ones<float>({2, 3}), tl::ones<float>({1, 3}), 2),
+                       doctest::Contains("output with shape [3] doesn't match the broadcast shape [2, 3]"),
+                       tl::ShapeError);
+  CHECK_THROWS_AS(tl::Tensor<float>(tl::addcdiv(small, tl::ones<float>({2}), tl::ones<float>({3}))), tl::ShapeError);
+  // Division by zero follows IEEE, as in PyTorch.
+  const tl::Tensor<float> inf = tl::addcdiv(small, tl::ones<float>({3}), tl::zeros<float>({3}), 2);
+  CHECK(std::isinf(inf.to_vector()[0]));
+}
+
+TEST_CASE("clip is clamp") {
+  const auto x = tl::tensor<float>({-2.0f, -0.5f, 0.25f, 3.0f});
+  const tl::Tensor<float> a = tl::clip(x, -1.0, 1.0), b = x.clip(tl::None, 0.0), e = tl::clamp(x, -1.0, 1.0);
+  CHECK(a.to_vector() == e.to_vector());
+  CHECK(b.to_vector() == std::vector<float>{-2.0f, -0.5f, 0.0f, 0.0f});
+  auto y = x.clone();
+  y.clip_(0.0);
+  CHECK(y.to_vector() == std::vector<float>{0.0f, 0.0f, 0.25f, 3.0f});
+}

@@ -3,10 +3,12 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "fixtures.hpp"
 
@@ -196,4 +198,64 @@ TEST_CASE("slicing clamps out-of-range bounds like Python") {
   const long long j = -1;
   CHECK(x.index({i}).item() == 4);
   CHECK(x.index({tl::Slice(i, j)}).to_vector() == std::vector<int64_t>{4, 5, 6, 7, 8});
+}
+
+TEST_CASE("unfold gives PyTorch's windows, sizes and strides, as a view") {
+  const auto& f = fixtures::load("surface.txt");
+  const auto base = tl::arange<float>(0, 42).view({2, 7, 3});
+  std::map<std::string, tl::Tensor<float>> inputs{
+      {"contig", base}, {"transpose", base.transpose(0, 1)}, {"slice", base.slice(1, 1, tl::None, 2)}};
+  std::istringstream table(f["unfold/strides"].text("table"));
+  int checked = 0;
+  for (std::string line; std::getline(table, line);) {
+    const auto space = line.find(' ');
+    const std::string label = line.substr(0, space), expected = line.substr(space + 1);
+    INFO(label);
+    const auto dot = label.find(".unfold(");
+    const std::string input = label.substr(0, dot);
+    int64_t dim = 0, size = 0, step = 0;
+    REQUIRE(std::sscanf(label.c_str() + dot, ".unfold(%ld,%ld,%ld)", &dim, &size, &step) == 3);
+    ++checked;
+    if (input == "scalar") {
+      const auto s = tl::tensor<float>(5.0f);
+      const auto u = s.unfold(dim, size, step);
+      std::ostringstream os;
+      os << "sizes=" << u.sizes() << " strides=" << u.strides() << " offset=" << u.storage_offset();
+      CHECK(os.str() == expected);
+      CHECK(u.to_vector() == std::vector<float>(static_cast<std::size_t>(size), 5.0f));
+      continue;
+    }
+    const auto& t = inputs.at(input);
+    if (expected == "error") {
+      CHECK_THROWS_WITH_AS(t.unfold(dim, size, step), doctest::Contains("maximum size for tensor at dimension"),
+                           tl::ValueError);
+      continue;
+    }
+    const auto u = t.unfold(dim, size, step);
+    std::ostringstream os;
+    os << "sizes=" << u.sizes() << " strides=" << u.strides() << " offset=" << u.storage_offset();
+    CHECK(os.str() == expected);
+    CHECK(u.storage().data() == base.storage().data());
+    const auto& c =
+        f["unfold/" + input + "/" + std::to_string(dim) + "/" + std::to_string(size) + "/" + std::to_string(step)];
+    fixtures::check_close(t.contiguous(), c.get<float>("x"), 0, 0, "input");
+    fixtures::check_close(u.contiguous(), c.get<float>("y"), 0, 0, "windows");
+  }
+  CHECK(checked == 3 * 7 + 2);
+  // Writes through overlapping windows reach the input.
+  auto x = tl::zeros<float>({5});
+  x.unfold(0, 2, 2).select(1, 1).fill_(1.0f);
+  CHECK(x.to_vector() == std::vector<float>{0, 1, 0, 1, 0});
+}
+
+TEST_CASE("unfold's errors use PyTorch's wording") {
+  const auto x = tl::arange<float>(0, 5);
+  CHECK_THROWS_WITH_AS(x.unfold(0, 6, 1), "unfold: maximum size for tensor at dimension 0 is 5 but size is 6",
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(x.unfold(0, -1, 1), "unfold: size is -1 but must be >= 0", tl::ValueError);
+  CHECK_THROWS_WITH_AS(x.unfold(0, 2, 0), "unfold: step is 0 but must be > 0", tl::ValueError);
+  CHECK_THROWS_AS(x.unfold(1, 2, 1), tl::IndexError);
+  CHECK_THROWS_AS(tl::tensor<float>(1.0f).unfold(1, 1, 1), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::tensor<float>(1.0f).unfold(0, 2, 1),
+                       "unfold: maximum size for tensor at dimension 0 is 1 but size is 2", tl::ValueError);
 }

@@ -276,3 +276,26 @@ TEST_CASE("CUDA forward mode: dual tensors run their fused chains as one kernel 
   CHECK_THROWS_WITH_AS(fad::make_dual(a.cuda(), t0),
                        doctest::Contains("make_dual: tangent 0 is on cpu but the primal is on cuda"), tl::DeviceError);
 }
+
+TEST_CASE("CUDA autograd: unfold, addcmul and addcdiv match the CPU, forward and backward") {
+  if (no_gpu()) return;
+  tl::Generator gen(23);
+  auto x = tl::randn({3, 9, 4}, gen).requires_grad_();
+  auto t = tl::randn({4}, gen).requires_grad_();
+  auto gx = gpu_leaf(x), gt = gpu_leaf(t);
+  const auto w = tl::randn({3, 4, 4, 3}, gen);
+  const tl::Tensor<float> d = tl::rand({9, 1}, gen) + 0.5f;
+  // Overlapping windows (size 3, step 2) of dim 1; addcmul/addcdiv broadcast.
+  const auto loss = [](const tl::Tensor<float>& in, const tl::Tensor<float>& v, const tl::Tensor<float>& weights,
+                       const tl::Tensor<float>& divisor) {
+    const tl::Tensor<float> windows = in.unfold(1, 3, 2);
+    const tl::Tensor<float> y = tl::addcmul(in, in, v, 0.5).addcdiv(v, divisor, -2.0);
+    return tl::Tensor<float>(tl::sum(windows * weights) + tl::sum(tl::square(y)));
+  };
+  const tl::Tensor<float> cpu_loss = loss(x, t, w, d), gpu_loss = loss(gx, gt, w.cuda(), d.cuda());
+  check_parity(gpu_loss, cpu_loss, 1e-5, 1e-5, "loss");
+  cpu_loss.backward();
+  gpu_loss.backward();
+  check_parity(gx.grad(), x.grad(), 1e-5, 1e-6, "x");
+  check_parity(gt.grad(), t.grad(), 1e-5, 1e-5, "t");
+}

@@ -134,6 +134,15 @@ class PointwiseMethods {
   auto clamp_min(S min) const;
   template <Scalar S>
   auto clamp_max(S max) const;
+  /// Alias of clamp.
+  template <ClampBound Lo, ClampBound Hi = NoneType>
+  auto clip(Lo min, Hi max = None) const;
+  /// `tl::addcmul(self, tensor1, tensor2, value)`: self + value * tensor1 * tensor2.
+  template <Expression B, Expression C, Scalar S = int64_t>
+  auto addcmul(const B& tensor1, const C& tensor2, S value = 1) const;
+  /// `tl::addcdiv(self, tensor1, tensor2, value)`: self + value * tensor1 / tensor2.
+  template <Expression B, Expression C, Scalar S = int64_t>
+  auto addcdiv(const B& tensor1, const C& tensor2, S value = 1) const;
   /// `where(condition, self, other)`.
   template <Expression C, Operand O>
   auto where(const C& condition, const O& other) const;

@@ -229,6 +229,9 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor select(int64_t dim, int64_t index) const;
   /// Python's `x[start:end:step]` along one dimension.
   Tensor slice(int64_t dim, SliceBound start = None, SliceBound end = None, int64_t step = 1) const;
+  /// Every window of `size` elements along `dim`, windows `step` apart, as
+  /// a new last dimension (a view: windows overlap when step < size).
+  Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
   /// LibTorch's indexing form: integers, `Slice`s, `None` and `Ellipsis` give
   /// a view; index tensors (`Tensor<int64_t>`, `Tensor<bool>` masks) among
   /// them give a copy with NumPy/PyTorch's advanced-indexing rules
@@ -326,6 +329,12 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   /// x = lerp(x, end, weight).
   template <Operand A, Operand B>
   Tensor& lerp_(const A& end, const B& weight);
+  /// x = x + value * tensor1 * tensor2.
+  template <Expression B, Expression C, Scalar S = int64_t>
+  Tensor& addcmul_(const B& tensor1, const C& tensor2, S value = 1);
+  /// x = x + value * tensor1 / tensor2.
+  template <Expression B, Expression C, Scalar S = int64_t>
+  Tensor& addcdiv_(const B& tensor1, const C& tensor2, S value = 1);
   template <Operand O>
   Tensor& operator+=(const O& other) {
     return add_(other);
@@ -366,6 +375,11 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   template <Scalar S>
   Tensor& clamp_max_(S max) {
     return clamp_(None, max);
+  }
+  /// Alias of clamp_.
+  template <ClampBound Lo, ClampBound Hi = NoneType>
+  Tensor& clip_(Lo min, Hi max = None) {
+    return clamp_(min, max);
   }
   /// Fills with values uniform on [from, to) (defined in ops/random.hpp).
   Tensor& uniform_(double from = 0, double to = 1, Generator& gen = default_generator());

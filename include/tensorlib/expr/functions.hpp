@@ -426,6 +426,37 @@ requires(Expression<A> || Expression<B> || Expression<C>) auto lerp(const A& sta
   return make_map(fn::Lerp{}, start, end, weight);
 }
 
+/// input + value * tensor1 * tensor2, computed in the three operands' common
+/// type in PyTorch's order (value times tensor1 first). Misuse PyTorch
+/// rejects at run time is a compile-time error here: bool tensors, and a
+/// floating `value` with integral tensors (PyTorch's documented rule; 1.13
+/// truncated it silently).
+template <Expression A, Expression B, Expression C, Scalar S = int64_t>
+auto addcmul(const A& input, const B& tensor1, const C& tensor2, S value = 1) {
+  using T = result_type_t<A, B, C>;
+  static_assert(!std::is_same_v<T, bool>, "tl::addcmul: not implemented for bool tensors");
+  static_assert(is_floating<T> || !std::is_floating_point_v<S>,
+                "tl::addcmul: for integral tensors, value must be an integer, not a floating-point number");
+  using V = std::conditional_t<is_floating<T>, double, int64_t>;
+  return input + static_cast<V>(value) * cast<T>(tensor1) * tensor2;
+}
+
+/// input + value * tensor1 / tensor2, computed in the three operands' common
+/// type in PyTorch's order. As in PyTorch, tensor1 and tensor2 may not both
+/// be integral (integer division was removed from addcdiv), a compile-time
+/// error here.
+template <Expression A, Expression B, Expression C, Scalar S = int64_t>
+auto addcdiv(const A& input, const B& tensor1, const C& tensor2, S value = 1) {
+  using T = result_type_t<A, B, C>;
+  static_assert(is_floating<value_type_t<B>> || is_floating<value_type_t<C>>,
+                "tl::addcdiv: integer division with addcdiv is no longer supported (as in PyTorch); use "
+                "input + value * tl::trunc(tensor1 / tensor2) for the historic behaviour, or give a floating tensor");
+  static_assert(is_floating<T> || !std::is_floating_point_v<S>,
+                "tl::addcdiv: for integral tensors, value must be an integer, not a floating-point number");
+  using V = std::conditional_t<is_floating<T>, double, int64_t>;
+  return input + static_cast<V>(value) * cast<T>(tensor1) / tensor2;
+}
+
 namespace detail {
 template <class B>
 using bound_operand_t = std::conditional_t<Scalar<B>, B, bool>;  // bool never raises the type
@@ -448,6 +479,12 @@ auto clamp(const E& x, Lo min, Hi max = None) {
     f.has_hi = true;
   }
   return make_map(f, as_node<T>(x));
+}
+
+/// Alias of clamp (PyTorch's `torch.clip`).
+template <Expression E, ClampBound Lo, ClampBound Hi = NoneType>
+auto clip(const E& x, Lo min, Hi max = None) {
+  return clamp(x, min, max);
 }
 /// max(x, min).
 template <Expression E, Scalar S>

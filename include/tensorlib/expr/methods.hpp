@@ -295,6 +295,21 @@ auto PointwiseMethods<D>::clamp(Lo min, Hi max) const {
   return tensorlib::clamp(self(), min, max);
 }
 template <class D>
+template <ClampBound Lo, ClampBound Hi>
+auto PointwiseMethods<D>::clip(Lo min, Hi max) const {
+  return tensorlib::clamp(self(), min, max);
+}
+template <class D>
+template <Expression B, Expression C, Scalar S>
+auto PointwiseMethods<D>::addcmul(const B& tensor1, const C& tensor2, S value) const {
+  return tensorlib::addcmul(self(), tensor1, tensor2, value);
+}
+template <class D>
+template <Expression B, Expression C, Scalar S>
+auto PointwiseMethods<D>::addcdiv(const B& tensor1, const C& tensor2, S value) const {
+  return tensorlib::addcdiv(self(), tensor1, tensor2, value);
+}
+template <class D>
 template <Scalar S>
 auto PointwiseMethods<D>::clamp_min(S min) const {
   return tensorlib::clamp(self(), min, None);

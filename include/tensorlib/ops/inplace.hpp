@@ -156,6 +156,18 @@ Tensor<T>& Tensor<T>::lerp_(const A& end, const B& weight) {
 }
 
 template <Element T>
+template <Expression B, Expression C, Scalar S>
+Tensor<T>& Tensor<T>::addcmul_(const B& tensor1, const C& tensor2, S value) {
+  return detail::write_result_in_place(*this, tensorlib::addcmul(*this, tensor1, tensor2, value), "addcmul_");
+}
+
+template <Element T>
+template <Expression B, Expression C, Scalar S>
+Tensor<T>& Tensor<T>::addcdiv_(const B& tensor1, const C& tensor2, S value) {
+  return detail::write_result_in_place(*this, tensorlib::addcdiv(*this, tensor1, tensor2, value), "addcdiv_");
+}
+
+template <Element T>
 template <ClampBound Lo, ClampBound Hi>
 Tensor<T>& Tensor<T>::clamp_(Lo min, Hi max) {
   return detail::write_result_in_place(*this, tensorlib::clamp(*this, min, max), "clamp_");

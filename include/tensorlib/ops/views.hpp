@@ -323,6 +323,40 @@ Tensor<T> Tensor<T>::narrow(int64_t dim_, int64_t start, int64_t length) const {
 }
 
 template <Element T>
+Tensor<T> Tensor<T>::unfold(int64_t dim_, int64_t size, int64_t step) const {
+  if constexpr (differentiable<T>) {
+    if (detail::records_grad(*this))
+      return autograd::record_view(
+          *this, "UnfoldBackward", [&](const Tensor& s) { return s.unfold(dim_, size, step); },
+          [=, in = sizes()](const Tensor& g) {
+            // Window element k of every window reads the input at k, k + step,
+            // ...: a strided slice, so the gradient is one add per k.
+            if (in.size() == 0) return g.sum().reshape({});
+            const int64_t d = wrap_dim(dim_, static_cast<int64_t>(in.size()), "unfold");
+            const int64_t windows = g.size(d);
+            auto gi = zeros<T>(in, {.device = g.device()});
+            for (int64_t k = 0; k < size; ++k) gi.slice(d, k, k + (windows - 1) * step + 1, step) += g.select(-1, k);
+            return gi;
+          });
+  }
+  // A 0-d tensor unfolds as one element along dim 0 (PyTorch).
+  const int64_t d = dim() == 0 ? wrap_dim(dim_, 1, "unfold") : wrap_dim(dim_, dim(), "unfold");
+  const int64_t n = dim() == 0 ? 1 : this->size(d);
+  detail::check<ValueError>(size >= 0, "unfold: size is ", size, " but must be >= 0");
+  detail::check<ValueError>(size <= n, "unfold: maximum size for tensor at dimension ", d, " is ", n, " but size is ",
+                            size);
+  detail::check<ValueError>(step > 0, "unfold: step is ", step, " but must be > 0");
+  Shape sz = sizes(), st = strides();
+  sz.push_back(size);
+  st.push_back(dim() == 0 ? 1 : st[d]);
+  if (dim() > 0) {
+    sz[d] = (n - size) / step + 1;
+    st[d] *= step;
+  }
+  return detail::restride(*this, sz, st, storage_offset());
+}
+
+template <Element T>
 Tensor<T> Tensor<T>::select(int64_t dim_, int64_t index) const {
   if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
