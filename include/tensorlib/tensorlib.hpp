@@ -59,6 +59,7 @@
 #include "tensorlib/ops/complex_tensor.hpp"
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/decompositions.hpp"
+#include "tensorlib/ops/diff.hpp"
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/eigh.hpp"
 #include "tensorlib/ops/einsum.hpp"

@@ -62,6 +62,20 @@ TEST_CASE("gradcheck: views") {
   }
   auto s = leaf({}, gen);
   CHECK(check([](const Inputs& in) { return in[0].unfold(0, 1, 1) * 3.0; }, {s}));
+  CHECK(check([](const Inputs& in) { return in[0].mT() * in[0].permute({0, 2, 1}); }, {x}));
+}
+
+TEST_CASE("gradcheck: diff (with prepend and append) and take_along_dim (broadcast, repeated indices)") {
+  tl::Generator gen(12);
+  auto x = leaf({3, 5}, gen), pre = leaf({3, 2}, gen), app = leaf({3, 1}, gen);
+  CHECK(check([](const Inputs& in) { return tl::diff(in[0], 2); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::diff(in[0], 1, 0); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::diff(in[0], 3, 1, in[1], in[2]); }, {x, pre, app}));
+  const auto idx = tl::tensor<int64_t>({4, 0, 4, 1}).view({1, 4});
+  CHECK(check([idx](const Inputs& in) { return tl::take_along_dim(in[0], idx, 1); }, {x}));
+  const auto rows = tl::tensor<int64_t>({1, 0, 2, 1}).view({4, 1});  // row indices, broadcast over columns
+  CHECK(check([rows](const Inputs& in) { return tl::take_along_dim(in[0], rows, 0); }, {x}));
+  CHECK(check([idx](const Inputs& in) { return tl::take_along_dim(in[0], idx); }, {x}));
   auto y = leaf({3, 4}, gen);
   CHECK(check([](const Inputs& in) { return tl::tril(in[0], 1) + tl::triu(in[0], -1); }, {y}));
   CHECK(check([](const Inputs& in) { return tl::diag(in[0], 1); }, {y}));

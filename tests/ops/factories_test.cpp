@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "fixtures.hpp"
@@ -145,4 +146,17 @@ TEST_CASE("arange, linspace and tensor reject values their element type cannot h
   CHECK_THROWS_AS(tl::tensor<int64_t>({1.0, std::nan("")}), tl::ValueError);
   CHECK_THROWS_AS(tl::tensor<int32_t>(1e10), tl::ValueError);
   CHECK(tl::tensor<int32_t>({2.7, -2.7}).to_vector() == std::vector<int32_t>{2, -2});  // truncated, as in PyTorch
+}
+
+TEST_CASE("new_empty, new_zeros, new_ones and new_full keep the element type and device") {
+  const auto x = tl::arange<double>(0, 6).view({2, 3});
+  const auto z = x.new_zeros({4});
+  static_assert(std::is_same_v<decltype(z), const tl::Tensor<double>>);
+  CHECK(z.to_vector() == std::vector<double>(4, 0.0));
+  CHECK(x.new_ones({2, 2}).to_vector() == std::vector<double>(4, 1.0));
+  CHECK(x.new_full({3}, 2.5).to_vector() == std::vector<double>(3, 2.5));
+  CHECK(x.new_empty({0, 7}).sizes() == tl::Shape{0, 7});
+  CHECK(x.new_zeros({1}).device() == x.device());
+  CHECK_FALSE(x.requires_grad());
+  CHECK_THROWS_WITH_AS(x.new_ones({-1}), "empty: negative dimension -1 in size [-1]", tl::ValueError);
 }

@@ -498,3 +498,31 @@ TEST_CASE_TEMPLATE("float16 and bfloat16 scatters and accumulating puts compute 
   check_same(tl::index_put(as_t(base), at, as_t(src), true).template to<float>(), tl::index_put(base, at, src, true),
              "index_put accumulate");
 }
+
+TEST_CASE("take_along_dim matches PyTorch: broadcasting both ways, negative dims, argsort indices, no dim") {
+  const auto& f = fixtures::load("surface.txt");
+  const auto& b = f["take_along_dim/broadcast"];
+  fixtures::check_close(tl::take_along_dim(b.get<float>("x"), b.get<int64_t>("i"), 1), b.get<float>("y"), 0, 0,
+                        "broadcast");
+  const auto& n = f["take_along_dim/neg_dim"];
+  fixtures::check_close(tl::take_along_dim(n.get<float>("x"), n.get<int64_t>("i"), -1), n.get<float>("y"), 0, 0,
+                        "negative dim");
+  const auto& s = f["take_along_dim/argsort"];
+  fixtures::check_close(tl::take_along_dim(s.get<float>("x"), s.get<int64_t>("i"), 0), s.get<float>("y"), 0, 0,
+                        "argsort");
+  fixtures::check_close(tl::take_along_dim(s.get<float>("x"), tl::argsort(s.get<float>("x"), 0), 0),
+                        tl::sort(s.get<float>("x"), 0).values, 0, 0, "sorted");
+  const auto& fl = f["take_along_dim/flat"];
+  fixtures::check_close(
+      tl::take_along_dim(fl.get<float>("x").transpose(0, 2).contiguous().transpose(0, 2), fl.get<int64_t>("i")),
+      fl.get<float>("y"), 0, 0, "flattened, non-contiguous input");
+  const auto x = tl::zeros<float>({2, 4});
+  CHECK_THROWS_WITH_AS(tl::take_along_dim(x, tl::tensor<int64_t>({0, 1}), 1),
+                       "take_along_dim(): input and indices should have the same number of dimensions, but got 2 "
+                       "dimensions for input, and 1 dimensions for indices",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::take_along_dim(x, tl::tensor<int64_t>({5}).view({1, 1}), 1),
+                       doctest::Contains("index 5 is out of bounds for dimension 1 with size 4"), tl::IndexError);
+  CHECK_THROWS_AS(tl::take_along_dim(x, tl::zeros<int64_t>({1, 1}), 2), tl::IndexError);
+  CHECK_THROWS_AS(tl::take_along_dim(x, tl::zeros<int64_t>({3, 2}), 1), tl::ShapeError);
+}

@@ -5,7 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "fixtures.hpp"
@@ -222,4 +224,44 @@ TEST_CASE("rearrange errors follow PyTorch's wording") {
   const auto fake_cuda = tl::from_blob(host, {4}, {1}, {}, tl::Device(tl::kCUDA, 0));
   CHECK_THROWS_AS(tl::combinations(fake_cuda), tl::DeviceError);
   CHECK_THROWS_AS(tl::flip(fake_cuda, {0}), tl::DeviceError);
+}
+
+TEST_CASE("diff matches PyTorch: orders, dims, prepend/append, bool, wrapping integers, strided input") {
+  const auto& f = fixtures::load("surface.txt");
+  for (const char* key : {"1/-1", "2/1", "1/0", "3/0", "0/1", "7/1"}) {
+    INFO("diff " << key);
+    const auto& c = f[std::string("diff/") + key];
+    int64_t n = 0, dim = 0;
+    REQUIRE(std::sscanf(key, "%ld/%ld", &n, &dim) == 2);
+    fixtures::check_close(tl::diff(c.get<float>("x"), n, dim), c.get<float>("y"), 1e-6, 1e-6, "diff");
+  }
+  const auto& pa = f["diff/prepend_append"];
+  fixtures::check_close(tl::diff(pa.get<float>("x"), 2, 1, pa.get<float>("pre"), pa.get<float>("app")),
+                        pa.get<float>("y"), 1e-6, 1e-6, "prepend/append");
+  const auto& tr = f["diff/transposed"];
+  fixtures::check_close(tl::diff(tr.get<float>("x").t(), 1, 0), tr.get<float>("y"), 1e-6, 1e-6, "transposed");
+  const auto& b = f["diff/bool"];
+  fixtures::check_close(tl::diff(b.get<bool>("x")), b.get<bool>("y"), 0, 0, "bool");
+  fixtures::check_close(tl::diff(b.get<bool>("x"), 2), b.get<bool>("y2"), 0, 0, "bool, n = 2");
+  const auto& u = f["diff/uint8"];
+  fixtures::check_close(tl::diff(u.get<uint8_t>("x")), u.get<uint8_t>("y"), 0, 0, "uint8");
+  const auto& i = f["diff/int64"];
+  fixtures::check_close(tl::diff(i.get<int64_t>("x"), 2), i.get<int64_t>("y"), 0, 0, "int64");
+  // An empty input stays empty; n = 0 gives the input's values.
+  CHECK(tl::diff(tl::zeros<float>({0})).sizes() == tl::Shape{0});
+  CHECK(tl::diff(tl::zeros<float>({2, 0}), 1, 0).sizes() == tl::Shape{1, 0});
+}
+
+TEST_CASE("diff's errors use PyTorch's wording") {
+  const auto x = tl::zeros<float>({2, 4});
+  CHECK_THROWS_WITH_AS(tl::diff(tl::tensor<float>(1.0f)), "diff: diff expects input to be at least one-dimensional",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::diff(x, -1), "diff: order must be non-negative but got -1", tl::ValueError);
+  CHECK_THROWS_AS(tl::diff(x, 1, 2), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::diff(x, 1, -1, tl::zeros<float>({3, 1})),
+                       "diff: diff expects the shape of tensor to prepend or append to match that of input except "
+                       "along the differencing dimension; input.size(0) = 2, but got tensor.size(0) = 3",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::diff(x, 1, -1, std::nullopt, tl::zeros<float>({1})),
+                       "diff: diff expects prepend or append to be the same dimension as input", tl::ShapeError);
 }

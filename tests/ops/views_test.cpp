@@ -259,3 +259,14 @@ TEST_CASE("unfold's errors use PyTorch's wording") {
   CHECK_THROWS_WITH_AS(tl::tensor<float>(1.0f).unfold(0, 2, 1),
                        "unfold: maximum size for tensor at dimension 0 is 1 but size is 2", tl::ValueError);
 }
+
+TEST_CASE("mT and mH give PyTorch's transposes") {
+  const auto x = tl::zeros<float>({2, 3, 4});
+  CHECK(x.mT().sizes() == tl::Shape{2, 4, 3});
+  CHECK(x.mT().strides() == tl::Shape{12, 1, 4});
+  CHECK(x.mH().strides() == x.mT().strides());
+  CHECK(x.mT().storage().data() == x.storage().data());
+  CHECK_THROWS_WITH_AS(tl::zeros<float>({2}).mT(),
+                       "mT: tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.",
+                       tl::ShapeError);
+}

@@ -277,7 +277,7 @@ TEST_CASE("CUDA forward mode: dual tensors run their fused chains as one kernel 
                        doctest::Contains("make_dual: tangent 0 is on cpu but the primal is on cuda"), tl::DeviceError);
 }
 
-TEST_CASE("CUDA autograd: unfold, addcmul and addcdiv match the CPU, forward and backward") {
+TEST_CASE("CUDA autograd: unfold, addcmul, addcdiv, diff, mT and take_along_dim match the CPU, forward and backward") {
   if (no_gpu()) return;
   tl::Generator gen(23);
   auto x = tl::randn({3, 9, 4}, gen).requires_grad_();
@@ -290,7 +290,10 @@ TEST_CASE("CUDA autograd: unfold, addcmul and addcdiv match the CPU, forward and
                        const tl::Tensor<float>& divisor) {
     const tl::Tensor<float> windows = in.unfold(1, 3, 2);
     const tl::Tensor<float> y = tl::addcmul(in, in, v, 0.5).addcdiv(v, divisor, -2.0);
-    return tl::Tensor<float>(tl::sum(windows * weights) + tl::sum(tl::square(y)));
+    const tl::Tensor<float> d2 = tl::diff(in.mT(), 2, 1);
+    const tl::Tensor<float> taken = tl::take_along_dim(in, tl::argsort(in, 1), 1);
+    return tl::Tensor<float>(tl::sum(windows * weights) + tl::sum(tl::square(y)) + tl::sum(tl::square(d2)) +
+                             tl::sum(taken * tl::arange<float>(0, 4, 1, {.device = in.device()})));
   };
   const tl::Tensor<float> cpu_loss = loss(x, t, w, d), gpu_loss = loss(gx, gt, w.cuda(), d.cuda());
   check_parity(gpu_loss, cpu_loss, 1e-5, 1e-5, "loss");

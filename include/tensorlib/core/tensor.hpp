@@ -229,6 +229,17 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor select(int64_t dim, int64_t index) const;
   /// Python's `x[start:end:step]` along one dimension.
   Tensor slice(int64_t dim, SliceBound start = None, SliceBound end = None, int64_t step = 1) const;
+  /// Uninitialized, zeros, ones or `value` of this element type on this
+  /// tensor's device (PyTorch's `new_empty`, ...; defined in ops/factories.hpp).
+  Tensor new_empty(const Shape& sizes) const;
+  Tensor new_zeros(const Shape& sizes) const;
+  Tensor new_ones(const Shape& sizes) const;
+  Tensor new_full(const Shape& sizes, T value) const;
+  /// The last two dimensions swapped (PyTorch's `x.mT`): matrices or
+  /// batches of matrices only.
+  Tensor mT() const;
+  /// `mT()`: the conjugate transpose of a real tensor (PyTorch's `x.mH`).
+  Tensor mH() const { return mT(); }
   /// Every window of `size` elements along `dim`, windows `step` apart, as
   /// a new last dimension (a view: windows overlap when step < size).
   Tensor unfold(int64_t dim, int64_t size, int64_t step) const;

@@ -68,6 +68,23 @@ Tensor<T> ones(const Shape& sizes, TensorOptions options = {}) {
   return full<T>(sizes, T(1), options);
 }
 
+template <Element T>
+Tensor<T> Tensor<T>::new_empty(const Shape& sizes) const {
+  return empty<T>(sizes, {.device = device()});
+}
+template <Element T>
+Tensor<T> Tensor<T>::new_zeros(const Shape& sizes) const {
+  return zeros<T>(sizes, {.device = device()});
+}
+template <Element T>
+Tensor<T> Tensor<T>::new_ones(const Shape& sizes) const {
+  return ones<T>(sizes, {.device = device()});
+}
+template <Element T>
+Tensor<T> Tensor<T>::new_full(const Shape& sizes, T value) const {
+  return full<T>(sizes, value, {.device = device()});
+}
+
 /// An uninitialized tensor like `like`: same shape, device and element type
 /// (or U); dense layouts (e.g. a transpose) are preserved, as in PyTorch.
 template <class U = void, Expression E>

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -29,6 +30,7 @@
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/broadcast.hpp"
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/expr/operators.hpp"
 #include "tensorlib/ops/along_dim.hpp"
@@ -307,6 +309,26 @@ Tensor<T> gather(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& ind
   detail::dispatch_offsets<3>(input.device(), ix.sizes(),
                               {o1.strides(), detail::without_dim(x.strides(), d), ix.strides()}, f, "gather");
   return out;
+}
+
+/// `torch.take_along_dim(input, indices, dim)`: gather along `dim` after
+/// broadcasting input and indices against each other in every other
+/// dimension; without `dim`, gathers from the flattened input by the
+/// flattened indices.
+template <Element T>
+Tensor<T> take_along_dim(const Tensor<T>& input, const Tensor<int64_t>& indices,
+                         std::optional<int64_t> dim = std::nullopt) {
+  if (!dim) return gather(input.reshape({-1}), 0, indices.reshape({-1}));
+  detail::check<ShapeError>(input.dim() == indices.dim(),
+                            "take_along_dim(): input and indices should have the same number of dimensions, but got ",
+                            input.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
+  const int64_t d = wrap_dim(*dim, input.dim(), "take_along_dim");
+  Shape sizes = input.sizes();
+  sizes[d] = indices.size(d);
+  const Shape shape = broadcast_shapes(sizes, indices.sizes(), "take_along_dim");
+  Shape input_shape = shape;
+  input_shape[d] = input.size(d);
+  return gather(input.expand(input_shape), d, indices.expand(shape));
 }
 
 /// `Tensor.scatter_(dim, index, src, reduce=None)`: self[i][index[i][j][k]][k] = src[i][j][k]

@@ -323,6 +323,13 @@ Tensor<T> Tensor<T>::narrow(int64_t dim_, int64_t start, int64_t length) const {
 }
 
 template <Element T>
+Tensor<T> Tensor<T>::mT() const {
+  detail::check<ShapeError>(dim() >= 2, "mT: tensor.mT is only supported on matrices or batches of matrices. Got ",
+                            dim(), "-D tensor.");
+  return transpose(-2, -1);
+}
+
+template <Element T>
 Tensor<T> Tensor<T>::unfold(int64_t dim_, int64_t size, int64_t step) const {
   if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
