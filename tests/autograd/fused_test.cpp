@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -348,6 +349,20 @@ TEST_CASE("gradcheck and gradgradcheck of pointwise chains") {
       return y;
     };
     CHECK(tl::autograd::gradcheck(g, in));
+  }
+  SUBCASE("logaddexp, logaddexp2, xlogy and nan_to_num (the gradient passes where x is finite)") {
+    tl::Tensor<double> positive = tl::rand<double>({3, 4}, gen) + 0.5;
+    const Inputs in = {uniform_leaf<double>({3, 1}, gen), uniform_leaf<double>({4}, gen), positive.requires_grad_()};
+    auto f = [](const Inputs& v) -> tl::Tensor<double> {
+      return tl::logaddexp(v[0], v[1]) * tl::logaddexp2(v[1], v[0] * 3.0) + tl::xlogy(v[0], v[2]) +
+             tl::nan_to_num(v[1] * v[2]);
+    };
+    CHECK(tl::autograd::gradcheck(f, in));
+    CHECK(tl::autograd::gradgradcheck(f, in));
+    const double inf = std::numeric_limits<double>::infinity();
+    auto x = tl::tensor<double>({1.5, inf, -inf, std::nan("")}, {.requires_grad = true});
+    tl::sum(tl::nan_to_num(x) * 2.0).backward();
+    CHECK(x.grad().to_vector() == std::vector<double>{2.0, 0.0, 0.0, 0.0});
   }
   SUBCASE("an input that needs no gradient and an integer tensor") {
     auto x = uniform_leaf<double>({4}, gen);

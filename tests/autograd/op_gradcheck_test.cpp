@@ -76,6 +76,10 @@ TEST_CASE("gradcheck: diff (with prepend and append) and take_along_dim (broadca
   const auto rows = tl::tensor<int64_t>({1, 0, 2, 1}).view({4, 1});  // row indices, broadcast over columns
   CHECK(check([rows](const Inputs& in) { return tl::take_along_dim(in[0], rows, 0); }, {x}));
   CHECK(check([idx](const Inputs& in) { return tl::take_along_dim(in[0], idx); }, {x}));
+  // quantile: the gradient reaches the two sorted values each rank falls between.
+  const auto qs = tl::tensor<double>({0.1, 0.5, 0.8});
+  CHECK(check([qs](const Inputs& in) { return tl::quantile(in[0], qs, 1); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::nanquantile(in[0], 0.3, 0, true, "midpoint"); }, {x}));
   auto y = leaf({3, 4}, gen);
   CHECK(check([](const Inputs& in) { return tl::tril(in[0], 1) + tl::triu(in[0], -1); }, {y}));
   CHECK(check([](const Inputs& in) { return tl::diag(in[0], 1); }, {y}));

@@ -1,6 +1,7 @@
 // Binary and ternary functors against PyTorch 1.13, with broadcasting.
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -153,4 +154,38 @@ TEST_CASE("clip is clamp") {
   auto y = x.clone();
   y.clip_(0.0);
   CHECK(y.to_vector() == std::vector<float>{0.0f, 0.0f, 0.25f, 3.0f});
+}
+
+TEST_CASE("nan_to_num, logaddexp, logaddexp2 and xlogy match PyTorch on special values") {
+  const auto& f = fixtures::load("surface.txt");
+  auto run = [&]<class T>(const std::string& type, double tol) {
+    INFO(type);
+    const auto& d = f["nan_to_num/" + type + "/default"];
+    fixtures::check_close(tl::Tensor<T>(tl::nan_to_num(d.get<T>("x"))), d.get<T>("y"), 0, 0, "nan_to_num");
+    const auto& g = f["nan_to_num/" + type + "/given"];
+    fixtures::check_close(tl::Tensor<T>(d.get<T>("x").nan_to_num(1.5, 100.0, -3.0)), g.get<T>("y"), 0, 0,
+                          "nan_to_num with values");
+    for (const char* op : {"logaddexp", "logaddexp2", "xlogy"}) {
+      const auto& c = f[std::string(op) + "/" + type];
+      const auto a = c.get<T>("a"), b = c.get<T>("b");
+      const std::string name = op;
+      const tl::Tensor<T> y = name == "logaddexp"    ? tl::Tensor<T>(tl::logaddexp(a, b))
+                              : name == "logaddexp2" ? tl::Tensor<T>(a.logaddexp2(b))
+                                                     : tl::Tensor<T>(tl::xlogy(a, b));
+      fixtures::check_close(y, c.get<T>("y"), tol, tol, op);
+    }
+  };
+  run.operator()<float>("float32", 1e-6);
+  run.operator()<double>("float64", 1e-14);
+  const auto& i = f["xlogy/int64"];
+  fixtures::check_close(tl::Tensor<float>(tl::xlogy(i.get<int64_t>("a"), i.get<int64_t>("b"))), i.get<float>("y"), 1e-6,
+                        1e-6, "xlogy of integers");
+  // Integral tensors come back as a copy.
+  const auto n = tl::tensor<int64_t>({1, -2});
+  const auto copy = tl::nan_to_num(n);
+  CHECK(copy.to_vector() == n.to_vector());
+  CHECK(copy.data_ptr() != n.data_ptr());
+  // The largest finite float16 replaces +inf by default.
+  const auto h = tl::tensor<float>({std::numeric_limits<float>::infinity()}).to<tl::Half>();
+  CHECK(static_cast<float>(tl::Tensor<tl::Half>(tl::nan_to_num(h)).to_vector()[0]) == 65504.0f);
 }

@@ -534,3 +534,49 @@ TEST_CASE("searchsorted and bucketize reject bad arguments") {
   CHECK_THROWS_WITH_AS(tl::bucketize(1.f, tl::full<float>({}, 1.f)),
                        "bucketize: boundaries tensor must be 1 dimension, but got dim(0)", tl::ShapeError);
 }
+
+TEST_CASE("quantile and nanquantile match PyTorch: every interpolation, q scalar or vector, dims, keepdim, NaNs") {
+  const auto& f = fixtures::load("surface.txt");
+  int checked = 0;
+  for (const char* method : {"linear", "lower", "higher", "midpoint", "nearest"})
+    for (const bool nan_aware : {false, true})
+      for (const char* dim : {"none", "0", "1", "-1"})
+        for (const bool keepdim : {false, true}) {
+          const std::string op = nan_aware ? "nanquantile" : "quantile";
+          const std::string key = op + "/" + method + "/" + dim + "/" + (keepdim ? "1" : "0");
+          INFO(key);
+          const auto& c = f[key];
+          const auto x = c.get<float>("x"), q = c.get<float>("q");
+          const std::optional<int64_t> d =
+              std::string(dim) == "none" ? std::nullopt : std::optional<int64_t>(std::stoll(dim));
+          const auto y = nan_aware ? tl::nanquantile(x, q, d, keepdim, method) : tl::quantile(x, q, d, keepdim, method);
+          fixtures::check_close(y, c.get<float>("y"), 1e-6, 1e-6, "vector q");
+          const auto ys =
+              nan_aware ? tl::nanquantile(x, 0.37, d, keepdim, method) : tl::quantile(x, 0.37, d, keepdim, method);
+          fixtures::check_close(ys, c.get<float>("y_scalar"), 1e-6, 1e-6, "scalar q");
+          ++checked;
+        }
+  CHECK(checked == 80);
+  const auto& c = f["quantile/double"];
+  fixtures::check_close(tl::quantile(c.get<double>("x"), c.get<double>("q"), 1), c.get<double>("y"), 1e-15, 1e-15,
+                        "double");
+  // A 0-d q gives a scalar; a 0-d input is its own quantile.
+  CHECK(tl::quantile(tl::arange<float>(0, 4), tl::scalar_tensor(0.5f)).item() == 1.5f);
+  CHECK(tl::quantile(tl::scalar_tensor(3.0f), 0.3, 0, true).dim() == 0);
+}
+
+TEST_CASE("quantile's errors use PyTorch's wording") {
+  const auto x = tl::arange<float>(0, 4);
+  CHECK_THROWS_WITH_AS(tl::quantile(x, 1.5), "quantile() q must be in the range [0, 1] but got 1.5", tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::nanquantile(x, tl::tensor<float>({0.5f, -0.1f})),
+                       "quantile() q values must be in the range [0, 1]", tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::quantile(x, tl::zeros<float>({1, 1})), "quantile() q must be a scalar or 1D tensor",
+                       tl::ShapeError);
+  CHECK_THROWS_WITH_AS(tl::quantile(x, 0.5, std::nullopt, false, "cubic"),
+                       "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, but got "
+                       "cubic",
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::quantile(tl::zeros<float>({2, 0}), 0.5, 1), "quantile() input tensor must be non-empty",
+                       tl::ValueError);
+  CHECK_THROWS_AS(tl::quantile(x, 0.5, 1), tl::IndexError);
+}

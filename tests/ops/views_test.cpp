@@ -270,3 +270,22 @@ TEST_CASE("mT and mH give PyTorch's transposes") {
                        "mT: tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.",
                        tl::ShapeError);
 }
+
+TEST_CASE("free forms of the views (torch.reshape(x, ...), ...) are the methods") {
+  const auto x = tl::arange<float>(0, 24).view({2, 3, 4});
+  auto same = [](const tl::Tensor<float>& a, const tl::Tensor<float>& b) {
+    return a.sizes() == b.sizes() && a.strides() == b.strides() && a.data_ptr() == b.data_ptr();
+  };
+  CHECK(same(tl::reshape(x, {4, 6}), x.reshape({4, 6})));
+  CHECK(same(tl::flatten(x, 1), x.flatten(1)));
+  CHECK(same(tl::unflatten(x, 2, {2, 2}), x.unflatten(2, {2, 2})));
+  CHECK(same(tl::permute(x, {2, 0, 1}), x.permute({2, 0, 1})));
+  CHECK(same(tl::transpose(x, 0, 2), x.transpose(0, 2)));
+  CHECK(same(tl::squeeze(x.unsqueeze(1)), x));
+  CHECK(same(tl::squeeze(x.unsqueeze(1), 1), x));
+  CHECK(same(tl::unsqueeze(x, -1), x.unsqueeze(-1)));
+  CHECK(same(tl::narrow(x, 1, 1, 2), x.narrow(1, 1, 2)));
+  const auto c = tl::clone(x);
+  CHECK(c.to_vector() == x.to_vector());
+  CHECK(c.data_ptr() != x.data_ptr());
+}

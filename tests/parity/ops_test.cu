@@ -87,6 +87,31 @@ TEST_CASE("CUDA: broadcast, strided, misaligned and scalar operands") {
   check_parity(m.cuda().to<double>(), m.to<double>(), 0, 0, "cast");
 }
 
+TEST_CASE("CUDA: nan_to_num, logaddexp, logaddexp2 and xlogy match the CPU on special values") {
+  if (no_gpu()) return;
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> special{nan, inf, -inf, 0.0f, -0.0f, 1e-30f, 1.0f, -1.0f, 2.5f, -7.0f, 88.0f, -100.0f};
+  const auto n = static_cast<int64_t>(special.size());
+  const auto a = tl::tensor<float>(special).view({n, 1}), b = tl::tensor<float>(special);
+  const auto ga = a.cuda(), gb = b.cuda();
+  // Transcendental functors: CUDA's and our CPU kernels differ by a few ulp.
+  check_parity(tl::Tensor<float>(tl::logaddexp(ga, gb)), tl::Tensor<float>(tl::logaddexp(a, b)), 1e-6, 1e-6,
+               "logaddexp");
+  check_parity(tl::Tensor<float>(tl::logaddexp2(ga, gb)), tl::Tensor<float>(tl::logaddexp2(a, b)), 1e-6, 1e-6,
+               "logaddexp2");
+  check_parity(tl::Tensor<float>(tl::xlogy(ga, gb)), tl::Tensor<float>(tl::xlogy(a, b)), 1e-6, 1e-6, "xlogy");
+  check_parity(tl::Tensor<float>(tl::nan_to_num(gb, 1.5, 100.0)), tl::Tensor<float>(tl::nan_to_num(b, 1.5, 100.0)), 0,
+               0, "nan_to_num");
+  // quantile sorts, gathers and interpolates on the GPU (Note [quantiles from a sort]).
+  tl::Generator g(29);
+  auto m = tl::randn({6, 33}, g);
+  m.index_put_({tl::tensor<int64_t>({2}), tl::tensor<int64_t>({5})}, tl::scalar_tensor(nan));
+  const auto q = tl::tensor<float>({0.0f, 0.25f, 0.9f});
+  check_parity(tl::quantile(m.cuda(), q.cuda(), 1), tl::quantile(m, q, 1), 0, 0, "quantile");
+  check_parity(tl::nanquantile(m.cuda(), 0.4, 0, true, "nearest"), tl::nanquantile(m, 0.4, 0, true, "nearest"), 0, 0,
+               "nanquantile");
+}
+
 TEST_CASE("CUDA: broadcasts on the row path and beside it (Note [row path])") {
   if (no_gpu()) return;
   tl::Generator g(5);

@@ -137,6 +137,18 @@ class PointwiseMethods {
   /// Alias of clamp.
   template <ClampBound Lo, ClampBound Hi = NoneType>
   auto clip(Lo min, Hi max = None) const;
+  /// `tl::nan_to_num(self, nan, posinf, neginf)`.
+  auto nan_to_num(double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                  std::optional<double> neginf = std::nullopt) const;
+  /// `tl::logaddexp(self, other)`: log(exp(self) + exp(other)).
+  template <Expression O>
+  auto logaddexp(const O& other) const;
+  /// `tl::logaddexp2(self, other)`: log2(2^self + 2^other).
+  template <Expression O>
+  auto logaddexp2(const O& other) const;
+  /// `tl::xlogy(self, other)`: self * log(other), 0 where self is 0.
+  template <Expression O>
+  auto xlogy(const O& other) const;
   /// `tl::addcmul(self, tensor1, tensor2, value)`: self + value * tensor1 * tensor2.
   template <Expression B, Expression C, Scalar S = int64_t>
   auto addcmul(const B& tensor1, const C& tensor2, S value = 1) const;

@@ -340,6 +340,12 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   /// x = lerp(x, end, weight).
   template <Operand A, Operand B>
   Tensor& lerp_(const A& end, const B& weight);
+  /// NaN and infinities replaced in place (see tl::nan_to_num).
+  Tensor& nan_to_num_(double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                      std::optional<double> neginf = std::nullopt);
+  /// x = x * log(other), 0 where x is 0.
+  template <Expression O>
+  Tensor& xlogy_(const O& other);
   /// x = x + value * tensor1 * tensor2.
   template <Expression B, Expression C, Scalar S = int64_t>
   Tensor& addcmul_(const B& tensor1, const C& tensor2, S value = 1);

@@ -7,6 +7,7 @@
 /// rejects at run time is rejected here at compile time with a readable
 /// static_assert (e.g. `bitwise_and` on floats).
 
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -515,6 +516,51 @@ auto where(const C& condition, const A& a, const B& b) {
                 "tl::where: the condition must be a bool expression (e.g. x > 0)");
   using T = typename decltype(detail::where_type<A, B>())::type;
   return make_map(fn::Where{}, condition, as_node<T>(a), as_node<T>(b));
+}
+
+/// NaN, +inf and -inf replaced by `nan`, `posinf` and `neginf` (by default
+/// 0 and the element type's largest and lowest finite values), as PyTorch's
+/// nan_to_num; the gradient passes where x is finite. Integral tensors come
+/// back as a copy.
+template <Expression E>
+auto nan_to_num(const E& x, double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                std::optional<double> neginf = std::nullopt) {
+  using T = value_type_t<E>;
+  if constexpr (!is_floating<T>) {
+    return Tensor<T>(x).clone();
+  } else {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    const double hi = posinf.value_or(static_cast<double>(std::numeric_limits<T>::max()));
+    const double lo = neginf.value_or(static_cast<double>(std::numeric_limits<T>::lowest()));
+    return where(eq(x, inf), hi, where(eq(x, -inf), lo, where(isnan(x), nan, x)));
+  }
+}
+
+/// log(exp(a) + exp(b)) without overflow: max(a, b) + log1p(exp(-|a - b|)),
+/// and a where both are the same infinity (PyTorch's formula). Floating
+/// operands only, as in PyTorch.
+template <Expression A, Expression B>
+auto logaddexp(const A& a, const B& b) {
+  static_assert(is_floating<result_type_t<A, B>>, "tl::logaddexp: not implemented for integral or bool tensors");
+  return where(logical_and(isinf(a), eq(a, b)), a, add(maximum(a, b), log1p(exp(neg(abs(sub(a, b)))))));
+}
+
+/// log2(2^a + 2^b), as logaddexp in base 2.
+template <Expression A, Expression B>
+auto logaddexp2(const A& a, const B& b) {
+  static_assert(is_floating<result_type_t<A, B>>, "tl::logaddexp2: not implemented for integral or bool tensors");
+  constexpr double inv_ln2 = 1.4426950408889634;  // 1 / ln 2
+  return where(logical_and(isinf(a), eq(a, b)), a, add(maximum(a, b), mul(log1p(exp2(neg(abs(sub(a, b))))), inv_ln2)));
+}
+
+/// x * log(y), 0 where x is 0 unless y is NaN (PyTorch's xlogy); integral
+/// operands compute in the default floating type.
+template <Expression A, Expression B>
+auto xlogy(const A& x, const B& y) {
+  using F = floating_t<result_type_t<A, B>>;
+  const auto fx = cast<F>(x);
+  const auto fy = cast<F>(y);
+  return where(isnan(fy), fy, where(eq(fx, 0), 0, mul(fx, log(fy))));
 }
 
 /// log(x / (1 - x)), with x clamped to [eps, 1 - eps] when eps is given.

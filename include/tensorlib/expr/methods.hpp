@@ -300,6 +300,25 @@ auto PointwiseMethods<D>::clip(Lo min, Hi max) const {
   return tensorlib::clamp(self(), min, max);
 }
 template <class D>
+auto PointwiseMethods<D>::nan_to_num(double nan, std::optional<double> posinf, std::optional<double> neginf) const {
+  return tensorlib::nan_to_num(self(), nan, posinf, neginf);
+}
+template <class D>
+template <Expression O>
+auto PointwiseMethods<D>::logaddexp(const O& other) const {
+  return tensorlib::logaddexp(self(), other);
+}
+template <class D>
+template <Expression O>
+auto PointwiseMethods<D>::logaddexp2(const O& other) const {
+  return tensorlib::logaddexp2(self(), other);
+}
+template <class D>
+template <Expression O>
+auto PointwiseMethods<D>::xlogy(const O& other) const {
+  return tensorlib::xlogy(self(), other);
+}
+template <class D>
 template <Expression B, Expression C, Scalar S>
 auto PointwiseMethods<D>::addcmul(const B& tensor1, const C& tensor2, S value) const {
   return tensorlib::addcmul(self(), tensor1, tensor2, value);

@@ -128,4 +128,10 @@ Tensor<U> Tensor<T>::to() const {
   }
 }
 
+/// `torch.clone(x)`: x.clone().
+template <Element T>
+Tensor<T> clone(const Tensor<T>& x) {
+  return x.clone();
+}
+
 }  // namespace tensorlib

@@ -156,6 +156,20 @@ Tensor<T>& Tensor<T>::lerp_(const A& end, const B& weight) {
 }
 
 template <Element T>
+Tensor<T>& Tensor<T>::nan_to_num_(double nan, std::optional<double> posinf, std::optional<double> neginf) {
+  if constexpr (!is_floating<T>)
+    return *this;
+  else
+    return detail::write_result_in_place(*this, tensorlib::nan_to_num(*this, nan, posinf, neginf), "nan_to_num_");
+}
+
+template <Element T>
+template <Expression O>
+Tensor<T>& Tensor<T>::xlogy_(const O& other) {
+  return detail::write_result_in_place(*this, tensorlib::xlogy(*this, other), "xlogy_");
+}
+
+template <Element T>
 template <Expression B, Expression C, Scalar S>
 Tensor<T>& Tensor<T>::addcmul_(const B& tensor1, const C& tensor2, S value) {
   return detail::write_result_in_place(*this, tensorlib::addcmul(*this, tensor1, tensor2, value), "addcmul_");

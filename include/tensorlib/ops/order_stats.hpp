@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Order statistics and the mode along a dimension: `kthvalue`, `median`,
-/// `nanmedian` and `mode`, with PyTorch's CPU semantics.
+/// `nanmedian`, `mode`, `quantile` and `nanquantile`, with PyTorch's CPU semantics.
 ///
 /// Which index is returned for tied values (PyTorch's CPU kernels are
 /// deterministic, and these run the same algorithms):
@@ -40,12 +40,15 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
+#include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/expr/operators.hpp"
@@ -53,6 +56,7 @@
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/gather_scatter.hpp"
+#include "tensorlib/ops/rearrange.hpp"
 #include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/scan.hpp"
 #include "tensorlib/ops/sort.hpp"
@@ -375,6 +379,142 @@ ValuesIndices<value_type_t<E>> mode(const E& input, int64_t dim = -1, bool keepd
                                         [&](const Tensor<T>& t) { return mode(t, dim, keepdim); });
   }
   return detail::mode_rows(x, dim, keepdim);
+}
+
+namespace detail {
+
+/// The interpolations of quantile/nanquantile (PyTorch's names).
+enum class QuantileMethod { kLinear, kLower, kHigher, kMidpoint, kNearest };
+
+inline QuantileMethod quantile_method(std::string_view interpolation, const char* op) {
+  if (interpolation == "linear") return QuantileMethod::kLinear;
+  if (interpolation == "lower") return QuantileMethod::kLower;
+  if (interpolation == "higher") return QuantileMethod::kHigher;
+  if (interpolation == "midpoint") return QuantileMethod::kMidpoint;
+  if (interpolation == "nearest") return QuantileMethod::kNearest;
+  throw ValueError(concat(op, "() interpolation must be one of linear, lower, higher, midpoint or nearest, but got ",
+                          interpolation));
+}
+
+/// Note [quantiles from a sort]
+/// PyTorch's algorithm, in tensor ops so that it runs on either device and
+/// records for autograd: each slice is sorted (NaN last), the position
+/// q * (n - 1) is taken (n the count of non-NaN values for nanquantile; for
+/// quantile a slice holding a NaN reads its last, NaN, element), and the
+/// values at its floor and ceiling are combined by the interpolation. A
+/// vector q gives the result a new first dimension of q's length.
+template <Element T>
+Tensor<T> quantile(const Tensor<T>& input, const Tensor<T>& q, bool scalar_q, std::optional<int64_t> dim, bool keepdim,
+                   std::string_view interpolation, bool ignore_nan, const char* op) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "tl::quantile: the input tensor must be float or double (as in PyTorch)");
+  const QuantileMethod method = quantile_method(interpolation, op);
+  check<ShapeError>(q.dim() <= 1, op, "() q must be a scalar or 1D tensor");
+  check<ValueError>(input.numel() > 0, op, "() input tensor must be non-empty");
+  check_devices(op, input.device(), q);
+  {
+    NoGradGuard no_grad;
+    const auto qv = q.cpu().to_vector();
+    for (const T v : qv) check<ValueError>(v >= 0 && v <= 1, op, "() q values must be in the range [0, 1]");
+  }
+  // The reduced values along the last dimension, and the result's shape.
+  Tensor<T> x;
+  Shape out;
+  int64_t d = 0;
+  if (!dim) {
+    x = input.reshape({-1});
+    if (keepdim) out = Shape(std::vector<int64_t>(static_cast<std::size_t>(input.dim()), 1));
+  } else {
+    d = input.dim() == 0 ? wrap_dim(*dim, 1, op) : wrap_dim(*dim, input.dim(), op);
+    x = input.dim() == 0 ? input.reshape({1}) : movedim(input, d, -1);
+    for (int64_t i = 0; i < input.dim(); ++i)
+      if (i != d || keepdim) out.push_back(i == d ? 1 : input.size(i));
+  }
+  const Tensor<T> sorted = sort(x, -1).values;
+  const int64_t n = sorted.size(-1);
+  Shape rank_shape = sorted.sizes();
+  rank_shape[rank_shape.size() - 1] = q.numel();
+  Shape q_shape(std::vector<int64_t>(static_cast<std::size_t>(sorted.dim()), 1));
+  q_shape[q_shape.size() - 1] = q.numel();
+  const Tensor<T> qb = q.detach().reshape(q_shape);
+  Tensor<T> ranks;
+  {
+    NoGradGuard no_grad;
+    if (ignore_nan) {
+      const Tensor<T> valid = sum(logical_not(isnan(sorted)), {-1}, true).template to<T>();
+      ranks = Tensor<T>(clamp(qb * (valid - T(1)), T(0), None)).expand(rank_shape).contiguous();
+    } else {
+      const Tensor<bool> has_nan = any(isnan(sorted), {-1}, true);
+      ranks = Tensor<T>(where(has_nan, T(n - 1), qb * T(n - 1))).expand(rank_shape).contiguous();
+    }
+  }
+  Tensor<T> values;
+  auto at = [&](const auto& positions) {
+    return take_along_dim(sorted, Tensor<T>(positions).template to<int64_t>(), -1);
+  };
+  switch (method) {
+    case QuantileMethod::kLower:
+      values = at(floor(ranks));
+      break;
+    case QuantileMethod::kHigher:
+      values = at(ceil(ranks));
+      break;
+    case QuantileMethod::kNearest:
+      values = at(round(ranks));
+      break;
+    case QuantileMethod::kLinear:
+    case QuantileMethod::kMidpoint: {
+      const Tensor<T> below = floor(ranks);
+      const Tensor<T> weights = method == QuantileMethod::kMidpoint
+                                    ? full<T>(ranks.sizes(), T(0.5), {.device = ranks.device()})
+                                    : Tensor<T>(ranks - below);
+      values = lerp(at(below), at(ceil(ranks)), weights);
+      break;
+    }
+  }
+  // [..., Q] -> [Q, out...], or out when q is a scalar.
+  values = movedim(values, -1, 0);
+  Shape final_shape;
+  if (!scalar_q) final_shape.push_back(q.numel());
+  for (int64_t i = 0; i < out.size(); ++i) final_shape.push_back(out[i]);
+  return values.reshape(final_shape);
+}
+
+}  // namespace detail
+
+/// `torch.quantile(input, q, dim=None, keepdim=False, interpolation='linear')`
+/// for a scalar q in [0, 1] (Note [quantiles from a sort]): NaN where a
+/// reduced slice holds a NaN.
+template <Element T>
+Tensor<T> quantile(const Tensor<T>& input, double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                   std::string_view interpolation = "linear") {
+  detail::check<ValueError>(q >= 0 && q <= 1, "quantile() q must be in the range [0, 1] but got ", q);
+  return detail::quantile(input, full<T>({}, static_cast<T>(q), {.device = input.device()}), true, dim, keepdim,
+                          interpolation, false, "quantile");
+}
+
+/// `torch.quantile` for a 0-d or 1-D q: a 1-D q of length Q puts a first
+/// dimension of length Q in front of the result.
+template <Element T>
+Tensor<T> quantile(const Tensor<T>& input, const Tensor<T>& q, std::optional<int64_t> dim = std::nullopt,
+                   bool keepdim = false, std::string_view interpolation = "linear") {
+  return detail::quantile(input, q, q.dim() == 0, dim, keepdim, interpolation, false, "quantile");
+}
+
+/// `torch.nanquantile`: quantile ignoring NaNs (NaN only for an all-NaN slice).
+template <Element T>
+Tensor<T> nanquantile(const Tensor<T>& input, double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                      std::string_view interpolation = "linear") {
+  detail::check<ValueError>(q >= 0 && q <= 1, "quantile() q must be in the range [0, 1] but got ", q);
+  return detail::quantile(input, full<T>({}, static_cast<T>(q), {.device = input.device()}), true, dim, keepdim,
+                          interpolation, true, "quantile");
+}
+
+/// `torch.nanquantile` for a 0-d or 1-D q.
+template <Element T>
+Tensor<T> nanquantile(const Tensor<T>& input, const Tensor<T>& q, std::optional<int64_t> dim = std::nullopt,
+                      bool keepdim = false, std::string_view interpolation = "linear") {
+  return detail::quantile(input, q, q.dim() == 0, dim, keepdim, interpolation, true, "quantile");
 }
 
 }  // namespace tensorlib

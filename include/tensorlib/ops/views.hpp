@@ -545,4 +545,44 @@ Tensor<T> Tensor<T>::as_strided(const Shape& sizes_, const Shape& strides_, std:
   return detail::restride(*this, sizes_, strides_, off);
 }
 
+// The free forms PyTorch also has (`torch.reshape(x, shape)`, ...), for code
+// ported as written; each is the method of the same name.
+
+template <Element T>
+Tensor<T> reshape(const Tensor<T>& x, const Shape& sizes) {
+  return x.reshape(sizes);
+}
+template <Element T>
+Tensor<T> flatten(const Tensor<T>& x, int64_t start_dim = 0, int64_t end_dim = -1) {
+  return x.flatten(start_dim, end_dim);
+}
+template <Element T>
+Tensor<T> unflatten(const Tensor<T>& x, int64_t dim, const Shape& sizes) {
+  return x.unflatten(dim, sizes);
+}
+template <Element T>
+Tensor<T> permute(const Tensor<T>& x, const Shape& dims) {
+  return x.permute(dims);
+}
+template <Element T>
+Tensor<T> transpose(const Tensor<T>& x, int64_t dim0, int64_t dim1) {
+  return x.transpose(dim0, dim1);
+}
+template <Element T>
+Tensor<T> squeeze(const Tensor<T>& x) {
+  return x.squeeze();
+}
+template <Element T>
+Tensor<T> squeeze(const Tensor<T>& x, int64_t dim) {
+  return x.squeeze(dim);
+}
+template <Element T>
+Tensor<T> unsqueeze(const Tensor<T>& x, int64_t dim) {
+  return x.unsqueeze(dim);
+}
+template <Element T>
+Tensor<T> narrow(const Tensor<T>& x, int64_t dim, int64_t start, int64_t length) {
+  return x.narrow(dim, start, length);
+}
+
 }  // namespace tensorlib
