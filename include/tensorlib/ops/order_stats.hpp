@@ -482,15 +482,26 @@ Tensor<T> quantile(const Tensor<T>& input, const Tensor<T>& q, bool scalar_q, st
 
 }  // namespace detail
 
+namespace detail {
+
+/// quantile/nanquantile of a scalar q (PyTorch's messages name `quantile()` for both).
+template <Element T>
+Tensor<T> quantile_of_scalar(const Tensor<T>& input, double q, std::optional<int64_t> dim, bool keepdim,
+                             std::string_view interpolation, bool ignore_nan) {
+  check<ValueError>(q >= 0 && q <= 1, "quantile() q must be in the range [0, 1] but got ", q);
+  return quantile(input, full<T>({}, static_cast<T>(q), {.device = input.device()}), true, dim, keepdim, interpolation,
+                  ignore_nan, "quantile");
+}
+
+}  // namespace detail
+
 /// `torch.quantile(input, q, dim=None, keepdim=False, interpolation='linear')`
 /// for a scalar q in [0, 1] (Note [quantiles from a sort]): NaN where a
 /// reduced slice holds a NaN.
 template <Element T>
 Tensor<T> quantile(const Tensor<T>& input, double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
                    std::string_view interpolation = "linear") {
-  detail::check<ValueError>(q >= 0 && q <= 1, "quantile() q must be in the range [0, 1] but got ", q);
-  return detail::quantile(input, full<T>({}, static_cast<T>(q), {.device = input.device()}), true, dim, keepdim,
-                          interpolation, false, "quantile");
+  return detail::quantile_of_scalar(input, q, dim, keepdim, interpolation, false);
 }
 
 /// `torch.quantile` for a 0-d or 1-D q: a 1-D q of length Q puts a first
@@ -505,9 +516,7 @@ Tensor<T> quantile(const Tensor<T>& input, const Tensor<T>& q, std::optional<int
 template <Element T>
 Tensor<T> nanquantile(const Tensor<T>& input, double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
                       std::string_view interpolation = "linear") {
-  detail::check<ValueError>(q >= 0 && q <= 1, "quantile() q must be in the range [0, 1] but got ", q);
-  return detail::quantile(input, full<T>({}, static_cast<T>(q), {.device = input.device()}), true, dim, keepdim,
-                          interpolation, true, "quantile");
+  return detail::quantile_of_scalar(input, q, dim, keepdim, interpolation, true);
 }
 
 /// `torch.nanquantile` for a 0-d or 1-D q.
