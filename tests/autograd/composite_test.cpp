@@ -7,8 +7,11 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include <tensorlib/tensorlib.hpp>
 
@@ -169,4 +172,37 @@ TEST_CASE("unfold's gradient matches PyTorch with overlapping windows and with g
     REQUIRE(x.grad().defined());
     fixtures::check_close(x.grad(), c.tensors.at("grad").as<double>(), 1e-12, 1e-12, "grad");
   }
+}
+
+TEST_CASE("xlogy's gradients match PyTorch where x is exactly 0") {
+  const auto& c = fixtures::load("surface.txt")["xlogy_grad"];
+  auto x = leaf<double>(c, "x"), y = leaf<double>(c, "y");
+  tl::sum(tl::xlogy(x, y)).backward();
+  fixtures::check_close(x.grad(), c.tensors.at("gx").as<double>(), 1e-15, 1e-15, "d/dx");
+  fixtures::check_close(y.grad(), c.tensors.at("gy").as<double>(), 1e-15, 1e-15, "d/dy");
+  // At x = 0, y = +inf the value is 0 and d/dx is 0 here, inf in PyTorch
+  // (docs/architecture.md, "Known differences").
+  auto x0 = tl::tensor<double>({0.0}, {.requires_grad = true});
+  const auto y0 = tl::tensor<double>({std::numeric_limits<double>::infinity()});
+  const tl::Tensor<double> v = tl::xlogy(x0, y0);
+  CHECK(v.item() == 0.0);
+  v.sum().backward();
+  CHECK(x0.grad().item() == 0.0);
+}
+
+TEST_CASE("quantile differentiates with respect to q, as PyTorch's linear interpolation does") {
+  auto q = tl::tensor<double>({0.3, 0.75}, {.requires_grad = true});
+  const auto x = tl::tensor<double>({4.0, 1.0, 3.0, 2.0});
+  tl::sum(tl::quantile(x, q)).backward();
+  REQUIRE(q.grad().defined());
+  // d/dq = (x_(k+1) - x_(k)) * (n - 1) = 3 for both ranks (0.9 and 2.25).
+  CHECK(q.grad().to_vector() == std::vector<double>{3.0, 3.0});
+  auto qn = tl::tensor<double>({0.3}, {.requires_grad = true});
+  const auto xn = tl::tensor<double>({4.0, std::nan(""), 1.0, 3.0, 2.0});
+  tl::sum(tl::nanquantile(xn, qn)).backward();
+  CHECK(qn.grad().to_vector() == std::vector<double>{3.0});
+  // A slice with a NaN reads its NaN: nothing depends on q there.
+  auto qq = tl::tensor<double>({0.3}, {.requires_grad = true});
+  tl::sum(tl::quantile(xn, qq)).backward();
+  CHECK(qq.grad().to_vector() == std::vector<double>{0.0});
 }

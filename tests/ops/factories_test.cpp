@@ -149,14 +149,15 @@ TEST_CASE("arange, linspace and tensor reject values their element type cannot h
 }
 
 TEST_CASE("new_empty, new_zeros, new_ones and new_full keep the element type and device") {
-  const auto x = tl::arange<double>(0, 6).view({2, 3});
+  tl::Tensor<double> x = tl::arange<double>(0, 6).view({2, 3}).contiguous();
+  x.requires_grad_();
   const auto z = x.new_zeros({4});
   static_assert(std::is_same_v<decltype(z), const tl::Tensor<double>>);
+  CHECK_FALSE(z.requires_grad());  // a new leaf, whatever the source
   CHECK(z.to_vector() == std::vector<double>(4, 0.0));
   CHECK(x.new_ones({2, 2}).to_vector() == std::vector<double>(4, 1.0));
   CHECK(x.new_full({3}, 2.5).to_vector() == std::vector<double>(3, 2.5));
   CHECK(x.new_empty({0, 7}).sizes() == tl::Shape{0, 7});
   CHECK(x.new_zeros({1}).device() == x.device());
-  CHECK_FALSE(x.requires_grad());
   CHECK_THROWS_WITH_AS(x.new_ones({-1}), "empty: negative dimension -1 in size [-1]", tl::ValueError);
 }

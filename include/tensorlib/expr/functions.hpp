@@ -452,8 +452,6 @@ auto addcdiv(const A& input, const B& tensor1, const C& tensor2, S value = 1) {
   static_assert(is_floating<value_type_t<B>> || is_floating<value_type_t<C>>,
                 "tl::addcdiv: integer division with addcdiv is no longer supported (as in PyTorch); use "
                 "input + value * tl::trunc(tensor1 / tensor2) for the historic behaviour, or give a floating tensor");
-  static_assert(is_floating<T> || !std::is_floating_point_v<S>,
-                "tl::addcdiv: for integral tensors, value must be an integer, not a floating-point number");
   using V = std::conditional_t<is_floating<T>, double, int64_t>;
   return input + static_cast<V>(value) * cast<T>(tensor1) / tensor2;
 }
@@ -527,7 +525,10 @@ auto nan_to_num(const E& x, double nan = 0.0, std::optional<double> posinf = std
                 std::optional<double> neginf = std::nullopt) {
   using T = value_type_t<E>;
   if constexpr (!is_floating<T>) {
-    return Tensor<T>(x).clone();
+    if constexpr (std::is_same_v<std::remove_cvref_t<E>, Tensor<T>>)
+      return x.clone();
+    else
+      return Tensor<T>(x);  // an expression evaluates into a new tensor
   } else {
     constexpr double inf = std::numeric_limits<double>::infinity();
     const double hi = posinf.value_or(static_cast<double>(std::numeric_limits<T>::max()));
@@ -554,13 +555,18 @@ auto logaddexp2(const A& a, const B& b) {
 }
 
 /// x * log(y), 0 where x is 0 unless y is NaN (PyTorch's xlogy); integral
-/// operands compute in the default floating type.
+/// operands compute in the default floating type. Written as x * L, with L
+/// = log(y) except where x is 0 and y <= 0 or y = +inf (where x * log(y)
+/// would be NaN), so the gradient is PyTorch's: d/dx = log(y) at x = 0 for a
+/// finite positive y, NaN for a NaN y.
 template <Expression A, Expression B>
 auto xlogy(const A& x, const B& y) {
   using F = floating_t<result_type_t<A, B>>;
   const auto fx = cast<F>(x);
   const auto fy = cast<F>(y);
-  return where(isnan(fy), fy, where(eq(fx, 0), 0, mul(fx, log(fy))));
+  const auto zero_x_outside =
+      logical_and(eq(fx, 0), logical_or(le(fy, 0), eq(fy, std::numeric_limits<double>::infinity())));
+  return mul(fx, where(zero_x_outside, 0, log(fy)));
 }
 
 /// log(x / (1 - x)), with x clamped to [eps, 1 - eps] when eps is given.

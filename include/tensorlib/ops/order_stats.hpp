@@ -436,18 +436,27 @@ Tensor<T> quantile(const Tensor<T>& input, const Tensor<T>& q, bool scalar_q, st
   rank_shape[rank_shape.size() - 1] = q.numel();
   Shape q_shape(std::vector<int64_t>(static_cast<std::size_t>(sorted.dim()), 1));
   q_shape[q_shape.size() - 1] = q.numel();
-  const Tensor<T> qb = q.detach().reshape(q_shape);
-  Tensor<T> ranks;
-  {
-    NoGradGuard no_grad;
-    if (ignore_nan) {
-      const Tensor<T> valid = sum(logical_not(isnan(sorted)), {-1}, true).template to<T>();
-      ranks = Tensor<T>(clamp(qb * (valid - T(1)), T(0), None)).expand(rank_shape).contiguous();
-    } else {
-      const Tensor<bool> has_nan = any(isnan(sorted), {-1}, true);
-      ranks = Tensor<T>(where(has_nan, T(n - 1), qb * T(n - 1))).expand(rank_shape).contiguous();
+  // The exact ranks keep q's gradient (the linear weights depend on q, as
+  // in PyTorch); their floors and ceilings only pick positions.
+  const Tensor<T> qb = q.reshape(q_shape);
+  Tensor<T> exact;
+  Tensor<bool> nan_result;  // slices whose quantile is NaN
+  if (ignore_nan) {
+    Tensor<T> valid;
+    {
+      NoGradGuard no_grad;
+      valid = sum(logical_not(isnan(sorted)), {-1}, true).template to<T>();
+      nan_result = eq(valid, T(0));
     }
+    exact = Tensor<T>(clamp(qb * (valid - T(1)), T(0), None)).expand(rank_shape);
+  } else {
+    {
+      NoGradGuard no_grad;
+      nan_result = any(isnan(sorted), {-1}, true);
+    }
+    exact = Tensor<T>(where(nan_result, T(n - 1), qb * T(n - 1))).expand(rank_shape);
   }
+  const Tensor<T> ranks = exact.detach().contiguous();
   Tensor<T> values;
   auto at = [&](const auto& positions) {
     return take_along_dim(sorted, Tensor<T>(positions).template to<int64_t>(), -1);
@@ -467,8 +476,12 @@ Tensor<T> quantile(const Tensor<T>& input, const Tensor<T>& q, bool scalar_q, st
       const Tensor<T> below = floor(ranks);
       const Tensor<T> weights = method == QuantileMethod::kMidpoint
                                     ? full<T>(ranks.sizes(), T(0.5), {.device = ranks.device()})
-                                    : Tensor<T>(ranks - below);
-      values = lerp(at(below), at(ceil(ranks)), weights);
+                                    : Tensor<T>(exact - below);
+      // A NaN slice interpolates zeros, so that its NaNs never reach q's
+      // gradient (a zero partial times NaN is NaN), and returns its NaN,
+      // which takes the gradient as in PyTorch.
+      const Tensor<T> lo = at(below), hi = at(ceil(ranks));
+      values = where(nan_result, lo, lerp(where(nan_result, T(0), lo), where(nan_result, T(0), hi), weights));
       break;
     }
   }
@@ -479,10 +492,6 @@ Tensor<T> quantile(const Tensor<T>& input, const Tensor<T>& q, bool scalar_q, st
   for (int64_t i = 0; i < out.size(); ++i) final_shape.push_back(out[i]);
   return values.reshape(final_shape);
 }
-
-}  // namespace detail
-
-namespace detail {
 
 /// quantile/nanquantile of a scalar q (PyTorch's messages name `quantile()` for both).
 template <Element T>

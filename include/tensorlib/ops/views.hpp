@@ -358,7 +358,8 @@ Tensor<T> Tensor<T>::unfold(int64_t dim_, int64_t size, int64_t step) const {
   st.push_back(dim() == 0 ? 1 : st[d]);
   if (dim() > 0) {
     sz[d] = (n - size) / step + 1;
-    st[d] *= step;
+    // Wraps as PyTorch's does (only a single window can overflow).
+    st[d] = static_cast<int64_t>(static_cast<uint64_t>(st[d]) * static_cast<uint64_t>(step));
   }
   return detail::restride(*this, sz, st, storage_offset());
 }
