@@ -28,6 +28,7 @@
 
 #include "tensorlib/expr/broadcast.hpp"
 #include "tensorlib/expr/build.hpp"
+#include "tensorlib/expr/composites.hpp"
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/expr/map.hpp"
 #include "tensorlib/expr/methods.hpp"

@@ -220,28 +220,23 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor expand(const Shape& sizes) const;
   /// `expand` to another expression's shape.
   template <Expression E>
-  Tensor expand_as(const E& other) const {
-    return expand(other.shape());
-  }
+  Tensor expand_as(const E& other) const;
   /// Elements start..start+length-1 of one dimension.
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   /// The slice at `index` of one dimension, which is removed.
   Tensor select(int64_t dim, int64_t index) const;
   /// Python's `x[start:end:step]` along one dimension.
   Tensor slice(int64_t dim, SliceBound start = None, SliceBound end = None, int64_t step = 1) const;
-  /// Uninitialized, zeros, ones or `value` of this element type on this
-  /// tensor's device (PyTorch's `new_empty`, ...; defined in ops/factories.hpp).
+  /// Uninitialized, 0, 1 or `value`, of this element type on this device (ops/factories.hpp).
   Tensor new_empty(const Shape& sizes) const;
   Tensor new_zeros(const Shape& sizes) const;
   Tensor new_ones(const Shape& sizes) const;
   Tensor new_full(const Shape& sizes, T value) const;
-  /// The last two dimensions swapped (PyTorch's `x.mT`): matrices or
-  /// batches of matrices only.
+  /// The last two dimensions swapped (`x.mT`), for matrices or batches of them.
   Tensor mT() const;
   /// `mT()`: the conjugate transpose of a real tensor (PyTorch's `x.mH`).
   Tensor mH() const { return mT(); }
-  /// Every window of `size` elements along `dim`, windows `step` apart, as
-  /// a new last dimension (a view: windows overlap when step < size).
+  /// Windows of `size` along `dim`, `step` apart, as a new last dim (a view).
   Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
   /// LibTorch's indexing form: integers, `Slice`s, `None` and `Ellipsis` give
   /// a view; index tensors (`Tensor<int64_t>`, `Tensor<bool>` masks) among
@@ -385,19 +380,13 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor& clamp_(Lo min, Hi max = None);
   /// clamp_(min, None).
   template <Scalar S>
-  Tensor& clamp_min_(S min) {
-    return clamp_(min, None);
-  }
+  Tensor& clamp_min_(S min);
   /// clamp_(None, max).
   template <Scalar S>
-  Tensor& clamp_max_(S max) {
-    return clamp_(None, max);
-  }
+  Tensor& clamp_max_(S max);
   /// Alias of clamp_.
   template <ClampBound Lo, ClampBound Hi = NoneType>
-  Tensor& clip_(Lo min, Hi max = None) {
-    return clamp_(min, max);
-  }
+  Tensor& clip_(Lo min, Hi max = None);
   /// Fills with values uniform on [from, to) (defined in ops/random.hpp).
   Tensor& uniform_(double from = 0, double to = 1, Generator& gen = default_generator());
   /// Fills with normal values.

@@ -7,7 +7,6 @@
 /// rejects at run time is rejected here at compile time with a readable
 /// static_assert (e.g. `bitwise_and` on floats).
 
-#include <limits>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -427,35 +426,6 @@ requires(Expression<A> || Expression<B> || Expression<C>) auto lerp(const A& sta
   return make_map(fn::Lerp{}, start, end, weight);
 }
 
-/// input + value * tensor1 * tensor2, computed in the three operands' common
-/// type in PyTorch's order (value times tensor1 first). Misuse PyTorch
-/// rejects at run time is a compile-time error here: bool tensors, and a
-/// floating `value` with integral tensors (PyTorch's documented rule; 1.13
-/// truncated it silently).
-template <Expression A, Expression B, Expression C, Scalar S = int64_t>
-auto addcmul(const A& input, const B& tensor1, const C& tensor2, S value = 1) {
-  using T = result_type_t<A, B, C>;
-  static_assert(!std::is_same_v<T, bool>, "tl::addcmul: not implemented for bool tensors");
-  static_assert(is_floating<T> || !std::is_floating_point_v<S>,
-                "tl::addcmul: for integral tensors, value must be an integer, not a floating-point number");
-  using V = std::conditional_t<is_floating<T>, double, int64_t>;
-  return input + static_cast<V>(value) * cast<T>(tensor1) * tensor2;
-}
-
-/// input + value * tensor1 / tensor2, computed in the three operands' common
-/// type in PyTorch's order. As in PyTorch, tensor1 and tensor2 may not both
-/// be integral (integer division was removed from addcdiv), a compile-time
-/// error here.
-template <Expression A, Expression B, Expression C, Scalar S = int64_t>
-auto addcdiv(const A& input, const B& tensor1, const C& tensor2, S value = 1) {
-  using T = result_type_t<A, B, C>;
-  static_assert(is_floating<value_type_t<B>> || is_floating<value_type_t<C>>,
-                "tl::addcdiv: integer division with addcdiv is no longer supported (as in PyTorch); use "
-                "input + value * tl::trunc(tensor1 / tensor2) for the historic behaviour, or give a floating tensor");
-  using V = std::conditional_t<is_floating<T>, double, int64_t>;
-  return input + static_cast<V>(value) * cast<T>(tensor1) / tensor2;
-}
-
 namespace detail {
 template <class B>
 using bound_operand_t = std::conditional_t<Scalar<B>, B, bool>;  // bool never raises the type
@@ -514,59 +484,6 @@ auto where(const C& condition, const A& a, const B& b) {
                 "tl::where: the condition must be a bool expression (e.g. x > 0)");
   using T = typename decltype(detail::where_type<A, B>())::type;
   return make_map(fn::Where{}, condition, as_node<T>(a), as_node<T>(b));
-}
-
-/// NaN, +inf and -inf replaced by `nan`, `posinf` and `neginf` (by default
-/// 0 and the element type's largest and lowest finite values), as PyTorch's
-/// nan_to_num; the gradient passes where x is finite. Integral tensors come
-/// back as a copy.
-template <Expression E>
-auto nan_to_num(const E& x, double nan = 0.0, std::optional<double> posinf = std::nullopt,
-                std::optional<double> neginf = std::nullopt) {
-  using T = value_type_t<E>;
-  if constexpr (!is_floating<T>) {
-    if constexpr (std::is_same_v<std::remove_cvref_t<E>, Tensor<T>>)
-      return x.clone();
-    else
-      return Tensor<T>(x);  // an expression evaluates into a new tensor
-  } else {
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    const double hi = posinf.value_or(static_cast<double>(std::numeric_limits<T>::max()));
-    const double lo = neginf.value_or(static_cast<double>(std::numeric_limits<T>::lowest()));
-    return where(eq(x, inf), hi, where(eq(x, -inf), lo, where(isnan(x), nan, x)));
-  }
-}
-
-/// log(exp(a) + exp(b)) without overflow: max(a, b) + log1p(exp(-|a - b|)),
-/// and a where both are the same infinity (PyTorch's formula). Floating
-/// operands only, as in PyTorch.
-template <Expression A, Expression B>
-auto logaddexp(const A& a, const B& b) {
-  static_assert(is_floating<result_type_t<A, B>>, "tl::logaddexp: not implemented for integral or bool tensors");
-  return where(logical_and(isinf(a), eq(a, b)), a, add(maximum(a, b), log1p(exp(neg(abs(sub(a, b)))))));
-}
-
-/// log2(2^a + 2^b), as logaddexp in base 2.
-template <Expression A, Expression B>
-auto logaddexp2(const A& a, const B& b) {
-  static_assert(is_floating<result_type_t<A, B>>, "tl::logaddexp2: not implemented for integral or bool tensors");
-  constexpr double inv_ln2 = 1.4426950408889634;  // 1 / ln 2
-  return where(logical_and(isinf(a), eq(a, b)), a, add(maximum(a, b), mul(log1p(exp2(neg(abs(sub(a, b))))), inv_ln2)));
-}
-
-/// x * log(y), 0 where x is 0 unless y is NaN (PyTorch's xlogy); integral
-/// operands compute in the default floating type. Written as x * L, with L
-/// = log(y) except where x is 0 and y <= 0 or y = +inf (where x * log(y)
-/// would be NaN), so the gradient is PyTorch's: d/dx = log(y) at x = 0 for a
-/// finite positive y, NaN for a NaN y.
-template <Expression A, Expression B>
-auto xlogy(const A& x, const B& y) {
-  using F = floating_t<result_type_t<A, B>>;
-  const auto fx = cast<F>(x);
-  const auto fy = cast<F>(y);
-  const auto zero_x_outside =
-      logical_and(eq(fx, 0), logical_or(le(fy, 0), eq(fy, std::numeric_limits<double>::infinity())));
-  return mul(fx, where(zero_x_outside, 0, log(fy)));
 }
 
 /// log(x / (1 - x)), with x clamped to [eps, 1 - eps] when eps is given.

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "tensorlib/core/pointwise_methods.hpp"
+#include "tensorlib/expr/composites.hpp"
 #include "tensorlib/expr/functions.hpp"
 
 namespace tensorlib {

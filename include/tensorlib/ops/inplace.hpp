@@ -9,6 +9,7 @@
 
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/composites.hpp"
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/evaluate.hpp"
@@ -185,6 +186,24 @@ template <Element T>
 template <ClampBound Lo, ClampBound Hi>
 Tensor<T>& Tensor<T>::clamp_(Lo min, Hi max) {
   return detail::write_result_in_place(*this, tensorlib::clamp(*this, min, max), "clamp_");
+}
+
+template <Element T>
+template <Scalar S>
+Tensor<T>& Tensor<T>::clamp_min_(S min) {
+  return clamp_(min, None);
+}
+
+template <Element T>
+template <Scalar S>
+Tensor<T>& Tensor<T>::clamp_max_(S max) {
+  return clamp_(None, max);
+}
+
+template <Element T>
+template <ClampBound Lo, ClampBound Hi>
+Tensor<T>& Tensor<T>::clip_(Lo min, Hi max) {
+  return clamp_(min, max);
 }
 
 template <Element T>

@@ -297,6 +297,12 @@ Tensor<T> Tensor<T>::expand(const Shape& target) const {
 }
 
 template <Element T>
+template <Expression E>
+Tensor<T> Tensor<T>::expand_as(const E& other) const {
+  return expand(other.shape());
+}
+
+template <Element T>
 Tensor<T> Tensor<T>::narrow(int64_t dim_, int64_t start, int64_t length) const {
   if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
