@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -456,6 +457,91 @@ TEST_CASE("double backward refuses what it cannot do") {
     }
     CHECK_THROWS_WITH_AS(tl::autograd::grad<double>({g[0].sum()}, {x}), doctest::Contains("inplace operation"),
                          tl::AutogradError);
+  }
+}
+
+// Note [masked adjoints]: an infinite gradient reaching a functor that
+// selects gets masked where the input was not selected, as in PyTorch's
+// where(mask, grad, 0); one that multiplies (mul, abs) gives NaN as in PyTorch.
+// Expected values from PyTorch 1.13 (the inputs are 0, 2, -1, 0.5).
+TEST_CASE("selecting functors mask an infinite gradient instead of multiplying it by 0") {
+  const auto check = [](const std::vector<double>& got, const std::vector<double>& expected) {
+    REQUIRE(got.size() == expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CAPTURE(i);
+      if (std::isnan(expected[i]))
+        CHECK(std::isnan(got[i]));
+      else if (std::isinf(expected[i]))
+        CHECK(got[i] == expected[i]);
+      else
+        CHECK(got[i] == doctest::Approx(expected[i]));
+    }
+  };
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const auto zeros = tl::zeros<double>({4});
+  struct Case {
+    const char* name;
+    tl::Tensor<double> (*f)(const tl::Tensor<double>&, const tl::Tensor<double>&);
+    std::vector<double> grad, second;  // second: d/dx of the gradient's sum
+  };
+  const Case cases[] = {
+      {"where",
+       [](const auto& x, const auto& z) -> tl::Tensor<double> { return tl::log(tl::where(x > 0.25, x, z)); },
+       {0, 0.5, 0, 2},
+       {0, -0.25, 0, -4}},
+      {"relu",
+       [](const auto& x, const auto&) -> tl::Tensor<double> { return tl::log(tl::relu(x)); },
+       {0, 0.5, 0, 2},
+       {0, -0.25, 0, -4}},
+      {"clamp",
+       [](const auto& x, const auto&) -> tl::Tensor<double> { return tl::log(tl::clamp(x, 0.0, 5.0)); },
+       {inf, 0.5, 0, 2},
+       {-inf, -0.25, 0, -4}},
+      {"hardtanh",
+       [](const auto& x, const auto&) -> tl::Tensor<double> { return tl::log(tl::hardtanh(x, 0.0, 1.0)); },
+       {0, 0, 0, 2},
+       {}},
+      {"maximum",
+       [](const auto& x, const auto& z) -> tl::Tensor<double> { return tl::log(tl::maximum(x, z)); },
+       {inf, 0.5, 0, 2},
+       {-inf, -0.25, 0, -4}},
+      {"minimum",
+       [](const auto& x, const auto& z) -> tl::Tensor<double> { return tl::log(-tl::minimum(x, z)); },
+       {inf, 0, -1, 0},
+       {}},
+      {"floor",
+       [](const auto& x, const auto&) -> tl::Tensor<double> { return tl::log(tl::floor(x)); },
+       {0, 0, 0, 0},
+       {}},
+      {"ceil", [](const auto& x, const auto&) -> tl::Tensor<double> { return tl::log(tl::ceil(x)); }, {0, 0, 0, 0}, {}},
+      {"round",
+       [](const auto& x, const auto&) -> tl::Tensor<double> { return tl::log(tl::round(x)); },
+       {0, 0, 0, 0},
+       {}},
+      {"trunc",
+       [](const auto& x, const auto&) -> tl::Tensor<double> { return tl::log(tl::trunc(x)); },
+       {0, 0, 0, 0},
+       {}},
+      {"sign",
+       [](const auto& x, const auto&) -> tl::Tensor<double> { return tl::reciprocal(tl::sign(x)); },
+       {0, 0, 0, 0},
+       {}},
+      {"mul",
+       [](const auto& x, const auto&) -> tl::Tensor<double> { return tl::log(x * 0.0); },
+       {nan, nan, nan, nan},
+       {}},
+      {"abs",
+       [](const auto& x, const auto&) -> tl::Tensor<double> { return tl::sqrt(tl::abs(x) * 0.0); },
+       {nan, nan, nan, nan},
+       {}},
+  };
+  for (const Case& c : cases) {
+    const std::string name = c.name;
+    CAPTURE(name);
+    auto x = tl::tensor<double>({0.0, 2.0, -1.0, 0.5}, {.requires_grad = true});
+    const auto g = tl::autograd::grad<double>({c.f(x, zeros).sum()}, {x}, {}, true, true);
+    check(g[0].to_vector(), c.grad);
+    if (!c.second.empty()) check(tl::autograd::grad<double>({g[0].sum()}, {x})[0].to_vector(), c.second);
   }
 }
 

@@ -23,6 +23,17 @@
 /// measured 20x the forward for the 5-input chain (docs/architecture.md).
 /// Derivatives still come only from the functors' dual forms.
 ///
+/// Note [masked adjoints]
+/// A node hands `adjoint * partial` to each child, so an infinite or NaN
+/// adjoint reaches a child whose partial is 0 as NaN. PyTorch's backward of
+/// the functors that select (where, relu, hardtanh, clamp, maximum,
+/// minimum) masks the gradient instead (`where(mask, grad, 0)`), and that of
+/// the step functions (sign, floor, ceil, round, trunc) is zeros: `log(where(
+/// x > 0, x, 0))` gives x = 0 the gradient 0, not NaN. Those functors declare
+/// `masks_gradient`, and their children get `scaled(adjoint, partial)`, 0
+/// wherever the partial is (Note [zero tangents stay zero]). Every other
+/// functor multiplies, as PyTorch's formulas do (mul's d/da of NaN * 0 is NaN).
+///
 /// Note [dual tree typing]
 /// Values flow up the tree with their own types. A floating tensor leaf, and
 /// a node with an active child whose functor gives a dual, is active; an
@@ -59,6 +70,12 @@ namespace detail {
 
 template <class F>
 inline constexpr bool is_cast_v = false;
+
+/// Whether F's backward masks the gradient (Note [masked adjoints]).
+template <class F>
+inline constexpr bool masks_gradient = requires {
+  requires F::masks_gradient;
+};
 template <class U>
 inline constexpr bool is_cast_v<fn::CastTo<U>> = true;
 
@@ -265,8 +282,12 @@ class AdjointNode {
       } else {
         using P = std::remove_cvref_t<decltype(tape.partial[0])>;
         constexpr int slot = active_slot<Ts, I>;
-        std::get<I>(children_).backward(std::get<I>(tape.children), convert<CV>(convert<P>(adj) * tape.partial[slot]),
-                                        acc);
+        if constexpr (masks_gradient<F>)  // Note [masked adjoints]
+          std::get<I>(children_).backward(std::get<I>(tape.children),
+                                          convert<CV>(scaled(convert<P>(adj), tape.partial[slot])), acc);
+        else
+          std::get<I>(children_).backward(std::get<I>(tape.children), convert<CV>(convert<P>(adj) * tape.partial[slot]),
+                                          acc);
       }
     }
   }

@@ -19,6 +19,7 @@ namespace tensorlib::fn {
 /// max(x, 0); NaN and -0 pass through (PyTorch).
 struct Relu {
   static constexpr std::string_view name = "relu";
+  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
@@ -93,6 +94,7 @@ struct Softplus {
 /// Clamp to [min_val, max_val].
 struct Hardtanh {
   static constexpr std::string_view name = "hardtanh";
+  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
   using promotion = promotion::CommonFloating;
   double min_val = -1;
   double max_val = 1;

@@ -126,6 +126,7 @@ struct Abs {
 /// -1, 0 or 1 (0 for NaN and for both zeros).
 struct Sign {
   static constexpr std::string_view name = "sign";
+  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
@@ -165,6 +166,7 @@ struct Square {
 /// Largest integer not above x (identity on integers).
 struct Floor {
   static constexpr std::string_view name = "floor";
+  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
@@ -180,6 +182,7 @@ struct Floor {
 /// Smallest integer not below x (identity on integers).
 struct Ceil {
   static constexpr std::string_view name = "ceil";
+  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
@@ -195,6 +198,7 @@ struct Ceil {
 /// Nearest integer, ties to even (PyTorch's round; identity on integers).
 struct Round {
   static constexpr std::string_view name = "round";
+  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
@@ -210,6 +214,7 @@ struct Round {
 /// x rounded toward zero (identity on integers).
 struct Trunc {
   static constexpr std::string_view name = "trunc";
+  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
@@ -308,6 +313,7 @@ struct Pow {
 /// (so maximum(-0., 0.) is -0., as in PyTorch).
 struct Maximum {
   static constexpr std::string_view name = "maximum";
+  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
@@ -336,6 +342,7 @@ struct Maximum {
 /// Elementwise minimum; NaN if either is NaN; `a` when they compare equal.
 struct Minimum {
   static constexpr std::string_view name = "minimum";
+  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
@@ -367,6 +374,7 @@ struct Minimum {
 template <class S>
 struct Clamp {
   static constexpr std::string_view name = "clamp";
+  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
   using promotion = promotion::None;
   S lo{};
   S hi{};

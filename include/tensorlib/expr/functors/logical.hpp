@@ -91,6 +91,7 @@ struct BitwiseNot {
 /// condition ? a : b. The builder casts a and b to their common type.
 struct Where {
   static constexpr std::string_view name = "where";
+  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
   using promotion = promotion::None;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(bool condition, T a, T b) const {
