@@ -1,0 +1,186 @@
+// Autograd of other ops on the GPU against the same graphs on the CPU:
+// scans, cdist, triangles, repeat_interleave, FFTs (the adjoint transform
+// through cuFFT), as_strided, decompositions recorded through the host,
+// gradcheck with GPU inputs, forward mode (dual tensors), unfold, addcmul,
+// addcdiv, diff, mT and take_along_dim. Tolerances: 1e-5 relative in float,
+// 1e-12 in double, unless a test states its own.
+
+#include <doctest/doctest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <tensorlib/tensorlib.hpp>
+
+#include "cuda_support.hpp"
+
+using cuda_support::check_parity;
+using cuda_support::gpu_leaf;
+using cuda_support::no_gpu;
+
+TEST_CASE("CUDA autograd: cumprod through zeros, cdist, tril and repeat_interleave backward match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator gen(16);
+  auto x = tl::randn({6, 9}, gen);
+  x.narrow(1, 2, 1).zero_();               // one zero per row: CumprodBackwardLine's kernel
+  x.select(0, 3).narrow(0, 5, 2).zero_();  // and a row with three
+  x.requires_grad_();
+  auto gx = gpu_leaf(x);
+  const auto weights = tl::randn({6, 9}, gen);
+  tl::Tensor<float>(tl::sum(tl::cumprod(x, 1) * weights)).backward();
+  tl::Tensor<float>(tl::sum(tl::cumprod(gx, 1) * weights.cuda())).backward();
+  check_parity(gx.grad(), x.grad(), 1e-5, 1e-6, "cumprod with zeros");
+  auto a = tl::randn({7, 4}, gen).requires_grad_(), b = tl::randn({5, 4}, gen).requires_grad_();
+  auto ga = gpu_leaf(a), gb = gpu_leaf(b);
+  tl::Tensor<float>(tl::sum(tl::tril(tl::cdist(a, b), -1))).backward();
+  tl::Tensor<float>(tl::sum(tl::tril(tl::cdist(ga, gb), -1))).backward();
+  check_parity(ga.grad(), a.grad(), 1e-5, 1e-6, "cdist and tril, first input");
+  check_parity(gb.grad(), b.grad(), 1e-5, 1e-6, "cdist and tril, second input");
+  auto r = tl::randn({5, 3}, gen).requires_grad_();
+  auto gr = gpu_leaf(r);
+  const auto reps = tl::tensor({2, 0, 3, 1, 4});
+  tl::Tensor<float>(tl::sum(tl::square(tl::repeat_interleave(r, reps, 0)))).backward();
+  tl::Tensor<float>(tl::sum(tl::square(tl::repeat_interleave(gr, reps.cuda(), 0)))).backward();
+  check_parity(gr.grad(), r.grad(), 1e-6, 1e-7, "repeat_interleave");
+}
+
+TEST_CASE("CUDA autograd: an FFT's backward (the adjoint transform through cuFFT) matches the CPU") {
+  if (no_gpu()) return;
+  tl::Generator gen(17);
+  auto x = tl::randn({4, 30}, gen).requires_grad_();
+  auto gx = gpu_leaf(x);
+  const auto loss = [](const tl::Tensor<float>& in) {
+    const auto spectrum = tl::fft::rfft(in, std::nullopt, 1, "ortho");
+    const tl::Tensor<float> back = tl::fft::irfft(spectrum, 30, 1);
+    return tl::Tensor<float>(tl::sum(tl::square(spectrum.pairs())) + tl::sum(back * back));
+  };
+  loss(x).backward();
+  loss(gx).backward();
+  check_parity(gx.grad(), x.grad(), 1e-4, 1e-5, "rfft and irfft backward");
+}
+
+TEST_CASE("CUDA autograd: as_strided's backward (overlapping and expanded views) matches the CPU") {
+  if (no_gpu()) return;
+  tl::Generator gen(18);
+  auto x = tl::randn({12}, gen).requires_grad_();
+  auto gx = gpu_leaf(x);
+  const auto w = tl::randn({4, 5}, gen);
+  // Rows overlap (stride 2, length 5): the backward adds atomically on the GPU.
+  const auto loss = [&](const tl::Tensor<float>& in, const tl::Tensor<float>& weights) {
+    const tl::Tensor<float> overlapping = in.as_strided({4, 5}, {2, 1}, 1);
+    const tl::Tensor<float> expanded = in.narrow(0, 0, 3).expand({2, 3}).as_strided({2}, {1}, 0);
+    return tl::Tensor<float>(tl::sum(overlapping * weights) + tl::sum(tl::square(expanded)));
+  };
+  loss(x, w).backward();
+  loss(gx, w.cuda()).backward();
+  check_parity(gx.grad(), x.grad(), 1e-5, 1e-6, "as_strided");
+}
+
+TEST_CASE("CUDA autograd: decompositions record through the host and their gradients arrive on the GPU") {
+  // Note [decompositions of CUDA tensors]: the op and its backward run on
+  // the host between two copies, so the gradients equal the CPU's up to the
+  // rounding of the GPU's own products and sums around them (double).
+  if (no_gpu()) return;
+  tl::Generator gen(19);
+  auto a = tl::randn({2, 4, 4}, gen).to<double>().requires_grad_();
+  auto b = tl::randn({2, 4, 3}, gen).to<double>().requires_grad_();
+  auto ga = gpu_leaf(a), gb = gpu_leaf(b);
+  const auto loss = [](const tl::Tensor<double>& m, const tl::Tensor<double>& rhs) {
+    const tl::Tensor<double> spd =
+        tl::matmul(m, m.transpose(-1, -2)) + tl::eye<double>(4, std::nullopt, {.device = m.device()});
+    const auto [q, r] = tl::linalg::qr(m);
+    return tl::Tensor<double>(tl::sum(tl::linalg::cholesky(spd)) +
+                              tl::sum(tl::linalg::solve(m, rhs) * q.narrow(2, 0, 3)) + tl::sum(tl::linalg::svdvals(m)) +
+                              tl::sum(r) + tl::sum(tl::linalg::det(m)));
+  };
+  loss(a, b).backward();
+  const tl::Tensor<double> gpu_loss = loss(ga, gb);
+  CHECK(gpu_loss.is_cuda());
+  gpu_loss.backward();
+  REQUIRE(ga.grad().defined());
+  CHECK(ga.grad().is_cuda());
+  check_parity(ga.grad(), a.grad(), 1e-8, 1e-10, "A");
+  check_parity(gb.grad(), b.grad(), 1e-8, 1e-10, "B");
+}
+
+TEST_CASE("CUDA autograd: gradcheck takes GPU inputs (one-element copies perturb them)") {
+  if (no_gpu()) return;
+  tl::Generator gen(20);
+  auto x = tl::randn({3, 4}, gen).to<double>().cuda().requires_grad_();
+  auto w = tl::randn({4}, gen).to<double>().cuda().requires_grad_();
+  const auto f = [](const std::vector<tl::Tensor<double>>& in) -> tl::Tensor<double> {
+    return tl::sigmoid(in[0] * in[1]) * tl::exp(in[1]);
+  };
+  // Passing needs every perturbation to reach the GPU: an unperturbed input
+  // would give a zero numerical Jacobian against a nonzero analytical one.
+  CHECK(tl::autograd::gradcheck(f, {x, w}));
+  CHECK(x.is_cuda());
+  // The inputs are restored after the check.
+  tl::Generator again(20);
+  check_parity(x.detach(), tl::randn({3, 4}, again).to<double>(), 0, 0, "x restored");
+}
+
+TEST_CASE("CUDA forward mode: dual tensors run their fused chains as one kernel and match the CPU") {
+  if (no_gpu()) return;
+  namespace fad = tl::autograd::forward_ad;
+  tl::Generator gen(31);
+  auto chain = [](const auto& x, const auto& c) { return tl::sigmoid(x * c) * tl::exp(x) - tl::tanh(x) / 2.f + 1.f; };
+  const auto same = [](const auto& gpu, const auto& cpu, const std::string& what) {
+    check_parity(gpu.primal, cpu.primal, 1e-5, 1e-6, what + " primal");
+    check_parity(gpu.tangents[0], cpu.tangents[0], 1e-5, 1e-6, what + " tangent 0");
+    check_parity(gpu.tangents[1], cpu.tangents[1], 1e-5, 1e-6, what + " tangent 1");
+  };
+  // 33 columns: the strided path; 32: the row path, whose dual packets are
+  // 48 bytes at 16-byte alignment; the chain of x with itself: the dense path.
+  for (const int64_t cols : {33, 32}) {
+    CAPTURE(cols);
+    const auto a = tl::randn({257, cols}, gen), t0 = tl::randn({257, cols}, gen), t1 = tl::randn({257, cols}, gen);
+    const auto w = tl::randn({1, cols}, gen);  // a plain broadcast constant
+    const auto xc = fad::make_dual(a, t0, t1);
+    const auto x = fad::make_dual(a.cuda(), t0.cuda(), t1.cuda());
+    CHECK(x.is_cuda());
+    auto before = tl::stats::snapshot();
+    const tl::Tensor<tl::Dual<float, 2>> y(chain(x, w.cuda()));
+    CHECK((tl::stats::snapshot() - before).fused_kernels == 1);
+    CHECK((tl::stats::snapshot() - before).fused_loops == 0);
+    same(fad::unpack_dual(y), fad::unpack_dual(chain(xc, w)), "broadcast " + std::to_string(cols));
+    before = tl::stats::snapshot();
+    const tl::Tensor<tl::Dual<float, 2>> z(chain(x, x));
+    CHECK((tl::stats::snapshot() - before).fused_kernels == 1);
+    same(fad::unpack_dual(z), fad::unpack_dual(chain(xc, xc)), "dense " + std::to_string(cols));
+  }
+  const auto a = tl::randn({5, 7}, gen), t0 = tl::randn({5, 7}, gen), t1 = tl::randn({5, 7}, gen);
+  const auto x = fad::make_dual(a.cuda(), t0.cuda(), t1.cuda());
+  // Copies keep the lanes; a tangent on another device is refused.
+  const auto back = fad::unpack_dual(x.cpu());
+  CHECK(tl::equal(back.tangents[1], t1));
+  CHECK_THROWS_WITH_AS(fad::make_dual(a.cuda(), t0),
+                       doctest::Contains("make_dual: tangent 0 is on cpu but the primal is on cuda"), tl::DeviceError);
+}
+
+TEST_CASE("CUDA autograd: unfold, addcmul, addcdiv, diff, mT and take_along_dim match the CPU, forward and backward") {
+  if (no_gpu()) return;
+  tl::Generator gen(23);
+  auto x = tl::randn({3, 9, 4}, gen).requires_grad_();
+  auto t = tl::randn({4}, gen).requires_grad_();
+  auto gx = gpu_leaf(x), gt = gpu_leaf(t);
+  const auto w = tl::randn({3, 4, 4, 3}, gen);
+  const tl::Tensor<float> d = tl::rand({9, 1}, gen) + 0.5f;
+  // Overlapping windows (size 3, step 2) of dim 1; addcmul/addcdiv broadcast.
+  const auto loss = [](const tl::Tensor<float>& in, const tl::Tensor<float>& v, const tl::Tensor<float>& weights,
+                       const tl::Tensor<float>& divisor) {
+    const tl::Tensor<float> windows = in.unfold(1, 3, 2);
+    const tl::Tensor<float> y = tl::addcmul(in, in, v, 0.5).addcdiv(v, divisor, -2.0);
+    const tl::Tensor<float> d2 = tl::diff(in.mT(), 2, 1);
+    const tl::Tensor<float> taken = tl::take_along_dim(in, tl::argsort(in, 1), 1);
+    return tl::Tensor<float>(tl::sum(windows * weights) + tl::sum(tl::square(y)) + tl::sum(tl::square(d2)) +
+                             tl::sum(taken * tl::arange<float>(0, 4, 1, {.device = in.device()})));
+  };
+  const tl::Tensor<float> cpu_loss = loss(x, t, w, d), gpu_loss = loss(gx, gt, w.cuda(), d.cuda());
+  check_parity(gpu_loss, cpu_loss, 1e-5, 1e-5, "loss");
+  cpu_loss.backward();
+  gpu_loss.backward();
+  check_parity(gx.grad(), x.grad(), 1e-5, 1e-6, "x");
+  check_parity(gt.grad(), t.grad(), 1e-5, 1e-5, "t");
+}
