@@ -463,7 +463,8 @@ TEST_CASE("double backward refuses what it cannot do") {
 // Note [masked adjoints]: an infinite gradient reaching a functor that
 // selects gets masked where the input was not selected, as in PyTorch's
 // where(mask, grad, 0); one that multiplies (mul, abs) gives NaN as in PyTorch.
-// Expected values from PyTorch 1.13 (the inputs are 0, 2, -1, 0.5).
+// Expected values from PyTorch 1.13 (the inputs are 0, 2, -1, 0.5). The
+// second derivatives are regression values: the mask does not change them.
 TEST_CASE("selecting functors mask an infinite gradient instead of multiplying it by 0") {
   const auto check = [](const std::vector<double>& got, const std::vector<double>& expected) {
     REQUIRE(got.size() == expected.size());
@@ -543,6 +544,15 @@ TEST_CASE("selecting functors mask an infinite gradient instead of multiplying i
     check(g[0].to_vector(), c.grad);
     if (!c.second.empty()) check(tl::autograd::grad<double>({g[0].sum()}, {x})[0].to_vector(), c.second);
   }
+  // The composites whose PyTorch formula multiplies by a mask keep the NaN:
+  // nan_to_num (grad * isfinite(x)) and nansum (grad * !isnan(x)).
+  auto y = tl::tensor<double>({nan, inf, 1.0}, {.requires_grad = true});
+  check(tl::autograd::grad<double>({tl::reciprocal(tl::nan_to_num(y)).sum()}, {y})[0].to_vector(), {nan, 0, -1});
+  auto z = tl::tensor<double>({nan, 0.0, 1.0}, {.requires_grad = true});
+  check(tl::autograd::grad<double>({tl::reciprocal(tl::nansum(z) - 1.0)}, {z})[0].to_vector(), {nan, -inf, -inf});
+  // relu lets the gradient through at NaN (threshold_backward: x <= 0 ? 0 : grad).
+  auto r = tl::tensor<double>({nan, 0.0, -1.0, 2.0}, {.requires_grad = true});
+  check(tl::autograd::grad<double>({tl::relu(r).sum()}, {r})[0].to_vector(), {1, 0, 0, 1});
 }
 
 TEST_CASE("double backward of sigmoid far in the tail stays finite (declared derivatives at both levels)") {

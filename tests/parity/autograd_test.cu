@@ -4,7 +4,8 @@
 // and a layer with a matrix product. Tolerances: 1e-5 relative in float
 // (the device's math and fused multiply-adds round differently from the
 // host's; broadcast gradients are sums in another order), 1e-12 in double.
-// The backward of other ops on the GPU is in autograd_ops_test.cu.
+// The backward of other ops on the GPU is in autograd_ops_test.cu, forward
+// mode in forward_ad_test.cu.
 
 #include <doctest/doctest.h>
 
@@ -136,4 +137,19 @@ TEST_CASE("CUDA autograd: a linear layer with a fused activation trains like the
     gw.grad().zero_();
     gbias.grad().zero_();
   }
+}
+
+TEST_CASE("CUDA autograd: selecting functors mask an infinite gradient on the GPU as on the CPU") {
+  if (no_gpu()) return;
+  // Note [masked adjoints]: log(where(...)) and log(relu(x)) meet a gradient
+  // of inf where the selected value is 0; the branch not taken gets 0.
+  auto x = tl::tensor<float>({0.0f, 2.0f, -1.0f, 0.5f}, {.requires_grad = true});
+  auto gx = gpu_leaf(x);
+  const auto f = [](const tl::Tensor<float>& a) {
+    return tl::Tensor<float>(tl::log(tl::where(a > 0.25f, a, 0.0f)) + tl::log(tl::relu(a)));
+  };
+  f(x).sum().backward();
+  f(gx).sum().backward();
+  check_parity(gx.grad(), x.grad(), 1e-6, 1e-7, "masked gradient");
+  CHECK(x.grad().to_vector()[2] == 0.0f);
 }

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <vector>
 
 #include <tensorlib/tensorlib.hpp>

@@ -32,7 +32,13 @@
 /// x > 0, x, 0))` gives x = 0 the gradient 0, not NaN. Those functors declare
 /// `masks_gradient`, and their children get `scaled(adjoint, partial)`, 0
 /// wherever the partial is (Note [zero tangents stay zero]). Every other
-/// functor multiplies, as PyTorch's formulas do (mul's d/da of NaN * 0 is NaN).
+/// functor multiplies, as PyTorch's formulas do (mul's d/da of NaN * 0 is
+/// NaN), and so do the composites whose PyTorch formula multiplies by a mask
+/// (nan_to_num, nansum, xlogy: `fn::BasicWhere<false>`). This gives
+/// PyTorch's first derivatives at infinities. The second-order pass masks
+/// its adjoints the same way, but a tangent that meets a zero slope is still
+/// multiplied, so second derivatives through an infinity can be NaN where
+/// PyTorch's are 0, or the reverse.
 ///
 /// Note [dual tree typing]
 /// Values flow up the tree with their own types. A floating tensor leaf, and

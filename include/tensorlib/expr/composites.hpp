@@ -65,7 +65,9 @@ auto nan_to_num(const E& x, double nan = 0.0, std::optional<double> posinf = std
     constexpr double inf = std::numeric_limits<double>::infinity();
     const double hi = posinf.value_or(static_cast<double>(std::numeric_limits<T>::max()));
     const double lo = neginf.value_or(static_cast<double>(std::numeric_limits<T>::lowest()));
-    return where(eq(x, inf), hi, where(eq(x, -inf), lo, where(isnan(x), nan, x)));
+    // PyTorch's gradient is grad * isfinite(x): multiplied, not masked.
+    return detail::where_multiplying(
+        eq(x, inf), hi, detail::where_multiplying(eq(x, -inf), lo, detail::where_multiplying(isnan(x), nan, x)));
   }
 }
 
@@ -98,7 +100,7 @@ auto xlogy(const A& x, const B& y) {
   const auto fy = cast<F>(y);
   const auto zero_x_outside =
       logical_and(eq(fx, 0), logical_or(le(fy, 0), eq(fy, std::numeric_limits<double>::infinity())));
-  return mul(fx, where(zero_x_outside, 0, log(fy)));
+  return mul(fx, detail::where_multiplying(zero_x_outside, 0, log(fy)));  // d/dy: grad * x / y in PyTorch
 }
 
 }  // namespace tensorlib

@@ -486,6 +486,16 @@ auto where(const C& condition, const A& a, const B& b) {
   return make_map(fn::Where{}, condition, as_node<T>(a), as_node<T>(b));
 }
 
+namespace detail {
+/// `where` whose backward multiplies the gradient by 0 or 1 instead of
+/// masking it (fn::BasicWhere), for composites whose PyTorch formula does.
+template <Expression C, Operand A, Operand B>
+auto where_multiplying(const C& condition, const A& a, const B& b) {
+  using T = typename decltype(where_type<A, B>())::type;
+  return make_map(fn::BasicWhere<false>{}, condition, as_node<T>(a), as_node<T>(b));
+}
+}  // namespace detail
+
 /// log(x / (1 - x)), with x clamped to [eps, 1 - eps] when eps is given.
 template <Expression E>
 auto logit(const E& x, std::optional<double> eps = std::nullopt) {

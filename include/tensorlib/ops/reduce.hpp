@@ -143,7 +143,7 @@ Tensor<detail::sum_result_t<value_type_t<E>>> sum(const E& x, DimList dims = {},
 template <Expression E>
 auto nansum(const E& x, DimList dims = {}, bool keepdim = false) {
   if constexpr (is_floating<value_type_t<E>>)
-    return sum(where(isnan(x), value_type_t<E>(0), x), dims, keepdim);
+    return sum(detail::where_multiplying(isnan(x), value_type_t<E>(0), x), dims, keepdim);  // grad * !isnan(x)
   else
     return sum(x, dims, keepdim);
 }

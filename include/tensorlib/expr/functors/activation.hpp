@@ -30,12 +30,13 @@ struct Relu {
       return select(x < T(0), T(0), x);
     }
   }
-  /// 1 where the result is positive, else 0 (0 at 0 and NaN: PyTorch's
-  /// threshold_backward; the formula's own derivative is 1 at 0).
+  /// 0 where the result is at most 0, else 1: 0 at 0, 1 at NaN (PyTorch's
+  /// threshold_backward, `x <= 0 ? 0 : grad`; the formula's own derivative
+  /// is 1 at 0).
   template <class T>
   TENSORLIB_HOST_DEVICE T derivative(T, T y) const {
     using math::select;
-    return select(y > T(0), T(1), T(0));
+    return select(y <= T(0), T(0), T(1));
   }
 };
 

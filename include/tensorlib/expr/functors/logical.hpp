@@ -89,14 +89,20 @@ struct BitwiseNot {
 };
 
 /// condition ? a : b. The builder casts a and b to their common type.
-struct Where {
+/// `Masks`: the backward hands the branch not taken 0, as PyTorch's where
+/// does (Note [masked adjoints]); without it, the gradient times 0, as the
+/// formulas of PyTorch's composites that select multiply (nan_to_num,
+/// nansum and xlogy: 0 * inf is NaN there).
+template <bool Masks>
+struct BasicWhere {
   static constexpr std::string_view name = "where";
-  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
+  static constexpr bool masks_gradient = Masks;
   using promotion = promotion::None;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(bool condition, T a, T b) const {
     return condition ? a : b;
   }
 };
+using Where = BasicWhere<true>;
 
 }  // namespace tensorlib::fn
