@@ -8,12 +8,14 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "fixtures.hpp"
 #include "tensorlib/tensorlib.hpp"
 
 namespace {
@@ -345,6 +347,52 @@ TEST_CASE("gradcheck: inv, det, slogdet, solve") {
   auto d = tl::linalg::det(singular);
   CHECK(d.item() == 0.0);
   CHECK_THROWS_AS(d.backward(), tl::NotImplementedError);
+}
+
+TEST_CASE("gradcheck: matrix_power, cov (with weights), corrcoef, aminmax") {
+  tl::Generator gen(27);
+  tl::Tensor<double> a = tl::rand<double>({2, 3, 3}, gen) * 0.5 + tl::eye<double>(3) * 2.0;
+  a.requires_grad_();
+  for (const int64_t n : {-2, -1, 0, 1, 2, 3, 5}) {
+    CAPTURE(n);
+    CHECK(check([n](const Inputs& in) { return tl::linalg::matrix_power(in[0], n); }, {a}));
+  }
+  CHECK(tl::autograd::gradgradcheck([](const Inputs& in) { return tl::linalg::matrix_power(in[0], 3); }, {a}));
+  const auto x = leaf({3, 5}, gen), aw = positive_leaf({5}, gen);
+  const auto fw = tl::tensor<int64_t>({1, 2, 0, 1, 3});
+  CHECK(check([](const Inputs& in) { return tl::cov(in[0]); }, {x}));
+  CHECK(check([&fw](const Inputs& in) { return tl::cov(in[0], 1, fw, in[1]); }, {x, aw}));
+  CHECK(check([](const Inputs& in) { return tl::corrcoef(in[0]); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::aminmax(in[0], 1).max + tl::aminmax(in[0]).min; }, {x}));
+}
+
+TEST_CASE("matrix_power, cov and corrcoef have PyTorch's gradients") {
+  const auto& f = fixtures::load("surface.txt");
+  for (const int64_t n : {5, -2}) {
+    CAPTURE(n);
+    const auto& c = f["matrix_power_grad/" + std::to_string(n)];
+    auto a = c.get<double>("a").requires_grad_();
+    tl::Tensor<double>(tl::linalg::matrix_power(a, n) * c.get<double>("up")).sum().backward();
+    fixtures::check_close(a.grad(), c.get<double>("ga"), 1e-10, 1e-10, "gradient");
+  }
+  // n = 0: identities, connected to A with gradient 0 (as PyTorch).
+  auto a = tl::tensor<double>({{2.0, 1.0}, {0.5, 3.0}}, {.requires_grad = true});
+  const auto I = tl::linalg::matrix_power(a, 0);
+  CHECK(I.to_vector() == std::vector<double>{1.0, 0.0, 0.0, 1.0});
+  REQUIRE(I.requires_grad());
+  I.sum().backward();
+  CHECK(a.grad().to_vector() == std::vector<double>{0.0, 0.0, 0.0, 0.0});
+  // cov differentiates through its importance weights too.
+  const auto& g = f["cov_grad"];
+  auto x = g.get<double>("x").requires_grad_();
+  auto aw = g.get<double>("aw").requires_grad_();
+  tl::Tensor<double>(tl::cov(x, 1, g.get<int64_t>("fw"), aw) * g.get<double>("up")).sum().backward();
+  fixtures::check_close(x.grad(), g.get<double>("gx"), 1e-12, 1e-12, "cov d/dx");
+  fixtures::check_close(aw.grad(), g.get<double>("gaw"), 1e-12, 1e-12, "cov d/daweights");
+  const auto& gc = f["corrcoef_grad"];
+  auto xc = gc.get<double>("x").requires_grad_();
+  tl::Tensor<double>(tl::corrcoef(xc) * gc.get<double>("up")).sum().backward();
+  fixtures::check_close(xc.grad(), gc.get<double>("gx"), 1e-12, 1e-12, "corrcoef d/dx");
 }
 
 TEST_CASE("gradcheck: cholesky and eigh (through a symmetrizing input map)") {

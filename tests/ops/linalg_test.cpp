@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -465,4 +466,39 @@ TEST_CASE("norm and cdist errors") {
   CHECK_THROWS_WITH_AS(tl::cdist(a, a, -1), "cdist: cdist only supports non-negative p values, got -1", tl::ValueError);
   CHECK_THROWS_WITH_AS(tl::cdist(tl::zeros<float>({2, 2, 3}), tl::zeros<float>({3, 2, 3})),
                        "cdist: shapes [2] and [3] cannot broadcast", tl::ShapeError);
+}
+
+TEST_CASE("matrix_power matches PyTorch: negative, zero and positive powers of a batch, integers") {
+  const auto& f = fixtures::load("surface.txt");
+  for (const int64_t n : {-3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 12}) {
+    CAPTURE(n);
+    const auto& c = f["matrix_power/" + std::to_string(n)];
+    const auto y = tl::linalg::matrix_power(c.get<double>("a"), n);
+    fixtures::check_close(y, c.get<double>("y"), 1e-12, 1e-12, "matrix_power");
+    CHECK(tl::matrix_power(c.get<double>("a").to<float>(), n).sizes() == y.sizes());
+  }
+  const auto& ci = f["matrix_power/int64/5"];
+  fixtures::check_close(tl::linalg::matrix_power(ci.get<int64_t>("a"), 5), ci.get<int64_t>("y"), 0, 0, "int64");
+  // n = 0: identities.
+  CHECK(tl::linalg::matrix_power(tl::tensor<double>({{2.0, 1.0}, {0.5, 3.0}}), 0).to_vector() ==
+        std::vector<double>{1.0, 0.0, 0.0, 1.0});
+  CHECK(tl::linalg::matrix_power(tl::zeros<float>({4, 0, 0}), 3).sizes() == tl::Shape{4, 0, 0});
+}
+
+TEST_CASE("matrix_power errors follow PyTorch's wording") {
+  const auto message = [](auto f) {
+    try {
+      f();
+    } catch (const tl::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message([] {
+          (void)tl::linalg::matrix_power(tl::ones<float>({2, 3}), 2);
+        }) == "linalg.matrix_power: A must be batches of square matrices, but they are 2 by 3 matrices");
+  CHECK(message([] { (void)tl::linalg::matrix_power(tl::ones<float>({3}), 2); }) ==
+        "linalg.matrix_power: The input tensor A must have at least 2 dimensions.");
+  CHECK_THROWS_AS((void)tl::linalg::matrix_power(tl::ones<int64_t>({2, 2}), -1), tl::TypeError);
+  CHECK_THROWS_AS((void)tl::linalg::matrix_power(tl::zeros<double>({2, 2}), -1), tl::LinAlgError);
 }

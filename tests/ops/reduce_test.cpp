@@ -372,3 +372,83 @@ TEST_CASE("reduction errors say what went wrong") {
   CHECK_THROWS_WITH_AS(x.cumsum(3), doctest::Contains("cumsum: dimension out of range"), tl::IndexError);
   CHECK_THROWS_WITH_AS(x.softmax(-3), doctest::Contains("softmax: dimension out of range"), tl::IndexError);
 }
+
+TEST_CASE("aminmax matches PyTorch: whole tensor and each dim, keepdim, NaN, integers") {
+  const auto& f = fixtures::load("surface.txt");
+  for (const char* dim : {"none", "0", "1", "-1"})
+    for (const bool keepdim : {false, true}) {
+      const std::string key = std::string("aminmax/") + dim + "/" + (keepdim ? "1" : "0");
+      CAPTURE(key);
+      const auto& c = f[key];
+      const std::optional<int64_t> d =
+          std::string(dim) == "none" ? std::nullopt : std::optional<int64_t>(std::stoll(dim));
+      const auto [lo, hi] = tl::aminmax(c.get<float>("x"), d, keepdim);
+      fixtures::check_close(lo, c.get<float>("min"), 0, 0, "min");
+      fixtures::check_close(hi, c.get<float>("max"), 0, 0, "max");
+    }
+  const auto& cn = f["aminmax/nan"];
+  const auto rn = tl::aminmax(cn.get<float>("x"), 1);
+  fixtures::check_close(rn.min, cn.get<float>("min"), 0, 0, "nan min");
+  fixtures::check_close(rn.max, cn.get<float>("max"), 0, 0, "nan max");
+  const auto& ci = f["aminmax/int64"];
+  const auto ri = tl::aminmax(ci.get<int64_t>("x"), 0);
+  fixtures::check_close(ri.min, ci.get<int64_t>("min"), 0, 0, "int64 min");
+  fixtures::check_close(ri.max, ci.get<int64_t>("max"), 0, 0, "int64 max");
+  // An expression, a 0-d tensor along dim 0, and an empty reduction.
+  const auto x = tl::arange<float>(0, 6).reshape({2, 3});
+  CHECK(tl::aminmax(x * -1.0f).min.item() == -5.0f);
+  CHECK(tl::aminmax(tl::scalar_tensor(2.0f), 0).max.item() == 2.0f);
+  CHECK(tl::aminmax(tl::zeros<float>({2, 0}), 0).min.sizes() == tl::Shape{0});
+  CHECK_THROWS_WITH_AS((void)tl::aminmax(tl::zeros<float>({2, 0}), 1),
+                       "aminmax(): Expected reduction dim 1 to have non-zero size.", tl::IndexError);
+  CHECK_THROWS_WITH((void)tl::aminmax(tl::zeros<float>({0})),
+                    "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
+}
+
+TEST_CASE("cov and corrcoef match PyTorch: corrections, frequency and importance weights, vectors, integers") {
+  const auto& f = fixtures::load("surface.txt");
+  for (const int64_t correction : {0, 1, 2}) {
+    CAPTURE(correction);
+    const std::string k = std::to_string(correction);
+    const auto& plain = f["cov/plain/" + k];
+    const auto x = plain.get<double>("x");
+    fixtures::check_close(tl::cov(x, correction), plain.get<double>("y"), 1e-13, 1e-13, "plain");
+    const auto& fw = f["cov/fweights/" + k];
+    fixtures::check_close(tl::cov(x, correction, fw.get<int64_t>("fw")), fw.get<double>("y"), 1e-13, 1e-13, "fw");
+    const auto& aw = f["cov/aweights/" + k];
+    fixtures::check_close(tl::cov(x, correction, std::nullopt, aw.get<double>("aw")), aw.get<double>("y"), 1e-13, 1e-13,
+                          "aw");
+    const auto& both = f["cov/both/" + k];
+    fixtures::check_close(tl::cov(x, correction, both.get<int64_t>("fw"), both.get<double>("aw")),
+                          both.get<double>("y"), 1e-13, 1e-13, "both");
+  }
+  for (const char* key : {"cov/vector", "corrcoef/plain", "corrcoef/vector", "corrcoef/constant_row"}) {
+    CAPTURE(key);
+    const auto& c = f[key];
+    const auto y = std::string(key).starts_with("cov") ? tl::cov(c.get<double>("x")) : tl::corrcoef(c.get<double>("x"));
+    fixtures::check_close(y, c.get<double>("y"), 1e-13, 1e-13, key);
+  }
+  // Integral inputs give float.
+  fixtures::check_close(tl::cov(f["cov/int64"].get<int64_t>("x")), f["cov/int64"].get<float>("y"), 1e-6, 1e-6,
+                        "int64 cov");
+  fixtures::check_close(tl::corrcoef(f["corrcoef/int64"].get<int64_t>("x")), f["corrcoef/int64"].get<float>("y"), 1e-6,
+                        1e-6, "int64 corrcoef");
+  // One observation: no degrees of freedom, NaN (PyTorch warns).
+  for (const double v : tl::cov(tl::ones<double>({2, 1})).to_vector()) CHECK(std::isnan(v));
+}
+
+TEST_CASE("cov errors follow PyTorch's wording") {
+  const auto x = tl::ones<float>({2, 4});
+  CHECK_THROWS_WITH((void)tl::cov(tl::ones<float>({2, 2, 2})),
+                    "cov(): expected input to have two or fewer dimensions but got an input with 3 dimensions");
+  CHECK_THROWS_WITH((void)tl::cov(x, 1, tl::ones<int64_t>({2, 4})),
+                    "cov(): expected fweights to have one or fewer dimensions but got fweights with 2 dimensions");
+  CHECK_THROWS_WITH((void)tl::cov(x, 1, tl::ones<int64_t>({3})),
+                    "cov(): expected fweights to have the same numel as there are observations in the input but "
+                    "got 3 != 4");
+  CHECK_THROWS_WITH((void)tl::cov(x, 1, tl::full<int64_t>({4}, -1)), "cov(): fweights cannot be negative");
+  CHECK_THROWS_WITH((void)tl::cov(x, 1, std::nullopt, tl::full<float>({4}, -1.0f)),
+                    "cov(): aweights cannot be negative");
+  CHECK_THROWS_WITH((void)tl::cov(x, 1, std::nullopt, tl::zeros<float>({4})),
+                    "cov(): weights sum to zero, can't be normalized");
+}

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Tensor products built on the matrix products and views: `tensordot`,
-/// `kron`, `cross` and `linalg::cross`.
+/// `kron`, `cross`, `linalg::cross` and `linalg::matrix_power`.
 
 #include <cstdint>
 #include <optional>
@@ -18,6 +18,8 @@
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/join.hpp"
 #include "tensorlib/ops/linalg.hpp"
+#include "tensorlib/ops/linalg_batch.hpp"
+#include "tensorlib/ops/solve.hpp"
 #include "tensorlib/ops/views.hpp"
 
 namespace tensorlib {
@@ -176,5 +178,51 @@ Tensor<T> cross(const Tensor<T>& a, const Tensor<T>& b, int64_t dim = -1) {
   return detail::cross_impl(a, b, dim, "linalg.cross");
 }
 
+/// The integer power n of each square matrix (*, m, m)
+/// (`torch.linalg.matrix_power`), by repeated squaring in PyTorch's order:
+/// n = 0 gives identities (their gradient is zero), n < 0 powers of the
+/// inverse (float and double; a singular matrix is a LinAlgError).
+template <Expression E, class T = value_type_t<E>>
+Tensor<T> matrix_power(const E& A_expr, int64_t n) {
+  static_assert(!std::is_same_v<T, bool>, "linalg.matrix_power: bool tensors are not supported (as in PyTorch)");
+  const Tensor<T> A = tensorlib::detail::materialize(A_expr);
+  tensorlib::detail::check(A.dim() >= 2, "linalg.matrix_power: The input tensor A must have at least 2 dimensions.");
+  tensorlib::detail::check(A.size(-1) == A.size(-2),
+                           "linalg.matrix_power: A must be batches of square matrices, but they are ", A.size(-2),
+                           " by ", A.size(-1), " matrices");
+  if (n == 0) {
+    const Tensor<T> I = eye<T>(A.size(-1), std::nullopt, {.device = A.device()}).expand(A.sizes()).contiguous();
+    // Connected to A as PyTorch's (a copy into A's clone), with gradient 0.
+    if (tensorlib::detail::records_grad(A)) return where(ones<bool>({}, {.device = A.device()}), I, A);
+    return I;
+  }
+  Tensor<T> a = A;
+  if (n < 0) {
+    if constexpr (tensorlib::detail::linalg_float<T>) {
+      a = inv(A);
+      n = -n;
+    } else {
+      throw TypeError(
+          "linalg.matrix_power: a negative power needs the inverse, and linalg.inv expects a float or "
+          "double tensor; convert it with .to<float>()");
+    }
+  }
+  if (n == 1) return a.clone();
+  if (n == 2) return matmul(a, a);
+  if (n == 3) return matmul(matmul(a, a), a);
+  Tensor<T> z, result;
+  while (n > 0) {
+    const bool bit = n % 2 == 1;
+    n /= 2;
+    z = z.defined() ? matmul(z, z) : a;
+    if (bit) result = result.defined() ? matmul(result, z) : z;
+  }
+  return result;
+}
+
 }  // namespace linalg
+
+/// `torch.matrix_power`: `linalg::matrix_power`.
+using linalg::matrix_power;
+
 }  // namespace tensorlib
