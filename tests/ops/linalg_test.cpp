@@ -499,6 +499,10 @@ TEST_CASE("matrix_power errors follow PyTorch's wording") {
         }) == "linalg.matrix_power: A must be batches of square matrices, but they are 2 by 3 matrices");
   CHECK(message([] { (void)tl::linalg::matrix_power(tl::ones<float>({3}), 2); }) ==
         "linalg.matrix_power: The input tensor A must have at least 2 dimensions.");
+  CHECK_THROWS_AS((void)tl::linalg::matrix_power(tl::ones<float>({2, 3}), 2), tl::ShapeError);
+  CHECK_THROWS_AS((void)tl::linalg::matrix_power(tl::ones<float>({3}), 2), tl::ShapeError);
+  CHECK_THROWS_AS((void)tl::linalg::matrix_power(tl::eye<double>(2), std::numeric_limits<int64_t>::min()),
+                  tl::ValueError);
   CHECK_THROWS_AS((void)tl::linalg::matrix_power(tl::ones<int64_t>({2, 2}), -1), tl::TypeError);
   CHECK_THROWS_AS((void)tl::linalg::matrix_power(tl::zeros<double>({2, 2}), -1), tl::LinAlgError);
 }

@@ -439,6 +439,8 @@ TEST_CASE("cov and corrcoef match PyTorch: corrections, frequency and importance
 
 TEST_CASE("cov errors follow PyTorch's wording") {
   const auto x = tl::ones<float>({2, 4});
+  CHECK_THROWS_WITH((void)tl::corrcoef(tl::ones<float>({2, 2, 2})),
+                    "corrcoef(): expected input to have two or fewer dimensions but got an input with 3 dimensions");
   CHECK_THROWS_WITH((void)tl::cov(tl::ones<float>({2, 2, 2})),
                     "cov(): expected input to have two or fewer dimensions but got an input with 3 dimensions");
   CHECK_THROWS_WITH((void)tl::cov(x, 1, tl::ones<int64_t>({2, 4})),

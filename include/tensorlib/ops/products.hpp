@@ -4,6 +4,7 @@
 /// `kron`, `cross`, `linalg::cross` and `linalg::matrix_power`.
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -186,10 +187,9 @@ template <Expression E, class T = value_type_t<E>>
 Tensor<T> matrix_power(const E& A_expr, int64_t n) {
   static_assert(!std::is_same_v<T, bool>, "linalg.matrix_power: bool tensors are not supported (as in PyTorch)");
   const Tensor<T> A = tensorlib::detail::materialize(A_expr);
-  tensorlib::detail::check(A.dim() >= 2, "linalg.matrix_power: The input tensor A must have at least 2 dimensions.");
-  tensorlib::detail::check(A.size(-1) == A.size(-2),
-                           "linalg.matrix_power: A must be batches of square matrices, but they are ", A.size(-2),
-                           " by ", A.size(-1), " matrices");
+  tensorlib::detail::check_square(A, "linalg.matrix_power");
+  tensorlib::detail::check<ValueError>(n != std::numeric_limits<int64_t>::min(),
+                                       "linalg.matrix_power: n must be greater than ", n);
   if (n == 0) {
     const Tensor<T> I = eye<T>(A.size(-1), std::nullopt, {.device = A.device()}).expand(A.sizes()).contiguous();
     // Connected to A as PyTorch's (a copy into A's clone), with gradient 0.

@@ -47,11 +47,6 @@ MinMax<T> aminmax(const E& x_expr, std::optional<int64_t> dim = std::nullopt, bo
 
 namespace detail {
 
-/// The element type of cov and corrcoef: floating inputs keep theirs,
-/// integral and bool ones give float (PyTorch's default dtype).
-template <class T>
-using statistics_t = std::conditional_t<is_floating<T>, T, float>;
-
 template <class W>
 void check_observation_weights(const Tensor<W>& w, int64_t observations, const char* name) {
   detail::check(w.dim() <= 1, "cov(): expected ", name, " to have one or fewer dimensions but got ", name, " with ",
@@ -71,9 +66,11 @@ void check_observation_weights(const Tensor<W>& w, int64_t observations, const c
 /// importance. The result is (variables, variables), squeezed: 0-d for one
 /// variable. Integral inputs give float. Degrees of freedom at or below 0
 /// give inf or NaN, as in PyTorch (which warns).
-template <Expression E, class T = value_type_t<E>, class R = detail::statistics_t<T>>
+template <Expression E, class T = value_type_t<E>, class R = floating_t<T>>
 Tensor<R> cov(const E& input, int64_t correction = 1, const std::optional<Tensor<int64_t>>& fweights = std::nullopt,
               const std::optional<Tensor<std::type_identity_t<R>>>& aweights = std::nullopt) {
+  static_assert(!std::is_same_v<T, bool>,
+                "cov: bool tensors are not supported (as in PyTorch); convert with .to<float>()");
   const Tensor<T> in = detail::materialize(input);
   detail::check(in.dim() <= 2, "cov(): expected input to have two or fewer dimensions but got an input with ", in.dim(),
                 " dimensions");
@@ -108,9 +105,12 @@ Tensor<R> cov(const E& input, int64_t correction = 1, const std::optional<Tensor
 /// `input` (`torch.corrcoef`): the covariance scaled by the standard
 /// deviations and clipped to [-1, 1]. One variable gives c / c (1, or NaN
 /// where its variance is 0, inf or NaN).
-template <Expression E, class T = value_type_t<E>, class R = detail::statistics_t<T>>
+template <Expression E, class T = value_type_t<E>, class R = floating_t<T>>
 Tensor<R> corrcoef(const E& input) {
-  const Tensor<R> c = cov(input);
+  const Tensor<T> in = detail::materialize(input);
+  detail::check(in.dim() <= 2, "corrcoef(): expected input to have two or fewer dimensions but got an input with ",
+                in.dim(), " dimensions");
+  const Tensor<R> c = cov(in);
   if (c.dim() == 0) return c / c;
   const Tensor<R> sd = sqrt(diag(c));
   return clip(c / sd.reshape({-1, 1}) / sd.reshape({1, -1}), -1.0, 1.0);
