@@ -76,6 +76,7 @@
 #include "tensorlib/ops/linalg.hpp"
 #include "tensorlib/ops/linalg_batch.hpp"
 #include "tensorlib/ops/masked.hpp"
+#include "tensorlib/ops/multinomial.hpp"
 #include "tensorlib/ops/norms.hpp"
 #include "tensorlib/ops/order_stats.hpp"
 #include "tensorlib/ops/products.hpp"

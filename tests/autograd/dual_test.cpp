@@ -95,6 +95,7 @@ void check_binary(const char* name, const F& f, const std::vector<std::pair<doub
 const std::vector<double> kReal = {-2.3, -0.7, 0.4, 1.3, 3.1};
 const std::vector<double> kPositive = {0.05, 0.4, 1.3, 3.1, 20.0};
 const std::vector<double> kUnit = {-0.9, -0.4, 0.1, 0.6, 0.95};
+const std::vector<double> kAboveOne = {1.05, 1.4, 2.3, 5.0, 20.0};
 const std::vector<double> kOpenUnit = {0.03, 0.2, 0.5, 0.77, 0.96};
 const std::vector<double> kNonInteger = {-2.5, -0.3, 0.4, 1.3, 7.9, 15.2};
 
@@ -130,6 +131,9 @@ TEST_CASE("dual tangents of unary functors match finite differences") {
   check_unary("sinh", fn::Sinh{}, kReal);
   check_unary("cosh", fn::Cosh{}, kReal);
   check_unary("tanh", fn::Tanh{}, kReal);
+  check_unary("asinh", fn::Asinh{}, kReal);
+  check_unary("acosh", fn::Acosh{}, kAboveOne);
+  check_unary("atanh", fn::Atanh{}, kUnit);
   check_unary("erf", fn::Erf{}, kReal);
   check_unary("erfc", fn::Erfc{}, kReal);
   check_unary("erfinv", fn::Erfinv{}, kUnit);

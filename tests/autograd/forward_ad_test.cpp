@@ -106,6 +106,12 @@ TEST_CASE("forward mode: every differentiable pointwise function's tangent") {
   check_unary(
       "tanh", [](const auto& x) { return tl::tanh(x); }, -2, 2);
   check_unary(
+      "asinh", [](const auto& x) { return tl::asinh(x); }, -3, 3);
+  check_unary(
+      "acosh", [](const auto& x) { return tl::acosh(x); }, 1.1, 4);
+  check_unary(
+      "atanh", [](const auto& x) { return tl::atanh(x); }, -0.9, 0.9);
+  check_unary(
       "sigmoid", [](const auto& x) { return tl::sigmoid(x); }, -4, 4);
   check_unary(
       "logit", [](const auto& x) { return tl::logit(x); }, 0.1, 0.9);

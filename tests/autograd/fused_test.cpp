@@ -527,6 +527,13 @@ TEST_CASE("selecting functors mask an infinite gradient instead of multiplying i
        [](const auto& x, const auto&) -> tl::Tensor<double> { return tl::reciprocal(tl::sign(x)); },
        {0, 0, 0, 0},
        {}},
+      {"logit with eps",  // 0 outside [eps, 1 - eps], whatever the gradient (PyTorch 1.13)
+       [](const auto& x, const auto&) -> tl::Tensor<double> {
+         // logit(0.25) computed as the clamped inputs' is: the same bits, so 1 / 0.
+         return tl::reciprocal(tl::logit(x, 0.25) - tl::Tensor<double>(tl::logit(tl::scalar_tensor(0.25))));
+       },
+       {0, 0, 0, -4 / (std::log(3.0) * std::log(3.0))},
+       {}},
       {"mul",
        [](const auto& x, const auto&) -> tl::Tensor<double> { return tl::log(x * 0.0); },
        {nan, nan, nan, nan},

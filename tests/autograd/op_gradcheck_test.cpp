@@ -214,6 +214,22 @@ TEST_CASE("gradcheck: cumsum and cumprod, including zeros") {
   CHECK(check([](const Inputs& in) { return tl::cumprod(in[0], 0); }, {z}));
 }
 
+TEST_CASE("gradcheck: logcumsumexp, once and twice; its gradient where exp overflows matches PyTorch") {
+  tl::Generator gen(26);
+  auto x = leaf({3, 4}, gen);
+  CHECK(check([](const Inputs& in) { return tl::logcumsumexp(in[0], 1); }, {x}));
+  CHECK(check([](const Inputs& in) { return tl::logcumsumexp(in[0] * 3.0, 0); }, {x}));
+  CHECK(tl::autograd::gradgradcheck([](const Inputs& in) { return tl::logcumsumexp(in[0], 1); }, {x}));
+  auto s = tl::scalar_tensor(0.7, {.requires_grad = true});
+  CHECK(check([](const Inputs& in) { return tl::logcumsumexp(in[0], 0); }, {s}));
+  // |x| up to ~1000 with a -inf: the log-space formula neither overflows nor
+  // gives NaN (PyTorch 1.13's values, tests/fixtures/generate_surface.py).
+  const auto& c = fixtures::load("surface.txt")["logcumsumexp_grad"];
+  auto xl = c.get<double>("x").requires_grad_();
+  (tl::logcumsumexp(xl, 1) * c.get<double>("up")).sum().backward();
+  fixtures::check_close(xl.grad(), c.get<double>("gx"), 1e-12, 1e-12, "logcumsumexp grad");
+}
+
 TEST_CASE("gradcheck: cat, stack, split, chunk, unbind, flip, roll, repeat, tile") {
   tl::Generator gen(17);
   auto a = leaf({2, 3}, gen), b = leaf({2, 2}, gen), c = leaf({2, 3}, gen);

@@ -124,6 +124,9 @@ void check_float_unary() {
   check_unary<T>("sinh", [](const auto& x) { return tl::sinh(x); });
   check_unary<T>("cosh", [](const auto& x) { return tl::cosh(x); });
   check_unary<T>("tanh", [](const auto& x) { return tl::tanh(x); });
+  check_unary<T>("asinh", [](const auto& x) { return tl::asinh(x); });
+  check_unary<T>("acosh", [](const auto& x) { return x.acosh(); });
+  check_unary<T>("atanh", [](const auto& x) { return tl::atanh(x); });
   check_unary<T>("sigmoid", [](const auto& x) { return tl::sigmoid(x); });
   check_unary<T>("erf", [](const auto& x) { return tl::erf(x); });
   check_unary<T>("erfc", [](const auto& x) { return tl::erfc(x); });

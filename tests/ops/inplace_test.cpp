@@ -10,8 +10,8 @@
 namespace {
 
 template <class F, class G>
-void check_same(F in_place, G out_of_place) {
-  auto x = tl::linspace(0.1, 0.9, 7);
+void check_same(F in_place, G out_of_place, double lo = 0.1, double hi = 0.9) {
+  auto x = tl::linspace(lo, hi, 7);
   const tl::Tensor<float> expected = out_of_place(x);
   in_place(x);
   CHECK(x.to_vector() == expected.to_vector());
@@ -24,6 +24,9 @@ TEST_CASE("every trailing-underscore method equals its out-of-place form") {
   check_same([](auto& x) { x.acos_(); }, [](const auto& x) { return tl::acos(x); });
   check_same([](auto& x) { x.asin_(); }, [](const auto& x) { return tl::asin(x); });
   check_same([](auto& x) { x.atan_(); }, [](const auto& x) { return tl::atan(x); });
+  check_same([](auto& x) { x.asinh_(); }, [](const auto& x) { return tl::asinh(x); });
+  check_same([](auto& x) { x.acosh_(); }, [](const auto& x) { return tl::acosh(x); }, 1.1, 1.9);
+  check_same([](auto& x) { x.atanh_(); }, [](const auto& x) { return tl::atanh(x); });
   check_same([](auto& x) { x.ceil_(); }, [](const auto& x) { return tl::ceil(x); });
   check_same([](auto& x) { x.cos_(); }, [](const auto& x) { return tl::cos(x); });
   check_same([](auto& x) { x.cosh_(); }, [](const auto& x) { return tl::cosh(x); });

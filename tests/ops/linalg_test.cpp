@@ -477,12 +477,21 @@ TEST_CASE("matrix_power matches PyTorch: negative, zero and positive powers of a
     fixtures::check_close(y, c.get<double>("y"), 1e-12, 1e-12, "matrix_power");
     CHECK(tl::matrix_power(c.get<double>("a").to<float>(), n).sizes() == y.sizes());
   }
+  for (const int64_t n : {5, -3}) {
+    CAPTURE(n);
+    const auto& c = f["matrix_power/float32/" + std::to_string(n)];
+    fixtures::check_close(tl::linalg::matrix_power(c.get<float>("a"), n), c.get<float>("y"), 1e-5, 1e-5, "float");
+  }
   const auto& ci = f["matrix_power/int64/5"];
   fixtures::check_close(tl::linalg::matrix_power(ci.get<int64_t>("a"), 5), ci.get<int64_t>("y"), 0, 0, "int64");
   // n = 0: identities.
   CHECK(tl::linalg::matrix_power(tl::tensor<double>({{2.0, 1.0}, {0.5, 3.0}}), 0).to_vector() ==
         std::vector<double>{1.0, 0.0, 0.0, 1.0});
-  CHECK(tl::linalg::matrix_power(tl::zeros<float>({4, 0, 0}), 3).sizes() == tl::Shape{4, 0, 0});
+  for (const int64_t n : {-2, 0, 3}) {
+    CAPTURE(n);
+    CHECK(tl::linalg::matrix_power(tl::zeros<float>({4, 0, 0}), n).sizes() == tl::Shape{4, 0, 0});
+    CHECK(tl::linalg::matrix_power(tl::zeros<float>({0, 0}), n).sizes() == tl::Shape{0, 0});
+  }
 }
 
 TEST_CASE("matrix_power errors follow PyTorch's wording") {

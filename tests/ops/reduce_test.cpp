@@ -105,7 +105,9 @@ void run_case(const std::string& name, const fixtures::Case& c) {
     compare<T, T>(values, c, "out", what);
     compare<int64_t, int64_t>(indices, c, "indices", what + " indices");
   } else if constexpr (tl::is_floating<T>) {
-    if (op == "mean")
+    if (op == "logcumsumexp")
+      compare<T, T>(tl::logcumsumexp(x, std::stoll(arg)), c, "out", what);
+    else if (op == "mean")
       compare<T, T>(tl::mean(x, dims, keepdim), c, "out", what);
     else if (op == "nansum")
       compare<T, T>(tl::nansum(x, dims, keepdim), c, "out", what);
@@ -153,7 +155,7 @@ TEST_CASE("reductions and scans match PyTorch") {
       FAIL("unknown dtype " << dtype);
     ++cases;
   }
-  CHECK(cases == 236);
+  CHECK(cases == 243);
 }
 
 TEST_CASE("a reduction of an expression is one pass with no temporary") {
@@ -373,6 +375,24 @@ TEST_CASE("reduction errors say what went wrong") {
   CHECK_THROWS_WITH_AS(x.softmax(-3), doctest::Contains("softmax: dimension out of range"), tl::IndexError);
 }
 
+TEST_CASE("logcumsumexp: the log of cumsum of exp, 0-d and empty inputs, expressions, methods, errors") {
+  tl::Generator g(5);
+  const auto x = tl::randn<double>({4, 6}, g);
+  for (const int64_t dim : {0, 1, -1}) {
+    CAPTURE(dim);
+    fixtures::check_close(tl::logcumsumexp(x, dim), tl::Tensor<double>(tl::log(tl::cumsum(tl::exp(x), dim))), 1e-14,
+                          1e-14, "log(cumsum(exp))");
+  }
+  CHECK(tl::logcumsumexp(tl::scalar_tensor(0.5f), 0).item() == 0.5f);
+  CHECK(tl::logcumsumexp(tl::zeros<float>({3, 0}), 1).sizes() == tl::Shape{3, 0});
+  // An expression input, and the method on a float tensor.
+  fixtures::check_close(tl::logcumsumexp(x * 2.0, 1), tl::Tensor<double>(x * 2.0).logcumsumexp(1), 0, 0, "method");
+  const auto f = tl::tensor<float>({1000.0f, 1000.0f});
+  CHECK(f.logcumsumexp(0).to_vector()[1] == doctest::Approx(1000.0 + std::log(2.0)).epsilon(1e-7));
+  CHECK_THROWS_WITH_AS((void)tl::logcumsumexp(x, 2), doctest::Contains("logcumsumexp: dimension out of range"),
+                       tl::IndexError);
+}
+
 TEST_CASE("aminmax matches PyTorch: whole tensor and each dim, keepdim, NaN, integers") {
   const auto& f = fixtures::load("surface.txt");
   for (const char* dim : {"none", "0", "1", "-1"})
@@ -394,13 +414,17 @@ TEST_CASE("aminmax matches PyTorch: whole tensor and each dim, keepdim, NaN, int
   const auto ri = tl::aminmax(ci.get<int64_t>("x"), 0);
   fixtures::check_close(ri.min, ci.get<int64_t>("min"), 0, 0, "int64 min");
   fixtures::check_close(ri.max, ci.get<int64_t>("max"), 0, 0, "int64 max");
+  const auto& cb = f["aminmax/bool"];
+  const auto rb = tl::aminmax(cb.get<bool>("x"), 1);
+  fixtures::check_close(rb.min, cb.get<bool>("min"), 0, 0, "bool min");
+  fixtures::check_close(rb.max, cb.get<bool>("max"), 0, 0, "bool max");
   // An expression, a 0-d tensor along dim 0, and an empty reduction.
   const auto x = tl::arange<float>(0, 6).reshape({2, 3});
   CHECK(tl::aminmax(x * -1.0f).min.item() == -5.0f);
   CHECK(tl::aminmax(tl::scalar_tensor(2.0f), 0).max.item() == 2.0f);
   CHECK(tl::aminmax(tl::zeros<float>({2, 0}), 0).min.sizes() == tl::Shape{0});
   CHECK_THROWS_WITH_AS((void)tl::aminmax(tl::zeros<float>({2, 0}), 1),
-                       "aminmax(): Expected reduction dim 1 to have non-zero size.", tl::IndexError);
+                       "aminmax: Expected reduction dim 1 to have non-zero size.", tl::IndexError);
   CHECK_THROWS_WITH((void)tl::aminmax(tl::zeros<float>({0})),
                     "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
 }
@@ -435,6 +459,23 @@ TEST_CASE("cov and corrcoef match PyTorch: corrections, frequency and importance
                         1e-6, "int64 corrcoef");
   // One observation: no degrees of freedom, NaN (PyTorch warns).
   for (const double v : tl::cov(tl::ones<double>({2, 1})).to_vector()) CHECK(std::isnan(v));
+  // Corrections outside [0, N): negative, N and above N (inf: the clamped
+  // zero divisor).
+  for (const int64_t correction : {-1, 3, 5}) {
+    CAPTURE(correction);
+    const auto& c = f["cov/correction/" + std::to_string(correction)];
+    fixtures::check_close(tl::cov(c.get<float>("x"), correction), c.get<float>("y"), 1e-6, 1e-6, "correction");
+  }
+  // Empty and 0-d inputs, as PyTorch 1.13: no observations give NaN, no
+  // variables an empty (0, 0) matrix, a 0-d input one observation (NaN).
+  for (const float v : tl::cov(tl::zeros<float>({2, 0})).to_vector()) CHECK(std::isnan(v));
+  CHECK(tl::cov(tl::zeros<float>({2, 0})).sizes() == tl::Shape{2, 2});
+  CHECK(tl::cov(tl::zeros<float>({0, 5})).sizes() == tl::Shape{0, 0});
+  CHECK(tl::corrcoef(tl::zeros<float>({0, 5})).sizes() == tl::Shape{0, 0});
+  CHECK(tl::cov(tl::scalar_tensor(3.0f)).dim() == 0);
+  CHECK(std::isnan(tl::cov(tl::scalar_tensor(3.0f)).item()));
+  CHECK(std::isnan(tl::corrcoef(tl::scalar_tensor(3.0f)).item()));
+  for (const float v : tl::corrcoef(tl::zeros<float>({2, 0})).to_vector()) CHECK(std::isnan(v));
 }
 
 TEST_CASE("cov errors follow PyTorch's wording") {

@@ -29,6 +29,9 @@ TEST_CASE("CUDA double backward: the trigonometric and binary functors' second-o
   unary("sinh", [](const T& a) { return tl::sinh(a); });
   unary("cosh", [](const T& a) { return tl::cosh(a); });
   unary("tanh", [](const T& a) { return tl::tanh(a); });
+  unary("asinh", [](const T& a) { return tl::asinh(a); });
+  unary("acosh", [](const T& a) { return tl::acosh(a + 1.0f); });  // the inputs are in (0.2, 0.8)
+  unary("atanh", [](const T& a) { return tl::atanh(a); });
   binary("add sub", [](const T& a, const T& b) { return (a + b) * (a - b); });
   binary("div", [](const T& a, const T& b) { return a / b; });
   binary("pow", [](const T& a, const T& b) { return tl::pow(a, b); });

@@ -1,5 +1,6 @@
 // Reductions of expressions, softmax, cat and stack, matrix products,
-// factories and random numbers, and the FFTs on the GPU against the same
+// matrix_power and the statistics (aminmax, cov, corrcoef), factories and
+// random numbers, and the FFTs on the GPU against the same
 // operations on the CPU. Tolerances: reductions 1e-5 relative in float
 // (different summation order); products 1e-5 (cuBLAS vs our GEMM).
 
@@ -160,6 +161,46 @@ TEST_CASE("CUDA: matrix products through cuBLAS match the CPU") {
   check_parity(tl::bmm(ad.cuda(), bd.cuda()), tl::bmm(ad, bd), 1e-12, 1e-12, "bmm double");
   const auto v = tl::randn({33}, g);
   check_parity(tl::matmul(a.cuda(), v.cuda()), tl::matmul(a, v), 1e-5, 1e-5, "matmul matrix-vector");
+}
+
+TEST_CASE("CUDA: matrix_power, aminmax, cov and corrcoef match the CPU; cov's weights must share the device") {
+  if (no_gpu()) return;
+  tl::Generator g(12);
+  const tl::Tensor<double> a = tl::randn<double>({2, 4, 4}, g) * 0.4 + tl::eye<double>(4);
+  for (const int64_t n : {-2, 0, 1, 5})
+    check_parity(tl::linalg::matrix_power(a.cuda(), n), tl::linalg::matrix_power(a, n), 1e-12, 1e-12,
+                 "matrix_power " + std::to_string(n));
+  const auto x = tl::randn({5, 9}, g);
+  const auto [lo, hi] = tl::aminmax(x.cuda(), 1);
+  check_parity(lo, tl::amin(x, {1}), 0, 0, "aminmax min");
+  check_parity(hi, tl::amax(x, {1}), 0, 0, "aminmax max");
+  const auto fw = tl::tensor<int64_t>({1, 2, 0, 3, 1, 1, 2, 1, 4});
+  const tl::Tensor<float> aw = tl::rand({9}, g) + 0.1f;
+  check_parity(tl::cov(x.cuda(), 1, fw.cuda(), aw.cuda()), tl::cov(x, 1, fw, aw), 1e-5, 1e-6, "cov");
+  check_parity(tl::corrcoef(x.cuda()), tl::corrcoef(x), 1e-5, 1e-6, "corrcoef");
+  CHECK_THROWS_WITH((void)tl::cov(x.cuda(), 1, fw), doctest::Contains("expected fweights to be on the input's device"));
+  CHECK_THROWS_WITH((void)tl::cov(x.cuda(), 1, std::nullopt, aw),
+                    doctest::Contains("expected aweights to be on the input's device"));
+}
+
+TEST_CASE("CUDA: multinomial draws the CPU's samples for the same seed") {
+  if (no_gpu()) return;
+  // Note [multinomial sampling]: the same uniforms on both devices; the keys
+  // and running sums may differ in an ulp, which changes a sample only when
+  // two keys (or a uniform and a running sum) are that close.
+  tl::Generator g(1);
+  const tl::Tensor<float> u = tl::rand({6, 50}, g);
+  const tl::Tensor<float> p = tl::where(u > 0.3f, u, 0.0f);  // some zero weights
+  for (const bool replacement : {false, true}) {
+    CAPTURE(replacement);
+    tl::Generator a(21), b(21);
+    const auto host = tl::multinomial(p, 10, replacement, a);
+    const auto device = tl::multinomial(p.cuda(), 10, replacement, b);
+    CHECK(device.device() == p.cuda().device());
+    CHECK(device.cpu().to_vector() == host.to_vector());
+  }
+  CHECK_THROWS_WITH((void)tl::multinomial(tl::zeros<float>({2, 3}).cuda(), 2, true),
+                    "invalid multinomial distribution (sum of probabilities <= 0)");
 }
 
 TEST_CASE("CUDA: factories and random numbers equal the CPU's for the same seed") {

@@ -155,6 +155,29 @@ TEST_CASE("CUDA: max, min, argmax and argmin along a dimension, and the order st
   CHECK_THROWS_AS(tl::kthvalue(gy, 52, 1), tl::IndexError);
 }
 
+TEST_CASE("CUDA: logcumsumexp matches the CPU, on pieces of long lines and with infinities, and differentiates") {
+  if (no_gpu()) return;
+  tl::Generator g(14);
+  // The device's exp and log1p differ from the CPU's kernels by an ulp or
+  // two, and pieces associate differently (Note [GPU scans]).
+  const tl::Tensor<float> x = tl::randn({40, 300, 30}, g) * 20.0f;
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    CAPTURE(dim);
+    check_parity(tl::logcumsumexp(x.cuda(), dim), tl::logcumsumexp(x, dim), 1e-5, 1e-5, "logcumsumexp");
+  }
+  const auto line = tl::randn<double>({200000}, g);
+  check_parity(tl::logcumsumexp(line.cuda(), 0), tl::logcumsumexp(line, 0), 1e-12, 1e-12, "one long line");
+  const float inf = std::numeric_limits<float>::infinity();
+  const auto special = tl::tensor<float>({{-inf, 1.0f, inf, 2.0f}, {-inf, -inf, -inf, -inf}, {inf, inf, 0.0f, -inf}});
+  check_parity(tl::logcumsumexp(special.cuda(), 1), tl::logcumsumexp(special, 1), 0, 0, "infinities");
+  auto leaf = tl::randn<double>({5, 7}, g).requires_grad_();
+  auto gleaf = leaf.detach().cuda().requires_grad_();
+  const auto up = tl::randn<double>({5, 7}, g);
+  (tl::logcumsumexp(leaf, 1) * up).sum().backward();
+  (tl::logcumsumexp(gleaf, 1) * up.cuda()).sum().backward();
+  check_parity(gleaf.grad(), leaf.grad(), 1e-12, 1e-12, "gradient");
+}
+
 TEST_CASE("CUDA: cumsum, cumprod, cummax and cummin match the CPU") {
   if (no_gpu()) return;
   tl::Generator g(11);

@@ -27,7 +27,7 @@
 /// A node hands `adjoint * partial` to each child, so an infinite or NaN
 /// adjoint reaches a child whose partial is 0 as NaN. PyTorch's backward of
 /// the functors that select (where, relu, hardtanh, clamp, maximum,
-/// minimum) masks the gradient instead (`where(mask, grad, 0)`), and that of
+/// minimum, logit with eps) masks the gradient instead (`where(mask, grad, 0)`), and that of
 /// the step functions (sign, floor, ceil, round, trunc) is zeros: `log(where(
 /// x > 0, x, 0))` gives x = 0 the gradient 0, not NaN. Those functors declare
 /// `masks_gradient`, and their children get `scaled(adjoint, partial)`, 0

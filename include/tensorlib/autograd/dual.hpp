@@ -376,6 +376,26 @@ TENSORLIB_HOST_DEVICE Dual<T, K> tanh(const Dual<T, K>& x) {
   const T y = tanh(x.value);
   return x.chain(y, T(1) - y * y);
 }
+/// Inverse hyperbolic sine; derivative 1 / sqrt(x^2 + 1).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> asinh(const Dual<T, K>& x) {
+  using math::asinh;
+  using math::sqrt;
+  return x.chain(asinh(x.value), T(1) / sqrt(x.value * x.value + T(1)));
+}
+/// Inverse hyperbolic cosine; derivative 1 / sqrt(x^2 - 1).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> acosh(const Dual<T, K>& x) {
+  using math::acosh;
+  using math::sqrt;
+  return x.chain(acosh(x.value), T(1) / sqrt(x.value * x.value - T(1)));
+}
+/// Inverse hyperbolic tangent; derivative 1 / (1 - x^2).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> atanh(const Dual<T, K>& x) {
+  using math::atanh;
+  return x.chain(atanh(x.value), T(1) / (T(1) - x.value * x.value));
+}
 
 // ---- special functions ----
 

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// The recording forms of `prod`, `cumsum` and `cumprod` (declared in
-/// ops/reduce.hpp and ops/scan.hpp), with PyTorch's formulas:
+/// The recording forms of `prod`, `cumsum`, `cumprod` and `logcumsumexp`
+/// (declared in ops/reduce.hpp and ops/scan.hpp), with PyTorch's formulas:
 ///
 /// * prod:    dx = g * out / x when no element is 0; otherwise g times the
 ///            product of the other elements, computed from exclusive
@@ -14,11 +14,17 @@
 ///            cumprod_backward). That slice loop runs on the host and does
 ///            not record: under create_graph it is refused
 ///            (NotImplementedError), not silently wrong.
+/// * logcumsumexp: dx_j = sum_{k >= j} g_k exp(x_j - out_k), summed in log
+///            space for the positive and the negative g separately (reverse
+///            logcumsumexp of log|g| - out), as PyTorch's
+///            logcumsumexp_backward does, so it neither overflows nor
+///            underflows where the terms are large or tiny.
 ///
 /// The other formulas use the public ops, so they record under create_graph.
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "tensorlib/autograd/op_backward.hpp"
@@ -165,6 +171,27 @@ Tensor<T> cumprod(const Tensor<T>& x, int64_t dim) {
   };
   return record_with_output<T>(
       "CumprodBackward", [&] { return tensorlib::cumprod(x, dim); }, formula, save<T>(x), x);
+}
+
+template <Element T>
+Tensor<T> logcumsumexp(const Tensor<T>& x, int64_t dim) {
+  const int64_t d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), "logcumsumexp");
+  auto formula = [d](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 2>& s, const std::vector<bool>&) {
+    const Tensor<T>& grad = g[0];
+    const Tensor<T>& input = s[0];
+    const Tensor<T>& result = s[1];
+    if (grad.dim() == 0 || grad.numel() == 0) return std::vector<Tensor<T>>{grad};
+    const auto reverse_logcumsumexp = [d](const Tensor<T>& v) {
+      return tensorlib::flip(tensorlib::logcumsumexp(tensorlib::flip(v, {d}), d), {d});
+    };
+    const T lowest = std::numeric_limits<T>::lowest();
+    const Tensor<T> log_positive = where(grad > T(0), log(grad), lowest);
+    const Tensor<T> log_negative = where(grad < T(0), log(-grad), lowest);
+    return std::vector<Tensor<T>>{Tensor<T>(exp(reverse_logcumsumexp(Tensor<T>(log_positive - result)) + input) -
+                                            exp(reverse_logcumsumexp(Tensor<T>(log_negative - result)) + input))};
+  };
+  return record_with_output<T>(
+      "LogcumsumexpBackward", [&] { return tensorlib::logcumsumexp(x, dim); }, formula, save<T>(x), x);
 }
 
 }  // namespace tensorlib::autograd

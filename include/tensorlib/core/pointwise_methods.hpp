@@ -36,8 +36,11 @@ class PointwiseMethods {
   /// Unary ops: `x.name()` is `tl::name(x)` (expr/functions.hpp documents each).
   auto abs() const;
   auto acos() const;
+  auto acosh() const;
   auto asin() const;
+  auto asinh() const;
   auto atan() const;
+  auto atanh() const;
   auto ceil() const;
   auto cos() const;
   auto cosh() const;
@@ -186,6 +189,7 @@ class PointwiseMethods {
   auto log_softmax(int64_t dim) const;
   auto cumsum(int64_t dim) const;
   auto cumprod(int64_t dim) const;
+  auto logcumsumexp(int64_t dim) const;
   auto cummax(int64_t dim) const;
   auto cummin(int64_t dim) const;
 

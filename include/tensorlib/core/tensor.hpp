@@ -416,8 +416,11 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   // The unary functions in place: x = f(x).
   Tensor& abs_();
   Tensor& acos_();
+  Tensor& acosh_();
   Tensor& asin_();
+  Tensor& asinh_();
   Tensor& atan_();
+  Tensor& atanh_();
   Tensor& ceil_();
   Tensor& cos_();
   Tensor& cosh_();
@@ -484,8 +487,7 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor repeat(const Shape& repeats) const;
   /// A copy with the order of elements reversed along `dims`.
   Tensor flip(const Shape& dims) const;
-  /// A copy with elements shifted circularly by `shifts` along `dims`
-  /// (no dims: along the flattened tensor).
+  /// A copy shifted circularly by `shifts` along `dims` (none: the flattened tensor).
   Tensor roll(const Shape& shifts, const Shape& dims = {}) const;
   /// A view with dimensions `source` moved to positions `destination`.
   Tensor movedim(const Shape& source, const Shape& destination) const;
@@ -534,8 +536,7 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   Tensor index_fill(int64_t dim, const Tensor<int64_t>& index, T value) const;
   /// self[index[i]] = value along `dim`.
   Tensor& index_fill_(int64_t dim, const Tensor<int64_t>& index, T value);
-  /// Writes `value` (a scalar or an expression broadcast to the indexed
-  /// shape) into the elements selected by `indices`.
+  /// Writes `value` (a scalar, or an expression broadcast) where `indices` select.
   template <Operand V>
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, const V& value);
   /// `index_put_` of a list built at run time.
@@ -575,8 +576,7 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
 
   // Diagonals and triangles (defined in ops/triangular.hpp).
 
-  /// A view of the diagonal `offset` of the matrices in dims `dim1`, `dim2`,
-  /// as the last dimension.
+  /// A view of diagonal `offset` of the matrices in dims `dim1`, `dim2`, as the last dim.
   Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
   /// A copy with elements above diagonal `diagonal` of the last two dims zeroed.
   Tensor tril(int64_t diagonal = 0) const;

@@ -39,16 +39,34 @@ auto acos(const E& x) {
   return make_map(fn::Acos{}, x);
 }
 
+/// Inverse hyperbolic cosine (`torch.acosh`; NaN below 1).
+template <Expression E>
+auto acosh(const E& x) {
+  return make_map(fn::Acosh{}, x);
+}
+
 /// Arcsine.
 template <Expression E>
 auto asin(const E& x) {
   return make_map(fn::Asin{}, x);
 }
 
+/// Inverse hyperbolic sine (`torch.asinh`).
+template <Expression E>
+auto asinh(const E& x) {
+  return make_map(fn::Asinh{}, x);
+}
+
 /// Arctangent.
 template <Expression E>
 auto atan(const E& x) {
   return make_map(fn::Atan{}, x);
+}
+
+/// Inverse hyperbolic tangent (`torch.atanh`; +-inf at +-1, NaN beyond).
+template <Expression E>
+auto atanh(const E& x) {
+  return make_map(fn::Atanh{}, x);
 }
 
 /// Smallest integer not below x.

@@ -20,12 +20,24 @@ auto PointwiseMethods<D>::acos() const {
   return tensorlib::acos(self());
 }
 template <class D>
+auto PointwiseMethods<D>::acosh() const {
+  return tensorlib::acosh(self());
+}
+template <class D>
 auto PointwiseMethods<D>::asin() const {
   return tensorlib::asin(self());
 }
 template <class D>
+auto PointwiseMethods<D>::asinh() const {
+  return tensorlib::asinh(self());
+}
+template <class D>
 auto PointwiseMethods<D>::atan() const {
   return tensorlib::atan(self());
+}
+template <class D>
+auto PointwiseMethods<D>::atanh() const {
+  return tensorlib::atanh(self());
 }
 template <class D>
 auto PointwiseMethods<D>::ceil() const {

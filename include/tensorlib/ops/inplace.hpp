@@ -221,12 +221,24 @@ Tensor<T>& Tensor<T>::acos_() {
   return detail::write_result_in_place(*this, tensorlib::acos(*this), "acos_");
 }
 template <Element T>
+Tensor<T>& Tensor<T>::acosh_() {
+  return detail::write_result_in_place(*this, tensorlib::acosh(*this), "acosh_");
+}
+template <Element T>
 Tensor<T>& Tensor<T>::asin_() {
   return detail::write_result_in_place(*this, tensorlib::asin(*this), "asin_");
 }
 template <Element T>
+Tensor<T>& Tensor<T>::asinh_() {
+  return detail::write_result_in_place(*this, tensorlib::asinh(*this), "asinh_");
+}
+template <Element T>
 Tensor<T>& Tensor<T>::atan_() {
   return detail::write_result_in_place(*this, tensorlib::atan(*this), "atan_");
+}
+template <Element T>
+Tensor<T>& Tensor<T>::atanh_() {
+  return detail::write_result_in_place(*this, tensorlib::atanh(*this), "atanh_");
 }
 template <Element T>
 Tensor<T>& Tensor<T>::ceil_() {

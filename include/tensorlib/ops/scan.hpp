@@ -2,17 +2,19 @@
 /// \file
 /// Cumulative ops along one dimension: `cumsum, cumprod` (integer and bool
 /// inputs give int64; float accumulates in double, as PyTorch's CPU kernels
-/// do) and `cummax, cummin` (values and indices). An expression input is
+/// do), `logcumsumexp` and `cummax, cummin` (values and indices). An expression input is
 /// evaluated first. Each op is a scan functor run over [outer, n, inner]
 /// with the inner dimension contiguous, by the host loop
 /// (backend/cpu/scan.hpp, each step a row operation) or on a GPU (Note
 /// [GPU scans] in backend/cuda/scan.hpp).
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/math/exp_log.hpp"
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
@@ -27,6 +29,8 @@ template <Element T>
 Tensor<T> cumsum(const Tensor<T>& x, int64_t dim);
 template <Element T>
 Tensor<T> cumprod(const Tensor<T>& x, int64_t dim);
+template <Element T>
+Tensor<T> logcumsumexp(const Tensor<T>& x, int64_t dim);
 
 }  // namespace autograd
 namespace detail {
@@ -49,6 +53,32 @@ struct AccumulateScan {
       return a + b;
   }
   TENSORLIB_HOST_DEVICE void store(int64_t offset, State s) const { out[offset] = static_cast<Out>(s); }
+};
+
+/// The running log(sum(exp)) of a contiguous [outer, n, inner] input, in Acc.
+/// The combine is PyTorch's log-add-exp (`_log_add_exp_helper`): the larger
+/// plus log1p(exp(smaller - larger)); NaN propagates, and two equal
+/// infinities stay (-inf with -inf is -inf, the identity).
+template <class Acc, Element T>
+struct LogAddExpScan {
+  using State = Acc;
+  const T* in;
+  T* out;
+
+  TENSORLIB_HOST_DEVICE State identity() const { return -std::numeric_limits<Acc>::infinity(); }
+  TENSORLIB_HOST_DEVICE State load(int64_t offset, int64_t /*j*/) const { return static_cast<Acc>(in[offset]); }
+  TENSORLIB_HOST_DEVICE State combine(State a, State b) const {
+    using math::exp;
+    using math::isinf;
+    using math::isnan;
+    using math::log1p;
+    if (isnan(a)) return a;
+    if (isnan(b)) return b;
+    const Acc lo = a < b ? a : b, hi = a < b ? b : a;
+    if (lo == hi && isinf(lo)) return a;  // the same infinity twice
+    return hi + log1p(exp(lo - hi));
+  }
+  TENSORLIB_HOST_DEVICE void store(int64_t offset, State s) const { out[offset] = static_cast<T>(s); }
 };
 
 /// A running extremum and the index along the dimension it came from; an
@@ -95,16 +125,16 @@ struct ExtremumScan {
 template <Element T, class ReducerAcc>
 using scan_acc_t = std::conditional_t<is_reduced_float<T>, float, ReducerAcc>;
 
-/// cumsum (Product: cumprod) of x along `dim`, accumulated in Acc.
-template <class Acc, Element Out, bool Product, Element T>
+/// The scan functor `Scan{input, output}` (AccumulateScan, LogAddExpScan)
+/// run along `dim` of x into a new tensor of element type Out.
+template <class Scan, Element Out, Element T>
 Tensor<Out> scan_along(const Tensor<T>& x, int64_t dim, const char* op) {
   const int64_t d = wrap_dim(dim, x.dim(), op);
   auto out = empty<Out>(x.shape(), {.device = x.device()});
   if (x.numel() == 0) return out;
   const auto c = x.contiguous();
   const AlongDim a = along_dim(x.dim() == 0 ? Shape{1} : x.shape(), d);
-  dispatch_scan(x.device(), AccumulateScan<Acc, T, Out, Product>{c.data_ptr(), out.data_ptr()}, a.outer, a.n, a.inner,
-                op);
+  dispatch_scan(x.device(), Scan{c.data_ptr(), out.data_ptr()}, a.outer, a.n, a.inner, op);
   return out;
 }
 
@@ -132,7 +162,8 @@ Tensor<detail::sum_result_t<value_type_t<E>>> cumsum(const E& x, int64_t dim) {
     if (detail::records_grad(x)) return autograd::cumsum(Tensor<T>(x), dim);
   }
   using Acc = detail::scan_acc_t<T, typename detail::SumReducer<T>::acc_type>;
-  return detail::scan_along<Acc, detail::sum_result_t<T>, false>(Tensor<T>(x), dim, "cumsum");
+  using Out = detail::sum_result_t<T>;
+  return detail::scan_along<detail::AccumulateScan<Acc, T, Out, false>, Out>(Tensor<T>(x), dim, "cumsum");
 }
 
 /// Cumulative product along `dim`. Integer and bool inputs give int64.
@@ -143,7 +174,22 @@ Tensor<detail::sum_result_t<value_type_t<E>>> cumprod(const E& x, int64_t dim) {
     if (detail::records_grad(x)) return autograd::cumprod(Tensor<T>(x), dim);
   }
   using Acc = detail::scan_acc_t<T, typename detail::ProdReducer<T>::acc_type>;
-  return detail::scan_along<Acc, detail::sum_result_t<T>, true>(Tensor<T>(x), dim, "cumprod");
+  using Out = detail::sum_result_t<T>;
+  return detail::scan_along<detail::AccumulateScan<Acc, T, Out, true>, Out>(Tensor<T>(x), dim, "cumprod");
+}
+
+/// log(cumsum(exp(x))) along `dim` without overflow (`torch.logcumsumexp`),
+/// for floating types; float and the 16-bit types accumulate in float (as
+/// PyTorch's CPU kernel does for float), double in double.
+template <Expression E>
+Tensor<value_type_t<E>> logcumsumexp(const E& x, int64_t dim) {
+  using T = value_type_t<E>;
+  static_assert(is_floating<T>, "logcumsumexp: floating-point input only (as in PyTorch)");
+  if constexpr (differentiable<T>) {
+    if (detail::records_grad(x)) return autograd::logcumsumexp(Tensor<T>(x), dim);
+  }
+  using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  return detail::scan_along<detail::LogAddExpScan<Acc, T>, T>(Tensor<T>(x), dim, "logcumsumexp");
 }
 
 /// Running maximum along `dim` and the index of the element it came from.
@@ -178,6 +224,10 @@ auto PointwiseMethods<Derived>::cumsum(int64_t dim) const {
 template <class Derived>
 auto PointwiseMethods<Derived>::cumprod(int64_t dim) const {
   return tensorlib::cumprod(self(), dim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::logcumsumexp(int64_t dim) const {
+  return tensorlib::logcumsumexp(self(), dim);
 }
 template <class Derived>
 auto PointwiseMethods<Derived>::cummax(int64_t dim) const {

@@ -41,20 +41,25 @@ MinMax<T> aminmax(const E& x_expr, std::optional<int64_t> dim = std::nullopt, bo
                   "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
     return {amin(x, {}, keepdim), amax(x, {}, keepdim)};
   }
-  detail::check_nonempty_reduction(x.shape(), detail::reduce_mask({*dim}, x.dim(), "aminmax"), "aminmax", true);
+  const uint32_t mask = detail::reduce_mask({*dim}, x.dim(), "aminmax");
+  for (int64_t d = 0; d < x.dim(); ++d)
+    detail::check<IndexError>(!(mask >> d & 1u) || x.size(d) != 0, "aminmax: Expected reduction dim ", d,
+                              " to have non-zero size.");
   return {amin(x, {*dim}, keepdim), amax(x, {*dim}, keepdim)};
 }
 
 namespace detail {
 
 template <class W>
-void check_observation_weights(const Tensor<W>& w, int64_t observations, const char* name) {
+void check_observation_weights(const Tensor<W>& w, int64_t observations, Device device, const char* name) {
+  detail::check(w.device() == device, "cov(): expected ", name, " to be on the input's device (", device, ") but got ",
+                name, " on ", w.device());
   detail::check(w.dim() <= 1, "cov(): expected ", name, " to have one or fewer dimensions but got ", name, " with ",
                 w.dim(), " dimensions");
   detail::check(w.numel() == observations, "cov(): expected ", name,
                 " to have the same numel as there are observations in the input but got ", w.numel(),
                 " != ", observations);
-  detail::check(w.numel() == 0 || amin(w).item() >= W(0), "cov(): ", name, " cannot be negative");
+  detail::check(w.numel() == 0 || amin(w.detach()).item() >= W(0), "cov(): ", name, " cannot be negative");
 }
 
 }  // namespace detail
@@ -63,9 +68,11 @@ void check_observation_weights(const Tensor<W>& w, int64_t observations, const c
 /// columns are observations (`torch.cov`; a 1-D input is one variable).
 /// `correction`: 1 for the unbiased estimate, 0 for the maximum-likelihood
 /// one. `fweights`: how often each observation occurs; `aweights`: its
-/// importance. The result is (variables, variables), squeezed: 0-d for one
-/// variable. Integral inputs give float. Degrees of freedom at or below 0
-/// give inf or NaN, as in PyTorch (which warns).
+/// importance; both on the input's device. The result is (variables,
+/// variables), squeezed: 0-d for one variable. Integral inputs give float.
+/// Degrees of freedom at or below 0 give inf or NaN, as in PyTorch (which
+/// warns). Typed weights: fweights is int64 and aweights the result type
+/// (PyTorch takes any integral fweights and promotes with aweights).
 template <Expression E, class T = value_type_t<E>, class R = floating_t<T>>
 Tensor<R> cov(const E& input, int64_t correction = 1, const std::optional<Tensor<int64_t>>& fweights = std::nullopt,
               const std::optional<Tensor<std::type_identity_t<R>>>& aweights = std::nullopt) {
@@ -83,11 +90,11 @@ Tensor<R> cov(const E& input, int64_t correction = 1, const std::optional<Tensor
   const int64_t observations = x.size(1);
   std::optional<Tensor<R>> w;
   if (fweights) {
-    detail::check_observation_weights(*fweights, observations, "fweights");
-    w = fweights->template to<R>().to(x.device());
+    detail::check_observation_weights(*fweights, observations, x.device(), "fweights");
+    w = fweights->template to<R>();
   }
   if (aweights) {
-    detail::check_observation_weights(*aweights, observations, "aweights");
+    detail::check_observation_weights(*aweights, observations, x.device(), "aweights");
     w = w ? Tensor<R>(*w * *aweights) : *aweights;
   }
   const Tensor<R> w_sum = w ? sum(*w) : full<R>({}, R(observations), {.device = x.device()});

@@ -132,9 +132,9 @@ using UnaryFloatFunctors =
                tl::fn::Round, tl::fn::Trunc, tl::fn::Frac, tl::fn::Exp, tl::fn::Exp2, tl::fn::Expm1, tl::fn::Log,
                tl::fn::Log2, tl::fn::Log10, tl::fn::Log1p, tl::fn::Sqrt, tl::fn::Rsqrt, tl::fn::Sin, tl::fn::Cos,
                tl::fn::Tan, tl::fn::Asin, tl::fn::Acos, tl::fn::Atan, tl::fn::Sinh, tl::fn::Cosh, tl::fn::Tanh,
-               tl::fn::Erf, tl::fn::Erfc, tl::fn::Erfinv, tl::fn::Lgamma, tl::fn::Digamma, tl::fn::Sigmoid,
-               tl::fn::Logit, tl::fn::Relu, tl::fn::Gelu, tl::fn::Silu, tl::fn::Softplus, tl::fn::Hardtanh,
-               tl::fn::LeakyRelu, tl::fn::Elu>;
+               tl::fn::Asinh, tl::fn::Acosh, tl::fn::Atanh, tl::fn::Erf, tl::fn::Erfc, tl::fn::Erfinv, tl::fn::Lgamma,
+               tl::fn::Digamma, tl::fn::Sigmoid, tl::fn::Logit, tl::fn::Relu, tl::fn::Gelu, tl::fn::Silu,
+               tl::fn::Softplus, tl::fn::Hardtanh, tl::fn::LeakyRelu, tl::fn::Elu>;
 
 }  // namespace
 

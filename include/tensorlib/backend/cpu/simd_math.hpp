@@ -55,6 +55,18 @@ template <Lane T>
 inline Vec<T> cosh(Vec<T> x) {
   return math::detail::cosh(x);
 }
+template <Lane T>
+inline Vec<T> asinh(Vec<T> x) {
+  return math::detail::asinh(x);
+}
+template <Lane T>
+inline Vec<T> acosh(Vec<T> x) {
+  return math::detail::acosh(x);
+}
+template <Lane T>
+inline Vec<T> atanh(Vec<T> x) {
+  return math::detail::atanh(x);
+}
 
 // Trigonometric and special functions. Float packets run the generic kernels;
 // double packets (whose scalar versions call the C library) and the rare

@@ -89,6 +89,9 @@ struct Sigmoid {
 struct Logit {
   static constexpr std::string_view name = "logit";
   using promotion = promotion::CommonFloating;
+  // With eps, PyTorch's backward is 0 outside [eps, 1 - eps] whatever the
+  // gradient; without, the partial is never 0 at a finite x.
+  static constexpr bool masks_gradient = true;
   double eps = -1;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {

@@ -205,6 +205,39 @@ struct Tanh {
   }
 };
 
+/// Inverse hyperbolic sine.
+struct Asinh {
+  static constexpr std::string_view name = "asinh";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::asinh;
+    return asinh(x);
+  }
+};
+
+/// Inverse hyperbolic cosine (NaN below 1).
+struct Acosh {
+  static constexpr std::string_view name = "acosh";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::acosh;
+    return acosh(x);
+  }
+};
+
+/// Inverse hyperbolic tangent (+-inf at +-1, NaN beyond).
+struct Atanh {
+  static constexpr std::string_view name = "atanh";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::atanh;
+    return atanh(x);
+  }
+};
+
 /// 1 / sqrt(x).
 struct Rsqrt {
   static constexpr std::string_view name = "rsqrt";
