@@ -91,6 +91,7 @@
 #include "tensorlib/ops/statistics.hpp"
 #include "tensorlib/ops/svd.hpp"
 #include "tensorlib/ops/triangular.hpp"
+#include "tensorlib/ops/triangular_solve.hpp"
 #include "tensorlib/ops/unique.hpp"
 #include "tensorlib/ops/values_indices.hpp"
 #include "tensorlib/ops/views.hpp"

@@ -560,6 +560,9 @@ TEST_CASE("selecting functors mask an infinite gradient instead of multiplying i
   // relu lets the gradient through at NaN (threshold_backward: x <= 0 ? 0 : grad).
   auto r = tl::tensor<double>({nan, 0.0, -1.0, 2.0}, {.requires_grad = true});
   check(tl::autograd::grad<double>({tl::relu(r).sum()}, {r})[0].to_vector(), {1, 0, 0, 1});
+  // logit without eps: NaN outside [0, 1], inf at 0 and 1 (PyTorch 1.13's logit_backward).
+  auto q = tl::tensor<double>({-1.0, 0.0, 0.3, 1.0, 2.0}, {.requires_grad = true});
+  check(tl::autograd::grad<double>({tl::logit(q).sum()}, {q})[0].to_vector(), {nan, inf, 1 / 0.21, inf, nan});
 }
 
 TEST_CASE("double backward of sigmoid far in the tail stays finite (declared derivatives at both levels)") {

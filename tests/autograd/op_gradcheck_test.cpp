@@ -230,6 +230,48 @@ TEST_CASE("gradcheck: logcumsumexp, once and twice; its gradient where exp overf
   fixtures::check_close(xl.grad(), c.get<double>("gx"), 1e-12, 1e-12, "logcumsumexp grad");
 }
 
+TEST_CASE("solve_triangular and cholesky_solve: PyTorch's gradients, gradchecks once and twice") {
+  const auto& f = fixtures::load("surface.txt");
+  for (const bool upper : {false, true})
+    for (const bool left : {true, false})
+      for (const bool unit : {false, true}) {
+        const std::string key =
+            std::string("solve_triangular/") + (upper ? "1" : "0") + (left ? "1" : "0") + (unit ? "1" : "0");
+        CAPTURE(key);
+        const auto& c = f[key];
+        auto a = c.get<double>("a").requires_grad_();
+        auto b = c.get<double>("b").requires_grad_();
+        (tl::linalg::solve_triangular(a, b, upper, left, unit) * c.get<double>("up")).sum().backward();
+        fixtures::check_close(a.grad(), c.get<double>("ga"), 1e-12, 1e-12, key + " dA");
+        fixtures::check_close(b.grad(), c.get<double>("gb"), 1e-12, 1e-12, key + " dB");
+      }
+  for (const bool upper : {false, true}) {
+    const auto& c = f[std::string("cholesky_solve/") + (upper ? "1" : "0")];
+    auto b = c.get<double>("b").requires_grad_();
+    auto l = c.get<double>("l").requires_grad_();
+    (tl::cholesky_solve(b, l, upper) * c.get<double>("up")).sum().backward();
+    fixtures::check_close(l.grad(), c.get<double>("gl"), 1e-12, 1e-12, "cholesky_solve dL");
+    fixtures::check_close(b.grad(), c.get<double>("gb"), 1e-12, 1e-12, "cholesky_solve dB");
+  }
+  tl::Generator gen(27);
+  auto a = tl::Tensor<double>(tl::rand<double>({2, 3, 3}, gen) + 2.0 * tl::eye<double>(3)).requires_grad_();
+  auto b = leaf({3, 2}, gen);
+  for (const bool upper : {false, true})
+    for (const bool left : {true, false}) {
+      CAPTURE(upper);
+      CAPTURE(left);
+      const auto f2 = [upper, left](const Inputs& in) {
+        return tl::linalg::solve_triangular(in[0], left ? in[1] : in[1].t(), upper, left, !upper);
+      };
+      CHECK(check(f2, {a, b}));
+      CHECK(tl::autograd::gradgradcheck(f2, {a, b}));
+    }
+  auto l = tl::Tensor<double>(tl::rand<double>({3, 3}, gen) + 2.0 * tl::eye<double>(3)).requires_grad_();
+  const auto chol = [](const Inputs& in) { return tl::cholesky_solve(in[1], in[0].tril()); };
+  CHECK(check(chol, {l, b}));
+  CHECK(tl::autograd::gradgradcheck(chol, {l, b}));
+}
+
 TEST_CASE("gradcheck: cat, stack, split, chunk, unbind, flip, roll, repeat, tile") {
   tl::Generator gen(17);
   auto a = leaf({2, 3}, gen), b = leaf({2, 2}, gen), c = leaf({2, 3}, gen);

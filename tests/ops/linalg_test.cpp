@@ -494,6 +494,76 @@ TEST_CASE("matrix_power matches PyTorch: negative, zero and positive powers of a
   }
 }
 
+TEST_CASE("solve_triangular matches PyTorch: both triangles and sides, unitriangular, broadcast batches") {
+  const auto& f = fixtures::load("surface.txt");
+  for (const bool upper : {false, true})
+    for (const bool left : {true, false})
+      for (const bool unit : {false, true}) {
+        const std::string key =
+            std::string("solve_triangular/") + (upper ? "1" : "0") + (left ? "1" : "0") + (unit ? "1" : "0");
+        CAPTURE(key);
+        const auto& c = f[key];
+        // The fixture's A is full: the other triangle (and a unit diagonal)
+        // must not be read.
+        const auto x = tl::linalg::solve_triangular(c.get<double>("a"), c.get<double>("b"), upper, left, unit);
+        fixtures::check_close(x, c.get<double>("x"), 1e-12, 1e-12, key);
+        const auto xf = tl::linalg::solve_triangular(c.get<double>("a").to<float>(), c.get<double>("b").to<float>(),
+                                                     upper, left, unit);
+        fixtures::check_close(xf, c.get<double>("x").to<float>(), 1e-5, 1e-5, key + " float");
+      }
+  for (const bool upper : {false, true}) {
+    const auto& c = f[std::string("cholesky_solve/") + (upper ? "1" : "0")];
+    fixtures::check_close(tl::cholesky_solve(c.get<double>("b"), c.get<double>("l"), upper), c.get<double>("x"), 1e-12,
+                          1e-12, "cholesky_solve");
+  }
+  // An expression input; a zero on the diagonal gives inf, as PyTorch's trsm;
+  // empty matrices.
+  const auto a = tl::tensor<double>({{2.0, 0.0}, {1.0, 0.0}});
+  const auto x = tl::linalg::solve_triangular(a * 1.0, tl::ones<double>({2, 3}), false).to_vector();
+  CHECK(x[0] == 0.5);
+  CHECK(std::isinf(x[3]));
+  CHECK(tl::linalg::solve_triangular(tl::zeros<float>({0, 0}), tl::zeros<float>({0, 3}), true).sizes() ==
+        tl::Shape{0, 3});
+  CHECK(
+      tl::linalg::solve_triangular(tl::eye<float>(2).expand({2, 3, 2, 2}), tl::ones<float>({3, 2, 1}), false).sizes() ==
+      tl::Shape{2, 3, 2, 1});
+}
+
+TEST_CASE("solve_triangular and cholesky_solve errors follow PyTorch's wording") {
+  const auto message = [](auto f) {
+    try {
+      f();
+    } catch (const tl::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto b = tl::ones<float>({2, 3});
+  CHECK(message([&] {
+          (void)tl::linalg::solve_triangular(tl::ones<float>({2, 3}), b, false);
+        }) == "linalg.solve_triangular: A must be batches of square matrices, but they are 2 by 3 matrices");
+  CHECK(message([&] { (void)tl::linalg::solve_triangular(tl::ones<float>({2}), b, false); }) ==
+        "linalg.solve_triangular: The input tensor A must have at least 2 dimensions.");
+  CHECK(message([] { (void)tl::linalg::solve_triangular(tl::eye<float>(2), tl::ones<float>({2}), false); }) ==
+        "linalg.solve_triangular: The input tensor B must have at least 2 dimensions.");
+  CHECK(message([] {
+          (void)tl::linalg::solve_triangular(tl::eye<float>(2), tl::ones<float>({3, 2}), false);
+        }) == "linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B (2x2 and 3x2)");
+  CHECK(message([&] { (void)tl::linalg::solve_triangular(tl::eye<float>(2), b, false, false); }) ==
+        "linalg.solve_triangular: Incompatible shapes of A and B for the equation XA = B (2x2 and 2x3)");
+  CHECK_THROWS_AS(
+      (void)tl::linalg::solve_triangular(tl::eye<float>(2).expand({2, 2, 2}), tl::ones<float>({3, 2, 1}), false),
+      tl::ShapeError);
+  CHECK(message([] { (void)tl::cholesky_solve(tl::ones<float>({2}), tl::eye<float>(2)); }) ==
+        "b should have at least 2 dimensions, but has 1 dimensions instead");
+  CHECK(message([] {
+          (void)tl::cholesky_solve(tl::ones<float>({2, 1}), tl::ones<float>({2}));
+        }) == "u should have at least 2 dimensions, but has 1 dimensions instead");
+  CHECK(message([] {
+          (void)tl::cholesky_solve(tl::ones<float>({3, 1}), tl::eye<float>(2));
+        }) == "Incompatible matrix sizes for cholesky_solve: each A matrix is 2 by 2 but each b matrix is 3 by 1");
+}
+
 TEST_CASE("matrix_power errors follow PyTorch's wording") {
   const auto message = [](auto f) {
     try {

@@ -48,7 +48,7 @@ TEST_CASE("multinomial with replacement draws each category in proportion to its
   const auto c = counts(samples.to_vector(), 5);
   CHECK(c[1] == 0);
   CHECK(c[4] == 0);
-  for (std::size_t i = 0; i < p.size(); ++i) check_frequency(c[i], n, p[i], "with replacement");
+  for (const std::size_t i : {0, 2, 3}) check_frequency(c[i], n, p[i], "with replacement");
   // Rows draw independently from their own weights (double).
   const auto rows = tl::multinomial(tl::tensor<double>({{1.0, 1.0, 0.0, 2.0}, {0.0, 0.0, 5.0, 0.0}}), 40000, true, gen);
   CHECK(rows.sizes() == tl::Shape{2, 40000});
@@ -80,10 +80,12 @@ TEST_CASE("multinomial without replacement: distinct samples, first and second d
   for (int i = 0; i < 4; ++i) check_frequency(first[i], n, expected[i], "first draw");
   // P(second = 1 | first = 0) = 0.2 / (1 - 0.5).
   check_frequency(second1_given0, first0, 0.4, "second draw given the first");
-  // One sample with replacement takes the same path; every category once is a
-  // permutation, zero weights last.
-  const auto one = tl::multinomial(p, 1, true, gen);
-  CHECK(one.sizes() == tl::Shape{1});
+  // One sample with replacement takes the same path (the same draws from the
+  // same seed); every category once is a permutation, zero weights last.
+  tl::Generator g1(3), g2(3);
+  const auto one = tl::multinomial(p.unsqueeze(0).expand({50, 4}), 1, true, g1);
+  CHECK(one.sizes() == tl::Shape{50, 1});
+  CHECK(one.to_vector() == tl::multinomial(p.unsqueeze(0).expand({50, 4}), 1, false, g2).to_vector());
   const auto all = tl::multinomial(tl::tensor<double>({0.0, 1.0, 0.0, 2.0}), 4, false, gen).to_vector();
   CHECK(std::set<int64_t>(all.begin(), all.begin() + 2) == std::set<int64_t>{1, 3});
   CHECK(std::set<int64_t>(all.begin() + 2, all.end()) == std::set<int64_t>{0, 2});
@@ -136,6 +138,13 @@ TEST_CASE("multinomial errors follow PyTorch's wording") {
         }) == "invalid multinomial distribution (sum of probabilities <= 0)");
   CHECK(msg([] {
           (void)tl::multinomial(tl::zeros<float>({2, 0}), 1, true);
+        }) == "invalid multinomial distribution (sum of probabilities <= 0)");
+  // With replacement, the first invalid row decides, checked element by element.
+  CHECK(msg([&] {
+          (void)tl::multinomial(tl::tensor<float>({{inf, -1.0f}}), 2, true);
+        }) == "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+  CHECK(msg([] {
+          (void)tl::multinomial(tl::tensor<float>({{0.0f, 0.0f}, {1.0f, -1.0f}}), 2, true);
         }) == "invalid multinomial distribution (sum of probabilities <= 0)");
   CHECK_THROWS_AS((void)tl::multinomial(tl::ones<float>({3}), 4), tl::ValueError);
 }

@@ -1,8 +1,9 @@
 // Reductions of expressions, softmax, cat and stack, matrix products,
-// matrix_power and the statistics (aminmax, cov, corrcoef), factories and
-// random numbers, and the FFTs on the GPU against the same
-// operations on the CPU. Tolerances: reductions 1e-5 relative in float
-// (different summation order); products 1e-5 (cuBLAS vs our GEMM).
+// matrix_power, triangular solves and the statistics (aminmax, cov,
+// corrcoef), multinomial, factories and random numbers, and the FFTs on the
+// GPU against the same operations on the CPU. Tolerances: reductions 1e-5
+// relative in float (different summation order); products 1e-5 (cuBLAS vs
+// our GEMM); the linear algebra runs on the host (exact).
 
 #include <doctest/doctest.h>
 
@@ -163,13 +164,18 @@ TEST_CASE("CUDA: matrix products through cuBLAS match the CPU") {
   check_parity(tl::matmul(a.cuda(), v.cuda()), tl::matmul(a, v), 1e-5, 1e-5, "matmul matrix-vector");
 }
 
-TEST_CASE("CUDA: matrix_power, aminmax, cov and corrcoef match the CPU; cov's weights must share the device") {
+TEST_CASE("CUDA: matrix_power, solve_triangular, cholesky_solve, aminmax, cov and corrcoef match the CPU") {
   if (no_gpu()) return;
   tl::Generator g(12);
   const tl::Tensor<double> a = tl::randn<double>({2, 4, 4}, g) * 0.4 + tl::eye<double>(4);
   for (const int64_t n : {-2, 0, 1, 5})
     check_parity(tl::linalg::matrix_power(a.cuda(), n), tl::linalg::matrix_power(a, n), 1e-12, 1e-12,
                  "matrix_power " + std::to_string(n));
+  const auto rhs = tl::randn<double>({4, 3}, g);
+  check_parity(tl::linalg::solve_triangular(a.cuda(), rhs.cuda(), true), tl::linalg::solve_triangular(a, rhs, true), 0,
+               0, "solve_triangular");
+  const tl::Tensor<double> factor = tl::tril(a) + tl::eye<double>(4);
+  check_parity(tl::cholesky_solve(rhs.cuda(), factor.cuda()), tl::cholesky_solve(rhs, factor), 0, 0, "cholesky_solve");
   const auto x = tl::randn({5, 9}, g);
   const auto [lo, hi] = tl::aminmax(x.cuda(), 1);
   check_parity(lo, tl::amin(x, {1}), 0, 0, "aminmax min");

@@ -50,11 +50,17 @@ bool has_zero(const Tensor<T>& x) {
   return tensorlib::any(eq(x, T(0))).item();
 }
 
+/// The scan `scan(v, dim)` (cumsum, logcumsumexp) run from the end of `dim`.
+template <Element T, class Scan>
+Tensor<T> reversed_scan(const Tensor<T>& g, int64_t dim, Scan scan) {
+  if (g.dim() == 0) return g;
+  return tensorlib::flip(scan(tensorlib::flip(g, {dim}), dim), {dim});
+}
+
 /// Reverse cumulative sum along `dim` (cumsum's backward).
 template <Element T>
 Tensor<T> reverse_cumsum(const Tensor<T>& g, int64_t dim) {
-  if (g.dim() == 0) return g;
-  return tensorlib::flip(tensorlib::cumsum(tensorlib::flip(g, {dim}), dim), {dim});
+  return reversed_scan(g, dim, [](const Tensor<T>& v, int64_t d) { return tensorlib::cumsum(v, d); });
 }
 
 /// For every element, the product of the other elements of its reduction
@@ -182,7 +188,7 @@ Tensor<T> logcumsumexp(const Tensor<T>& x, int64_t dim) {
     const Tensor<T>& result = s[1];
     if (grad.dim() == 0 || grad.numel() == 0) return std::vector<Tensor<T>>{grad};
     const auto reverse_logcumsumexp = [d](const Tensor<T>& v) {
-      return tensorlib::flip(tensorlib::logcumsumexp(tensorlib::flip(v, {d}), d), {d});
+      return detail::reversed_scan(v, d, [](const Tensor<T>& w, int64_t dd) { return tensorlib::logcumsumexp(w, dd); });
     };
     const T lowest = std::numeric_limits<T>::lowest();
     const Tensor<T> log_positive = where(grad > T(0), log(grad), lowest);

@@ -1,14 +1,20 @@
 #pragma once
 /// \file
 /// The recording forms of linalg.inv, det, slogdet and solve (declared in
-/// ops/solve.hpp), with PyTorch's formulas (A^-T is the inverse transposed,
-/// batched over leading dimensions):
+/// ops/solve.hpp), solve_triangular and cholesky_solve (ops/triangular_solve.hpp),
+/// with PyTorch's formulas (A^-T is the inverse transposed, batched over
+/// leading dimensions; X the saved solution; broadcast batch dimensions are
+/// summed back):
 ///
 ///     inv:      dA = -Y^T g Y^T                    (Y = A^-1, saved output)
 ///     det:      dA = g det(A) A^-T                 (invertible A)
 ///     slogdet:  dA = g_logabsdet A^-T              (sign has no gradient)
-///     solve:    dB = solve(A^T, g)   dA = -dB X^T  (X the saved solution;
-///               broadcast batch dimensions summed back)
+///     solve:    dB = solve(A^T, g)   dA = -dB X^T
+///     solve_triangular: dB = solve_triangular(A^T, g) (the other triangle),
+///               dA = -dB X^T restricted to A's triangle (without the
+///               diagonal when unitriangular)
+///     cholesky_solve: dB = cholesky_solve(g, L), C = dB X^T + X dB^T,
+///               dL = -C L (lower) or -L C (upper), on every element of L
 ///
 /// det's gradient at a singular matrix (PyTorch takes it from an SVD) is
 /// not implemented: backward raises NotImplementedError there. The
@@ -25,6 +31,7 @@
 #include "tensorlib/ops/linalg.hpp"
 #include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/solve.hpp"
+#include "tensorlib/ops/triangular_solve.hpp"
 
 namespace tensorlib::autograd {
 namespace detail {
@@ -104,6 +111,46 @@ Tensor<T> solve(const Tensor<T>& a, const Tensor<T>& b, bool left) {
   };
   return record_with_output<T>(
       "LinalgSolveBackward", [&] { return linalg::solve(a, b, true); }, formula, save<T>(a, b), a, b);
+}
+
+template <Element T>
+Tensor<T> solve_triangular(const Tensor<T>& a, const Tensor<T>& b, bool upper, bool unitriangular) {
+  auto formula = [upper, unitriangular](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 3>& s,
+                                        const std::vector<bool>& needs) {
+    const Tensor<T>&A = s[0], &B = s[1], &X = s[2];
+    const Tensor<T> gb = linalg::solve_triangular(detail::mT(A), g[0], !upper, true, unitriangular);
+    Tensor<T> da, db;
+    if (needs[0]) {
+      const Tensor<T> full = -tensorlib::matmul(gb, detail::mT(X));
+      const int64_t skip = unitriangular ? 1 : 0;
+      da = (upper ? full.triu(skip) : full.tril(-skip)).sum_to_size(A.sizes());
+    }
+    if (needs[1]) db = gb.sum_to_size(B.sizes());
+    return std::vector<Tensor<T>>{da, db};
+  };
+  return record_with_output<T>(
+      "LinalgSolveTriangularBackward", [&] { return linalg::solve_triangular(a, b, upper, true, unitriangular); },
+      formula, save<T>(a, b), a, b);
+}
+
+template <Element T>
+Tensor<T> cholesky_solve(const Tensor<T>& b, const Tensor<T>& factor, bool upper) {
+  auto formula = [upper](const std::vector<Tensor<T>>& g, const std::array<Tensor<T>, 3>& s,
+                         const std::vector<bool>& needs) {
+    const Tensor<T>&B = s[0], &L = s[1], &X = s[2];
+    const Tensor<T> gb = tensorlib::cholesky_solve(g[0], L, upper);
+    Tensor<T> db, dl;
+    if (needs[0]) db = gb.sum_to_size(B.sizes());
+    if (needs[1]) {
+      const Tensor<T> half = tensorlib::matmul(gb, detail::mT(X));
+      const Tensor<T> common = half + detail::mT(half);
+      dl = Tensor<T>(-(upper ? tensorlib::matmul(L, common) : tensorlib::matmul(common, L))).sum_to_size(L.sizes());
+    }
+    return std::vector<Tensor<T>>{db, dl};
+  };
+  return record_with_output<T>(
+      "CholeskySolveBackward", [&] { return tensorlib::cholesky_solve(b, factor, upper); }, formula, save<T>(b, factor),
+      b, factor);
 }
 
 }  // namespace tensorlib::autograd

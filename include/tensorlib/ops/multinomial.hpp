@@ -14,9 +14,11 @@
 ///
 /// With replacement it uses the inverse transform. A uniform u in [0, 1) is
 /// scaled by the row's total and searched in the row's running sum: the
-/// sample is the first index whose running sum exceeds it, so a zero weight
-/// is never drawn. When u * total rounds up to the total, the sample is the
-/// last category with weight.
+/// sample is the first index whose running sum exceeds it. The running sums
+/// are made flat over zero weights (a running maximum of the sums at the
+/// weighted categories), so a zero weight is never drawn even where a GPU
+/// scan rounds its pieces differently. When u * total rounds up to the
+/// total, the sample is the last category with weight.
 ///
 /// The uniforms are tensorlib's Philox streams, not PyTorch's. A seed gives
 /// other samples than PyTorch's, but the same ones on every device (up to
@@ -40,6 +42,31 @@
 #include "tensorlib/ops/sort.hpp"
 
 namespace tensorlib {
+namespace detail {
+
+/// Throws PyTorch's error for the first invalid row of weights `p` (rows,
+/// categories) with replacement: rows in order, each element checked for
+/// being negative (or NaN), then infinite, then the row's sum for being 0.
+template <Element T>
+[[noreturn]] void throw_multinomial_error(const Tensor<T>& p) {
+  const Tensor<T> host = p.cpu().contiguous();
+  const T* w = host.data_ptr();
+  const int64_t rows = host.size(0), n = host.size(1);
+  for (int64_t r = 0; r < rows; ++r) {
+    double total = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const T v = w[r * n + i];
+      check(v >= T(0), "invalid multinomial distribution (encountering probability entry < 0)");
+      check(v < std::numeric_limits<T>::infinity(),
+            "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+      total += static_cast<double>(v);
+    }
+    check(total > 0, "invalid multinomial distribution (sum of probabilities <= 0)");
+  }
+  throw Error("multinomial: invalid weights");  // not reached: the caller found one
+}
+
+}  // namespace detail
 
 /// `num_samples` category indices per row of `input` (1-D: one row, giving
 /// (num_samples); 2-D: (rows, num_samples)), drawn with probabilities
@@ -65,22 +92,19 @@ Tensor<int64_t> multinomial(const Tensor<T>& input, int64_t num_samples, bool re
     const Device device = p.device();
     const auto shaped = [&](const Tensor<int64_t>& r) { return input.dim() == 1 ? r.squeeze(0) : r; };
     if (p.size(0) == 0) return shaped(empty<int64_t>({0, num_samples}, {.device = device}));
-    const char* zero_sum = "invalid multinomial distribution (sum of probabilities <= 0)";
     if (!replacement || num_samples == 1) {
       detail::check(all(logical_and(p < std::numeric_limits<T>::infinity(), p >= T(0))).item(),
                     "probability tensor contains either `inf`, `nan` or element < 0");
-      detail::check(categories > 0 && !any(eq(sum(p, {1}), T(0))).item(), zero_sum);
+      detail::check(categories > 0 && !any(eq(sum(p, {1}), T(0))).item(),
+                    "invalid multinomial distribution (sum of probabilities <= 0)");
       const Tensor<T> u = rand<T>(p.sizes(), gen, {.device = device});
       const Tensor<T> keys = where(p > T(0), p / -log1p(-u), T(0));
       return shaped(num_samples == 1 ? argmax(keys, 1, true) : topk(keys, num_samples, 1).indices);
     }
-    detail::check(all(p >= T(0)).item(), "invalid multinomial distribution (encountering probability entry < 0)");
-    detail::check(all(isfinite(p)).item(),
-                  "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
-    detail::check(categories > 0, zero_sum);
-    const Tensor<T> running = cumsum(p, 1);
+    if (categories == 0 || !all(logical_and(isfinite(p), p >= T(0))).item() || any(eq(sum(p, {1}), T(0))).item())
+      detail::throw_multinomial_error(p);
+    const Tensor<T> running = cummax(where(p > T(0), cumsum(p, 1), T(0)), 1).values;
     const Tensor<T> total = running.narrow(1, categories - 1, 1);
-    detail::check(all(total > T(0)).item(), zero_sum);
     const Tensor<T> u = rand<T>({p.size(0), num_samples}, gen, {.device = device});
     const Tensor<int64_t> found = searchsorted(running, u * total, /*right=*/true);
     const Tensor<bool> weighted = p > T(0);

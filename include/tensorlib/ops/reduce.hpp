@@ -104,16 +104,18 @@ Tensor<Out> reduce(const E& x, const DimList& dims, bool keepdim, const char* op
   return out;
 }
 
-/// amax/amin/max/min need a non-empty reduction (PyTorch's wording).
-inline void check_nonempty_reduction(const Shape& shape, uint32_t mask, const char* op, bool has_dim) {
+/// amax/amin/max/min need a non-empty reduction (PyTorch's wording: `op`,
+/// then `separator`, which aminmax's message makes ": ").
+inline void check_nonempty_reduction(const Shape& shape, uint32_t mask, const char* op, bool has_dim,
+                                     const char* separator = "(): ") {
   if (!has_dim) {
-    detail::check<IndexError>(shape.numel() != 0, op,
-                              "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+    detail::check<IndexError>(shape.numel() != 0, op, separator,
+                              "Expected reduction dim to be specified for input.numel() == 0. Specify the "
                               "reduction dim with the 'dim' argument.");
     return;
   }
   for (int64_t d = 0; d < shape.size(); ++d)
-    detail::check<IndexError>(!(mask >> d & 1u) || shape[d] != 0, op, "(): Expected reduction dim ", d,
+    detail::check<IndexError>(!(mask >> d & 1u) || shape[d] != 0, op, separator, "Expected reduction dim ", d,
                               " to have non-zero size.");
 }
 

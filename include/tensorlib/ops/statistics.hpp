@@ -41,10 +41,8 @@ MinMax<T> aminmax(const E& x_expr, std::optional<int64_t> dim = std::nullopt, bo
                   "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
     return {amin(x, {}, keepdim), amax(x, {}, keepdim)};
   }
-  const uint32_t mask = detail::reduce_mask({*dim}, x.dim(), "aminmax");
-  for (int64_t d = 0; d < x.dim(); ++d)
-    detail::check<IndexError>(!(mask >> d & 1u) || x.size(d) != 0, "aminmax: Expected reduction dim ", d,
-                              " to have non-zero size.");
+  // PyTorch's message has "aminmax:", not "aminmax():".
+  detail::check_nonempty_reduction(x.shape(), detail::reduce_mask({*dim}, x.dim(), "aminmax"), "aminmax", true, ": ");
   return {amin(x, {*dim}, keepdim), amax(x, {*dim}, keepdim)};
 }
 
@@ -52,8 +50,8 @@ namespace detail {
 
 template <class W>
 void check_observation_weights(const Tensor<W>& w, int64_t observations, Device device, const char* name) {
-  detail::check(w.device() == device, "cov(): expected ", name, " to be on the input's device (", device, ") but got ",
-                name, " on ", w.device());
+  detail::check<DeviceError>(w.device() == device, "cov(): expected ", name, " to be on the input's device (", device,
+                             ") but got ", name, " on ", w.device());
   detail::check(w.dim() <= 1, "cov(): expected ", name, " to have one or fewer dimensions but got ", name, " with ",
                 w.dim(), " dimensions");
   detail::check(w.numel() == observations, "cov(): expected ", name,

@@ -3,6 +3,7 @@
 /// Special-function functors: erf, erfc, erfinv, lgamma, digamma, sigmoid,
 /// logit. Integral operands compute in float.
 
+#include <limits>
 #include <string_view>
 
 #include "tensorlib/core/config.hpp"
@@ -89,19 +90,27 @@ struct Sigmoid {
 struct Logit {
   static constexpr std::string_view name = "logit";
   using promotion = promotion::CommonFloating;
-  // With eps, PyTorch's backward is 0 outside [eps, 1 - eps] whatever the
-  // gradient; without, the partial is never 0 at a finite x.
+  // PyTorch's backward: with eps, 0 outside [eps, 1 - eps] whatever the
+  // gradient, as masking gives; without, NaN outside [0, 1] (x is made NaN
+  // there, value and derivative), inf at 0 and 1 (log(x) - log1p(-x) has
+  // the derivative 1/x + 1/(1 - x), never 0 inside).
   static constexpr bool masks_gradient = true;
   double eps = -1;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
     using math::log;
+    using math::log1p;
     using math::select;
     if (eps >= 0) {
       x = select(x < T(eps), T(eps), x);
       x = select(x > T(1 - eps), T(1 - eps), x);
+    } else {
+      // A product, so that a dual's tangent becomes NaN too.
+      const T nan(std::numeric_limits<double>::quiet_NaN());
+      x = x * select(x < T(0), nan, T(1));
+      x = x * select(x > T(1), nan, T(1));
     }
-    return log(x / (T(1) - x));
+    return log(x) - log1p(-x);
   }
 };
 
