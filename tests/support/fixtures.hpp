@@ -191,4 +191,16 @@ std::vector<std::pair<std::string, tl::Tensor<T>>> layouts(const tl::Tensor<T>& 
   return out;
 }
 
+/// The message of the tl::Error that f() throws, or "no error": for
+/// comparing whole messages with PyTorch's.
+template <class F>
+std::string error_message(F f) {
+  try {
+    f();
+  } catch (const tl::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 }  // namespace fixtures

@@ -180,8 +180,8 @@ Tensor<detail::sum_result_t<value_type_t<E>>> cumprod(const E& x, int64_t dim) {
 
 /// log(cumsum(exp(x))) along `dim` without overflow (`torch.logcumsumexp`),
 /// for floating types. The running value is cumsum's: double for float (as
-/// PyTorch 1.13's CPU kernel, whose float results it equals bit for bit on a
-/// test of 1e5 elements), float for the 16-bit types.
+/// in PyTorch 1.13's CPU kernel, whose float results equal a double running
+/// value's on 1e5 elements), float for the 16-bit types.
 template <Expression E>
 Tensor<value_type_t<E>> logcumsumexp(const E& x, int64_t dim) {
   using T = value_type_t<E>;
