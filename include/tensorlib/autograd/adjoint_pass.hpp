@@ -26,6 +26,7 @@
 #include "tensorlib/backend/cpu/thread_pool.hpp"
 #include "tensorlib/backend/cuda/registry.hpp"
 #include "tensorlib/core/any_tensor.hpp"
+#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/stats.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -110,13 +111,13 @@ class AdjointMap : public AdjointNode<F, Cs...> {
   AdjointMap(const Map<F, Children...>& node, cpu::EvalContext& ctx, const int*& lanes)
       : Base(node.functor(), make(node.children(), ctx, lanes, std::index_sequence_for<Children...>{})) {}
   void seek(const int64_t* index, const cpu::LoopPlan& plan) {
-    std::apply([&](auto&... c) { (c.seek(index, plan), ...); }, this->children_);
+    tensorlib::detail::apply([&](auto&... c) { (c.seek(index, plan), ...); }, this->children_);
   }
   void advance(int64_t k) {
-    std::apply([&](auto&... c) { (c.advance(k), ...); }, this->children_);
+    tensorlib::detail::apply([&](auto&... c) { (c.advance(k), ...); }, this->children_);
   }
   void begin_block(int64_t c0, int64_t n, cpu::Scratch& scratch) {
-    std::apply([&](auto&... c) { (c.begin_block(c0, n, scratch), ...); }, this->children_);
+    tensorlib::detail::apply([&](auto&... c) { (c.begin_block(c0, n, scratch), ...); }, this->children_);
   }
 
  private:

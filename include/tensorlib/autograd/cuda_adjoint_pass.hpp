@@ -39,6 +39,7 @@
 #include "tensorlib/backend/cuda/pointwise.hpp"
 #include "tensorlib/backend/cuda/registry.hpp"
 #include "tensorlib/backend/cuda/runtime.hpp"
+#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/map.hpp"
 
@@ -95,7 +96,7 @@ struct KernelAdjointMap : AdjointNode<F, Cs...> {
   /// Calls fn(leaf) for every tensor leaf below this node.
   template <class Fn>
   __device__ void for_each_leaf(Fn&& fn) {
-    std::apply([&](auto&... c) { (cuda::detail::for_each_leaf(c, fn), ...); }, this->children_);
+    tensorlib::detail::apply([&](auto&... c) { (cuda::detail::for_each_leaf(c, fn), ...); }, this->children_);
   }
 };
 
@@ -148,7 +149,7 @@ typename KernelAdjointOf<N, I, Tangent>::type make_kernel_adjoint(const N& node,
     return leaf;
   } else if constexpr (is_map_v<N>) {
     // Braced initialization runs left to right: leaves keep tree order.
-    return std::apply(
+    return tensorlib::detail::apply(
         [&](const auto&... c) {
           return K(node.functor(), {make_kernel_adjoint<I, Tangent>(c, plan, data, operand, lanes)...});
         },

@@ -50,6 +50,7 @@
 #include "tensorlib/autograd/fused.hpp"
 #include "tensorlib/autograd/node.hpp"
 #include "tensorlib/autograd/op_backward.hpp"
+#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -71,8 +72,8 @@ N replace_leaf(const N& node, const TensorImpl* target, const Tensor<T>& replace
     if constexpr (std::is_same_v<N, Tensor<T>>) return node.impl().get() == target ? replacement : node;
     return node;
   } else if constexpr (is_map_v<N>) {
-    return std::apply([&](const auto&... c) { return N(node.functor(), replace_leaf(c, target, replacement)...); },
-                      node.children());
+    return tensorlib::detail::apply(
+        [&](const auto&... c) { return N(node.functor(), replace_leaf(c, target, replacement)...); }, node.children());
   } else {
     return node;
   }

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/device.hpp"
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/error.hpp"
@@ -95,9 +96,10 @@ class Map : public PointwiseMethods<Map<F, Cs...>> {
   static_assert(Element<value_type>, "Map: a functor must return a tensor element type");
 
   explicit Map(F f, Cs... children) : f_(std::move(f)), children_(std::move(children)...) {
-    std::apply([this](const auto&... c) { ((shape_ = broadcast_shapes(shape_, c.shape(), F::name)), ...); }, children_);
+    tensorlib::detail::apply(
+        [this](const auto&... c) { ((shape_ = broadcast_shapes(shape_, c.shape(), F::name)), ...); }, children_);
     std::optional<Device> device;
-    std::apply(
+    tensorlib::detail::apply(
         [&](const auto&... c) {
           (
               [&] {

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/map.hpp"
 
@@ -28,7 +29,7 @@ void for_each_tensor(const N& node, F&& f) {
   if constexpr (is_tensor_v<N>) {
     f(node);
   } else if constexpr (is_map_v<N>) {
-    std::apply([&](const auto&... c) { (for_each_tensor(c, f), ...); }, node.children());
+    tensorlib::detail::apply([&](const auto&... c) { (for_each_tensor(c, f), ...); }, node.children());
   }
 }
 

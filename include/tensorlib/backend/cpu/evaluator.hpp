@@ -37,6 +37,7 @@
 #include "tensorlib/backend/cpu/simd.hpp"
 #include "tensorlib/backend/cpu/simd_math.hpp"
 #include "tensorlib/backend/cpu/transpose.hpp"
+#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/map.hpp"
 #include "tensorlib/expr/traverse.hpp"
@@ -289,7 +290,7 @@ class MapEval {
   template <class... Children>
   MapEval(const Map<F, Children...>& node, EvalContext& ctx)
       : f_(node.functor()), children_(make_children(node.children(), ctx, std::index_sequence_for<Children...>{})) {
-    moves_ = std::apply([](const auto&... c) { return (0u | ... | c.moves()); }, children_);
+    moves_ = tensorlib::detail::apply([](const auto&... c) { return (0u | ... | c.moves()); }, children_);
     if constexpr (Candidate) slot_ = ctx.next_slot++;
   }
 
@@ -304,12 +305,12 @@ class MapEval {
         hoist_ = Hoist::kBuffered;
     }
     if (hoist_ == Hoist::kNone)
-      std::apply([&](auto&... c) { (c.plan_hoist(inner_bit, several_rows), ...); }, children_);
+      tensorlib::detail::apply([&](auto&... c) { (c.plan_hoist(inner_bit, several_rows), ...); }, children_);
   }
   /// True when some node of this subtree is hoisted in this run.
   bool any_hoisted() const {
     if (hoist_ != Hoist::kNone) return true;
-    return std::apply([](const auto&... c) { return (false || ... || c.any_hoisted()); }, children_);
+    return tensorlib::detail::apply([](const auto&... c) { return (false || ... || c.any_hoisted()); }, children_);
   }
 
   /// Computes buffered nodes over [0, inner) with the loop's own code, so
@@ -318,31 +319,32 @@ class MapEval {
   [[gnu::noinline]] void fill_buffers(int64_t inner, std::vector<std::unique_ptr<std::byte[]>>& arena,
                                       Scratch& scratch) {
     if (hoist_ != Hoist::kBuffered) {
-      std::apply([&](auto&... c) { (c.template fill_buffers<Packets>(inner, arena, scratch), ...); }, children_);
+      tensorlib::detail::apply([&](auto&... c) { (c.template fill_buffers<Packets>(inner, arena, scratch), ...); },
+                               children_);
       return;
     }
     arena.push_back(std::make_unique<std::byte[]>(static_cast<std::size_t>(inner) * sizeof(value_type) + 64));
     auto* out = reinterpret_cast<value_type*>(arena.back().get());
     for (int64_t c0 = 0; c0 < inner; c0 += kBlock) {
       const int64_t n = std::min(kBlock, inner - c0);
-      std::apply([&](auto&... c) { (c.begin_block(c0, n, scratch), ...); }, children_);
+      tensorlib::detail::apply([&](auto&... c) { (c.begin_block(c0, n, scratch), ...); }, children_);
       compute_block<Packets>(out + c0, n);
     }
     buffer_ = out;
   }
 
   void seek(const int64_t* index, const LoopPlan& plan) {
-    std::apply([&](auto&... c) { (c.seek(index, plan), ...); }, children_);
+    tensorlib::detail::apply([&](auto&... c) { (c.seek(index, plan), ...); }, children_);
   }
   void advance(int64_t k) {
     if (hoist_ == Hoist::kBuffered) return;
-    std::apply([&](auto&... c) { (c.advance(k), ...); }, children_);
+    tensorlib::detail::apply([&](auto&... c) { (c.advance(k), ...); }, children_);
   }
   // A hoisted subtree's leaf never moves along rows or never between them,
   // so it is never read transposed.
   void stage_tile(int64_t c0, int64_t rows, int64_t cols, Scratch& scratch) {
     if (hoist_ != Hoist::kNone) return;
-    std::apply([&](auto&... c) { (c.stage_tile(c0, rows, cols, scratch), ...); }, children_);
+    tensorlib::detail::apply([&](auto&... c) { (c.stage_tile(c0, rows, cols, scratch), ...); }, children_);
   }
   /// Row setup; `width` is the longest block the row will use.
   template <bool Packets>
@@ -351,13 +353,13 @@ class MapEval {
       if (hoist_ == Hoist::kBuffered) return;
       if (hoist_ == Hoist::kRowConstant) return compute_row_constant<Packets>(scratch, width);
     }
-    std::apply([&](auto&... c) { (c.template start_row<Packets>(scratch, width), ...); }, children_);
+    tensorlib::detail::apply([&](auto&... c) { (c.template start_row<Packets>(scratch, width), ...); }, children_);
   }
   void begin_block(int64_t c0, int64_t n, Scratch& scratch) {
     if constexpr (Candidate) {
       if (hoist_ != Hoist::kNone) return;
     }
-    std::apply([&](auto&... c) { (c.begin_block(c0, n, scratch), ...); }, children_);
+    tensorlib::detail::apply([&](auto&... c) { (c.begin_block(c0, n, scratch), ...); }, children_);
   }
   /// In a run that hoists, gives every candidate a block pointer before the
   /// block's loop: into its buffer, its row-constant block, or a scratch
@@ -375,7 +377,7 @@ class MapEval {
         block_ = out;
       }
     } else {
-      std::apply([&](auto&... c) { (c.template materialize<Packets>(c0, n, scratch), ...); }, children_);
+      tensorlib::detail::apply([&](auto&... c) { (c.template materialize<Packets>(c0, n, scratch), ...); }, children_);
     }
   }
 
@@ -420,8 +422,8 @@ class MapEval {
   // computed through the packet path (one lane), repeated over a block.
   template <bool Packets>
   [[gnu::noinline]] void compute_row_constant(Scratch& scratch, int64_t width) {
-    std::apply([&](auto&... c) { (c.template start_row<Packets>(scratch, width), ...); }, children_);
-    std::apply([&](auto&... c) { (c.begin_block(0, 1, scratch), ...); }, children_);
+    tensorlib::detail::apply([&](auto&... c) { (c.template start_row<Packets>(scratch, width), ...); }, children_);
+    tensorlib::detail::apply([&](auto&... c) { (c.begin_block(0, 1, scratch), ...); }, children_);
     value_type v;
     if constexpr (Packets)
       v = compute_load(0, 1)[0];
@@ -435,7 +437,7 @@ class MapEval {
   // computations (compute_block, compute_row_constant) use <false>.
   template <bool Materialized = false>
   [[gnu::always_inline]] value_type compute_scalar(int64_t j) const {
-    return std::apply(
+    return tensorlib::detail::apply(
         [&](const auto&... c) {
           return static_cast<value_type>(invoke_functor(f_, c.template scalar<Materialized>(j)...));
         },
@@ -443,7 +445,8 @@ class MapEval {
   }
   template <bool Materialized = false>
   [[gnu::always_inline]] packet compute_load(int64_t j, int n) const {
-    return std::apply([&](const auto&... c) { return f_(c.template load<Materialized>(j, n)...); }, children_);
+    return tensorlib::detail::apply([&](const auto&... c) { return f_(c.template load<Materialized>(j, n)...); },
+                                    children_);
   }
 
   F f_;

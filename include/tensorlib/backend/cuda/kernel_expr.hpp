@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "tensorlib/backend/cpu/loop_plan.hpp"
+#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/map.hpp"
 #include "tensorlib/expr/traverse.hpp"
@@ -170,10 +171,10 @@ struct KernelMap {
   /// Calls fn(leaf) for every tensor leaf below this node.
   template <class Fn>
   __device__ void for_each_leaf(Fn&& fn) {
-    std::apply([&](auto&... c) { (visit_leaf(c, fn), ...); }, children);
+    tensorlib::detail::apply([&](auto&... c) { (visit_leaf(c, fn), ...); }, children);
   }
   __device__ auto value(int j) const {
-    return std::apply([&](const auto&... c) { return invoke_functor(f, c.value(j)...); }, children);
+    return tensorlib::detail::apply([&](const auto&... c) { return invoke_functor(f, c.value(j)...); }, children);
   }
 
  private:
@@ -225,7 +226,7 @@ kernel_node_t<N, I> make_kernel_node(const N& node, const cpu::LoopPlan& plan, i
     return leaf;
   } else if constexpr (is_map_v<N>) {
     // Braced initialization runs left to right: leaves keep tree order.
-    return std::apply(
+    return tensorlib::detail::apply(
         [&](const auto&... c) {
           return kernel_node_t<N, I>{node.functor(), {make_kernel_node<I>(c, plan, operand)...}};
         },
