@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -26,10 +25,10 @@
 #include "tensorlib/backend/cpu/thread_pool.hpp"
 #include "tensorlib/backend/cuda/registry.hpp"
 #include "tensorlib/core/any_tensor.hpp"
-#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/stats.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/core/tuple.hpp"
 #include "tensorlib/expr/broadcast.hpp"
 #include "tensorlib/expr/functors/cast.hpp"
 #include "tensorlib/expr/map.hpp"
@@ -122,11 +121,11 @@ class AdjointMap : public AdjointNode<F, Cs...> {
 
  private:
   template <class Tuple, std::size_t... I>
-  static std::tuple<Cs...> make(const Tuple& nodes, cpu::EvalContext& ctx, const int*& lanes,
-                                std::index_sequence<I...>) {
+  static tensorlib::detail::Tuple<Cs...> make(const Tuple& nodes, cpu::EvalContext& ctx, const int*& lanes,
+                                              std::index_sequence<I...>) {
     // Braced initialization runs left to right: leaves take operand numbers
     // and lanes in tree order.
-    return std::tuple<Cs...>{Cs(std::get<I>(nodes), ctx, lanes)...};
+    return tensorlib::detail::Tuple<Cs...>{Cs(tensorlib::detail::get<I>(nodes), ctx, lanes)...};
   }
 };
 

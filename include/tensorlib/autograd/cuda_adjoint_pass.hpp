@@ -28,7 +28,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -39,8 +38,8 @@
 #include "tensorlib/backend/cuda/pointwise.hpp"
 #include "tensorlib/backend/cuda/registry.hpp"
 #include "tensorlib/backend/cuda/runtime.hpp"
-#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/core/tuple.hpp"
 #include "tensorlib/expr/map.hpp"
 
 namespace tensorlib::autograd::detail {

@@ -41,7 +41,6 @@
 #include <array>
 #include <memory>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -50,10 +49,10 @@
 #include "tensorlib/autograd/fused.hpp"
 #include "tensorlib/autograd/node.hpp"
 #include "tensorlib/autograd/op_backward.hpp"
-#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/core/tuple.hpp"
 #include "tensorlib/expr/map.hpp"
 #include "tensorlib/expr/traverse.hpp"
 #include "tensorlib/ops/dispatch.hpp"

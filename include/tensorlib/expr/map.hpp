@@ -13,11 +13,9 @@
 #include <concepts>
 #include <optional>
 #include <string_view>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
-#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/device.hpp"
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/error.hpp"
@@ -25,6 +23,7 @@
 #include "tensorlib/core/pointwise_methods.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/core/tuple.hpp"
 #include "tensorlib/expr/broadcast.hpp"
 
 namespace tensorlib {
@@ -120,7 +119,7 @@ class Map : public PointwiseMethods<Map<F, Cs...>> {
   int64_t numel() const noexcept { return shape_.numel(); }
   Device device() const noexcept { return device_; }
   const F& functor() const noexcept { return f_; }
-  const std::tuple<Cs...>& children() const noexcept { return children_; }
+  const detail::Tuple<Cs...>& children() const noexcept { return children_; }
 
   /// Evaluates into a new contiguous tensor (one fused loop).
   Tensor<value_type> eval() const;
@@ -130,7 +129,7 @@ class Map : public PointwiseMethods<Map<F, Cs...>> {
 
  private:
   F f_;
-  std::tuple<Cs...> children_;
+  detail::Tuple<Cs...> children_;
   Shape shape_;
   Device device_;
 };

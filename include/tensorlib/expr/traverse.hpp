@@ -4,11 +4,10 @@
 /// right, depth first) order: executors use it to collect operands, the
 /// alias check to find storage shared with a destination.
 
-#include <tuple>
 #include <type_traits>
 
-#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/core/tuple.hpp"
 #include "tensorlib/expr/map.hpp"
 
 namespace tensorlib {

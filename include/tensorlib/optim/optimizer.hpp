@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "tensorlib/autograd/tensor_methods.hpp"
-#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -92,8 +91,8 @@ namespace detail {
 template <class S>
 S clone_state(const S& s, std::optional<Device> device = std::nullopt) {
   S copy = s;
-  tensorlib::detail::apply(
-      [&](auto&... t) { ((t = t.defined() ? (device ? t.to(*device).clone() : t.clone()) : t), ...); }, copy.tensors());
+  std::apply([&](auto&... t) { ((t = t.defined() ? (device ? t.to(*device).clone() : t.clone()) : t), ...); },
+             copy.tensors());
   return copy;
 }
 
@@ -252,7 +251,7 @@ class Optimizer : public OptimizerBase {
           tensorlib::detail::check<ValueError>(false, "load_state_dict: a state tensor of parameter ", index,
                                                " has shape ", t.sizes(), ", the parameter has ", p.sizes());
       };
-      tensorlib::detail::apply([&](const auto&... t) { (check_shape(t), ...); }, copy.tensors());
+      std::apply([&](const auto&... t) { (check_shape(t), ...); }, copy.tensors());
       state.emplace(p.impl().get(), std::move(copy));
     }
     for (std::size_t i = 0; i < groups_.size(); ++i) {

@@ -28,7 +28,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -37,8 +36,8 @@
 #include "tensorlib/backend/cpu/simd.hpp"
 #include "tensorlib/backend/cpu/simd_math.hpp"
 #include "tensorlib/backend/cpu/transpose.hpp"
-#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/core/tuple.hpp"
 #include "tensorlib/expr/map.hpp"
 #include "tensorlib/expr/traverse.hpp"
 
@@ -400,10 +399,11 @@ class MapEval {
 
  private:
   template <class Tuple, std::size_t... I>
-  static std::tuple<Cs...> make_children(const Tuple& nodes, EvalContext& ctx, std::index_sequence<I...>) {
+  static tensorlib::detail::Tuple<Cs...> make_children(const Tuple& nodes, EvalContext& ctx,
+                                                       std::index_sequence<I...>) {
     // Braced initialization evaluates left to right, so leaves take operand
     // indices in tree order, matching the executor's collection order.
-    return std::tuple<Cs...>{Cs(std::get<I>(nodes), ctx)...};
+    return tensorlib::detail::Tuple<Cs...>{Cs(tensorlib::detail::get<I>(nodes), ctx)...};
   }
 
   // Writes this node's values for the current block (children prepared).
@@ -450,7 +450,7 @@ class MapEval {
   }
 
   F f_;
-  std::tuple<Cs...> children_;
+  tensorlib::detail::Tuple<Cs...> children_;
   uint32_t moves_ = 0;
   Hoist hoist_ = Hoist::kNone;
   int64_t slot_ = -1;                   // scratch block of a candidate

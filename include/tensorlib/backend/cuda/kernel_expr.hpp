@@ -17,12 +17,11 @@
 /// aligned to kVec elements; otherwise the strided path runs.
 
 #include <cstdint>
-#include <tuple>
 #include <utility>
 
 #include "tensorlib/backend/cpu/loop_plan.hpp"
-#include "tensorlib/core/apply.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/core/tuple.hpp"
 #include "tensorlib/expr/map.hpp"
 #include "tensorlib/expr/traverse.hpp"
 
@@ -166,7 +165,7 @@ struct KernelScalar {
 template <class F, class... Cs>
 struct KernelMap {
   F f;
-  std::tuple<Cs...> children;
+  tensorlib::detail::Tuple<Cs...> children;
 
   /// Calls fn(leaf) for every tensor leaf below this node.
   template <class Fn>

@@ -1,0 +1,105 @@
+#pragma once
+/// \file
+/// `detail::Tuple`: the tuple that holds an expression node's children, with
+/// `detail::get` and `detail::apply`.
+///
+/// Note [our own tuple]
+/// Every expression type instantiates its nodes' tuples of children and
+/// applies lambdas to them, once per node type and lambda, and the front ends
+/// of nvcc (cudafe++ and cicc, both EDG) are slow at the type traits that
+/// std::tuple and std::apply instantiate for each: std::apply's
+/// `noexcept(std::is_nothrow_invocable_v<...>)`, the constructors'
+/// constraints (std::__and_ and std::__or_ of is_constructible and
+/// is_convertible), libstdc++'s completeness checks. `nvcc
+/// -fdevice-time-trace` put half of cicc's time on a parity test file there.
+/// This tuple is a struct of indexed members with one unconstrained
+/// constructor, `get` finds a member by overload resolution and `apply`
+/// computes no exception specification. All are constexpr, so device code
+/// calls them as it called std's (--expt-relaxed-constexpr). The expression
+/// nodes of every evaluator hold their children in it; the backward sweep's
+/// per-element tapes keep std::tuple, which g++ optimizes better there
+/// (NodeTape in autograd/adjoint_sweep.hpp). Measured on
+/// tests/parity/autograd_ops_test.cu, nvcc alone on the machine: 170 s with
+/// std's, 76 s with these (cicc 101 s against 26 s, the host g++ pass 54 s
+/// against 35 s); docs/architecture.md (Compile time) has the rest.
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace tensorlib::detail {
+
+/// Element I of a tuple, of type T.
+template <std::size_t I, class T>
+struct TupleLeaf {
+  T value;
+};
+
+template <class Indices, class... Ts>
+struct TupleBase;
+// Copies and moves go member by member, as std::tuple's do: a trivial copy
+// of the whole tuple is a block move to g++, which then keeps the fused
+// backward's per-element tapes in memory (a memmove per element: the
+// autograd benchmark's sweep ran 2x slower).
+template <std::size_t... I, class... Ts>
+struct TupleBase<std::index_sequence<I...>, Ts...> : TupleLeaf<I, Ts>... {
+  constexpr TupleBase() = default;
+  // Not explicit: nodes are built with braces, `K(f, {child...})`.
+  [[gnu::always_inline]] constexpr TupleBase(Ts... ts) requires(sizeof...(Ts) > 0)
+      : TupleLeaf<I, Ts>{std::move(ts)}... {}
+  [[gnu::always_inline]] constexpr TupleBase(const TupleBase& o)
+      : TupleLeaf<I, Ts>{static_cast<const TupleLeaf<I, Ts>&>(o).value}... {}
+  [[gnu::always_inline]] constexpr TupleBase(TupleBase&& o) noexcept
+      : TupleLeaf<I, Ts>{std::move(static_cast<TupleLeaf<I, Ts>&>(o).value)}... {}
+  constexpr TupleBase& operator=(const TupleBase& o) {
+    ((static_cast<TupleLeaf<I, Ts>&>(*this).value = static_cast<const TupleLeaf<I, Ts>&>(o).value), ...);
+    return *this;
+  }
+  constexpr TupleBase& operator=(TupleBase&& o) noexcept {
+    ((static_cast<TupleLeaf<I, Ts>&>(*this).value = std::move(static_cast<TupleLeaf<I, Ts>&>(o).value)), ...);
+    return *this;
+  }
+};
+
+/// A fixed list of values of types Ts, one member each.
+template <class... Ts>
+struct Tuple : TupleBase<std::index_sequence_for<Ts...>, Ts...> {
+  static constexpr std::size_t size = sizeof...(Ts);
+  using TupleBase<std::index_sequence_for<Ts...>, Ts...>::TupleBase;
+};
+template <class... Ts>
+Tuple(Ts...) -> Tuple<Ts...>;
+
+/// Element I of a tuple (the leaf's type is deduced from the tuple's base).
+template <std::size_t I, class T>
+[[gnu::always_inline]] constexpr T& get(TupleLeaf<I, T>& leaf) noexcept {
+  return leaf.value;
+}
+template <std::size_t I, class T>
+[[gnu::always_inline]] constexpr const T& get(const TupleLeaf<I, T>& leaf) noexcept {
+  return leaf.value;
+}
+template <std::size_t I, class T>
+[[gnu::always_inline]] constexpr T&& get(TupleLeaf<I, T>&& leaf) noexcept {
+  return static_cast<T&&>(leaf.value);
+}
+
+template <std::size_t I, class T>
+T leaf_type(const TupleLeaf<I, T>&);  // never defined: names the type
+/// The type of element I of tuple type Tup.
+template <std::size_t I, class Tup>
+using tuple_element_t = decltype(leaf_type<I>(std::declval<const Tup&>()));
+
+template <class F, class Tup, std::size_t... I>
+constexpr decltype(auto) apply_indices(F&& f, Tup&& t, std::index_sequence<I...>) {
+  return static_cast<F&&>(f)(get<I>(static_cast<Tup&&>(t))...);
+}
+
+/// f(elements of t...), as std::apply.
+template <class F, class Tup>
+constexpr decltype(auto) apply(F&& f, Tup&& t) {
+  return apply_indices(static_cast<F&&>(f), static_cast<Tup&&>(t),
+                       std::make_index_sequence<std::remove_cvref_t<Tup>::size>{});
+}
+
+}  // namespace tensorlib::detail
