@@ -11,15 +11,16 @@
 /// `noexcept(std::is_nothrow_invocable_v<...>)`, the constructors'
 /// constraints (std::__and_ and std::__or_ of is_constructible and
 /// is_convertible), libstdc++'s completeness checks. `nvcc
-/// -fdevice-time-trace` put half of cicc's time on a parity test file there.
-/// This tuple is a struct of indexed members with one unconstrained
-/// constructor, `get` finds a member by overload resolution and `apply`
-/// computes no exception specification. All are constexpr, so device code
-/// calls them as it called std's (--expt-relaxed-constexpr). The expression
-/// nodes of every evaluator hold their children in it; the backward sweep's
-/// per-element tapes keep std::tuple, which g++ optimizes better there
-/// (NodeTape in autograd/adjoint_sweep.hpp). Measured on
-/// tests/parity/autograd_ops_test.cu, nvcc alone on the machine: 170 s with
+/// -fdevice-time-trace` put over half of cicc's front-end time on a parity
+/// test file there. This tuple is a struct of indexed members whose
+/// constructor puts no constraints on the element types, `get` finds a member
+/// by overload resolution and `apply` computes no exception specification.
+/// All are constexpr, so device code calls them as it called std's
+/// (--expt-relaxed-constexpr). The expression nodes of every evaluator hold
+/// their children in it; the backward sweep's per-element tapes keep
+/// std::tuple, which g++ optimizes better there (NodeTape in
+/// autograd/adjoint_sweep.hpp). Measured on tests/parity/autograd_ops_test.cu,
+/// nvcc alone on the machine, with the tapes in detail::Tuple too: 170 s with
 /// std's, 76 s with these (cicc 101 s against 26 s, the host g++ pass 54 s
 /// against 35 s); docs/architecture.md (Compile time) has the rest.
 
@@ -37,10 +38,11 @@ struct TupleLeaf {
 
 template <class Indices, class... Ts>
 struct TupleBase;
-// Copies and moves go member by member, as std::tuple's do: a trivial copy
-// of the whole tuple is a block move to g++, which then keeps the fused
-// backward's per-element tapes in memory (a memmove per element: the
-// autograd benchmark's sweep ran 2x slower).
+// Copies and moves go member by member, as std::tuple's do. Measured while
+// the sweep's per-element tapes were detail::Tuples too: a trivial copy of
+// the whole tuple was a block move to g++ (a memmove per element), and the
+// autograd benchmark's sweep ran 2x slower. The moves are noexcept: no
+// node's move throws.
 template <std::size_t... I, class... Ts>
 struct TupleBase<std::index_sequence<I...>, Ts...> : TupleLeaf<I, Ts>... {
   constexpr TupleBase() = default;
@@ -84,22 +86,16 @@ template <std::size_t I, class T>
   return static_cast<T&&>(leaf.value);
 }
 
-template <std::size_t I, class T>
-T leaf_type(const TupleLeaf<I, T>&);  // never defined: names the type
-/// The type of element I of tuple type Tup.
-template <std::size_t I, class Tup>
-using tuple_element_t = decltype(leaf_type<I>(std::declval<const Tup&>()));
-
 template <class F, class Tup, std::size_t... I>
 constexpr decltype(auto) apply_indices(F&& f, Tup&& t, std::index_sequence<I...>) {
-  return static_cast<F&&>(f)(get<I>(static_cast<Tup&&>(t))...);
+  return static_cast<F&&>(f)(tensorlib::detail::get<I>(static_cast<Tup&&>(t))...);
 }
 
 /// f(elements of t...), as std::apply.
 template <class F, class Tup>
 constexpr decltype(auto) apply(F&& f, Tup&& t) {
-  return apply_indices(static_cast<F&&>(f), static_cast<Tup&&>(t),
-                       std::make_index_sequence<std::remove_cvref_t<Tup>::size>{});
+  return tensorlib::detail::apply_indices(static_cast<F&&>(f), static_cast<Tup&&>(t),
+                                          std::make_index_sequence<std::remove_cvref_t<Tup>::size>{});
 }
 
 }  // namespace tensorlib::detail
