@@ -76,6 +76,46 @@ TEST_CASE("CUDA runtime: without a GPU, CUDA tensors and events are clear errors
                        tl::DeviceError);
 }
 
+// Needs no GPU: the checks only read the status they are given. The
+// message starts with this file and a line between `first` and `last`.
+TEST_CASE("CUDA runtime: a failed check names the caller's file and line and the library's error") {
+  const auto message_of = [](auto&& call) {
+    try {
+      call();
+    } catch (const tl::CudaError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no CudaError");
+  };
+  const auto check_site = [](const std::string& message, int first, int last, const std::string& rest) {
+    const std::string file = std::string(__FILE__) + ":";
+    REQUIRE(message.rfind(file, 0) == 0);
+    std::size_t end = 0;
+    const int line = std::stoi(message.substr(file.size()), &end);
+    CHECK(line > first);
+    CHECK(line < last);
+    CHECK(message.substr(file.size() + end) == rest);
+  };
+  const int first = __LINE__;
+  const auto runtime = message_of([] { tl::cuda::detail::check(cudaErrorInvalidValue, "cudaMemsetAsync"); });
+  const auto cublas = message_of([] { tl::cuda::detail::check_cublas(CUBLAS_STATUS_INVALID_VALUE, "cublasSgemm"); });
+  const auto cufft = message_of([] { tl::cuda::detail::check_cufft(CUFFT_INVALID_SIZE, "cufftPlanMany"); });
+  const auto query =
+      message_of([] { (void)tl::cuda::detail::finished(cudaErrorInvalidResourceHandle, "cudaEventQuery"); });
+  const int last = __LINE__;
+  check_site(
+      runtime, first, last,
+      std::string(": cudaMemsetAsync: cudaErrorInvalidValue (") + cudaGetErrorString(cudaErrorInvalidValue) + ")");
+  check_site(cublas, first, last, ": cublasSgemm: CUBLAS_STATUS_INVALID_VALUE");
+  check_site(cufft, first, last, ": cufftPlanMany: CUFFT_INVALID_SIZE");
+  check_site(query, first, last,
+             ": cudaEventQuery: cudaErrorInvalidResourceHandle (" +
+                 std::string(cudaGetErrorString(cudaErrorInvalidResourceHandle)) + ")");
+  CHECK_NOTHROW(tl::cuda::detail::check(cudaSuccess, "nothing"));
+  CHECK(!tl::cuda::detail::finished(cudaErrorNotReady, "cudaEventQuery"));
+  CHECK(tl::cuda::detail::finished(cudaSuccess, "cudaEventQuery"));
+}
+
 TEST_CASE("CUDA allocator: freed blocks are reused without cudaMalloc, stats and empty_cache") {
   if (no_gpu()) return;
   tl::cuda::synchronize();

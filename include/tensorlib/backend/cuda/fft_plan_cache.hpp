@@ -32,7 +32,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <source_location>
 #include <utility>
 
 #include "tensorlib/backend/cuda/runtime.hpp"
@@ -67,8 +66,7 @@ inline const char* cufft_message(cufftResult s) {
 }
 
 /// Throws `CudaError` for a failed cuFFT call (file:line and cuFFT's name).
-inline void check_cufft(cufftResult status, const char* what,
-                        std::source_location where = std::source_location::current()) {
+inline void check_cufft(cufftResult status, const char* what, CallSite where = {__builtin_FILE(), __builtin_LINE()}) {
   if (status == CUFFT_SUCCESS) [[likely]]
     return;
   throw_cuda_error(where, what, cufft_message(status));

@@ -22,7 +22,6 @@
 #include <array>
 #include <atomic>
 #include <mutex>
-#include <source_location>
 
 #include "tensorlib/backend/cuda/runtime.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -55,7 +54,7 @@ inline const char* cublas_message(cublasStatus_t s) {
 
 /// Throws `CudaError` for a failed cuBLAS call (file:line and cuBLAS's name).
 inline void check_cublas(cublasStatus_t status, const char* what,
-                         std::source_location where = std::source_location::current()) {
+                         CallSite where = {__builtin_FILE(), __builtin_LINE()}) {
   if (status == CUBLAS_STATUS_SUCCESS) [[likely]]
     return;
   throw_cuda_error(where, what, cublas_message(status));

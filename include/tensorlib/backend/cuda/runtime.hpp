@@ -19,7 +19,6 @@
 #include <array>
 #include <atomic>
 #include <memory>
-#include <source_location>
 #include <string>
 
 #include "tensorlib/core/device.hpp"
@@ -28,16 +27,26 @@
 namespace tensorlib::cuda {
 namespace detail {
 
+/// Where a checked call was made: a parameter defaulted to
+/// `{__builtin_FILE(), __builtin_LINE()}` takes the caller's file and line.
+/// Not `std::source_location`: clang before 15 with libstdc++ (clang 14 is
+/// Debian 12's) lacks it, and these checks must compile in any translation
+/// unit that links the CUDA libraries (g++, clang, and nvcc's front end all
+/// have the two builtins).
+struct CallSite {
+  const char* file;
+  int line;
+};
+
 /// Throws `CudaError` "file:line: what: message" for a failed call into CUDA
 /// or one of its libraries (the checks of runtime, cuBLAS and cuFFT calls).
-[[noreturn]] inline void throw_cuda_error(const std::source_location& where, const char* what,
-                                          const std::string& message) {
-  throw CudaError(tensorlib::detail::concat(where.file_name(), ":", where.line(), ": ", what, ": ", message));
+[[noreturn]] inline void throw_cuda_error(CallSite where, const char* what, const std::string& message) {
+  throw CudaError(tensorlib::detail::concat(where.file, ":", where.line, ": ", what, ": ", message));
 }
 
 /// Throws `CudaError` for a failed runtime call: where it was made, what it
 /// was doing and the runtime's name and text for the error.
-inline void check(cudaError_t status, const char* what, std::source_location where = std::source_location::current()) {
+inline void check(cudaError_t status, const char* what, CallSite where = {__builtin_FILE(), __builtin_LINE()}) {
   if (status == cudaSuccess) [[likely]]
     return;
   (void)cudaGetLastError();  // clears a non-sticky error so later calls start clean
@@ -47,8 +56,7 @@ inline void check(cudaError_t status, const char* what, std::source_location whe
 
 /// The answer of a query call: false for "not ready", true for done, a
 /// `CudaError` for anything else.
-inline bool finished(cudaError_t status, const char* what,
-                     std::source_location where = std::source_location::current()) {
+inline bool finished(cudaError_t status, const char* what, CallSite where = {__builtin_FILE(), __builtin_LINE()}) {
   if (status == cudaErrorNotReady) {
     (void)cudaGetLastError();
     return false;
