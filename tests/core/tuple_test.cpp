@@ -72,4 +72,12 @@ TEST_CASE("detail::Tuple: apply passes the elements in order; copies and moves g
   const Tuple<> empty{};
   static_assert(Tuple<>::size == 0);
   CHECK(td::apply([] { return 42; }, empty) == 42);
+  // Default construction value-initializes, as std::tuple's does; elements
+  // that cannot be default-constructed (a capturing lambda) are still held.
+  const Tuple<int, double> zeros;
+  CHECK(get<0>(zeros) == 0);
+  CHECK(get<1>(zeros) == 0.0);
+  int offset = 3;  // not a constant: the lambda must capture it
+  const Tuple held{[offset](int v) { return v + offset; }, 4};
+  CHECK(td::apply([](const auto& f, int v) { return f(v); }, held) == 7);
 }

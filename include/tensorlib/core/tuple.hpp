@@ -30,10 +30,11 @@
 
 namespace tensorlib::detail {
 
-/// Element I of a tuple, of type T.
+/// Element I of a tuple, of type T (value-initialized when the tuple is
+/// default-constructed, as std::tuple's are).
 template <std::size_t I, class T>
 struct TupleLeaf {
-  T value;
+  T value{};
 };
 
 template <class Indices, class... Ts>
@@ -42,7 +43,10 @@ struct TupleBase;
 // the sweep's per-element tapes were detail::Tuples too: a trivial copy of
 // the whole tuple was a block move to g++ (a memmove per element), and the
 // autograd benchmark's sweep ran 2x slower. The moves are noexcept: no
-// node's move throws.
+// node's move throws. Unlike std::tuple's, the assignments are not
+// constrained (constraints are the type traits this tuple avoids): a tuple
+// of non-assignable elements reports itself assignable, and assigning one
+// fails to compile in the body. Nothing assigns a node today.
 template <std::size_t... I, class... Ts>
 struct TupleBase<std::index_sequence<I...>, Ts...> : TupleLeaf<I, Ts>... {
   constexpr TupleBase() = default;
