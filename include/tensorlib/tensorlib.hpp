@@ -88,6 +88,7 @@
 #include "tensorlib/ops/softmax.hpp"
 #include "tensorlib/ops/solve.hpp"
 #include "tensorlib/ops/sort.hpp"
+#include "tensorlib/ops/special.hpp"
 #include "tensorlib/ops/statistics.hpp"
 #include "tensorlib/ops/svd.hpp"
 #include "tensorlib/ops/triangular.hpp"

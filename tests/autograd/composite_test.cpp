@@ -190,6 +190,68 @@ TEST_CASE("xlogy's gradients match PyTorch where x is exactly 0") {
   CHECK(x0.grad().item() == 0.0);
 }
 
+TEST_CASE("fmax, fmin, hypot, xlog1py, sinc, ndtr, deg2rad, rad2deg and float_power have PyTorch's gradients") {
+  const auto& f = fixtures::load("composites.txt");
+  const auto unary = [&](const std::string& name, auto op, double rtol = 1e-14) {
+    INFO(name);
+    const auto& c = f["grad/" + name];
+    auto x = leaf<double>(c, "x0");
+    tl::Tensor<double>(op(x)).sum().backward();
+    fixtures::check_close(x.grad(), c.tensors.at("g0").as<double>(), rtol, 1e-15, "d/dx");
+  };
+  const auto binary = [&](const std::string& name, auto op) {
+    INFO(name);
+    const auto& c = f["grad/" + name];
+    auto x = leaf<double>(c, "x0"), y = leaf<double>(c, "x1");
+    tl::Tensor<double>(op(x, y)).sum().backward();
+    fixtures::check_close(x.grad(), c.tensors.at("g0").as<double>(), 1e-14, 1e-15, "d/da");
+    fixtures::check_close(y.grad(), c.tensors.at("g1").as<double>(), 1e-14, 1e-15, "d/db");
+  };
+  // Ties give fmax's and fmin's first operand the gradient, a NaN the other.
+  binary("fmax", [](const auto& a, const auto& b) { return tl::fmax(a, b); });
+  binary("fmin", [](const auto& a, const auto& b) { return a.fmin(b); });
+  // NaN at the origin, a / hypot elsewhere (ties and a zero operand too).
+  binary("hypot", [](const auto& a, const auto& b) { return tl::hypot(a, b); });
+  binary("xlog1py", [](const auto& a, const auto& b) { return tl::special::xlog1py(a, b); });
+  binary("float_power", [](const auto& a, const auto& b) { return tl::float_power(a, b); });
+  // 0 at x = 0. Near 0 both derivatives cancel (pi x cos(pi x) - sin(pi x)):
+  // at x = 1e-3 PyTorch's is 4e-12 from the exact value.
+  unary(
+      "sinc", [](const auto& x) { return tl::sinc(x); }, 1e-10);
+  unary("ndtr", [](const auto& x) { return tl::special::ndtr(x); });
+  unary("deg2rad", [](const auto& x) { return x.deg2rad(); });
+  unary("rad2deg", [](const auto& x) { return tl::rad2deg(x); });
+  // An infinite operand gets NaN, the finite one beside it 0, as PyTorch's.
+  const double inf = std::numeric_limits<double>::infinity();
+  auto u = tl::tensor<double>({inf, 2.0, -inf}, {.requires_grad = true});
+  auto v = tl::tensor<double>({1.0, -inf, std::numeric_limits<double>::quiet_NaN()}, {.requires_grad = true});
+  const tl::Tensor<double> h = tl::hypot(u, v);
+  CHECK(h.to_vector() == std::vector<double>{inf, inf, inf});
+  h.sum().backward();
+  const auto gu = u.grad().to_vector(), gv = v.grad().to_vector();
+  CHECK(std::isnan(gu[0]));
+  CHECK(gu[1] == 0.0);
+  CHECK(std::isnan(gu[2]));
+  CHECK(gv[0] == 0.0);
+  CHECK(std::isnan(gv[1]));
+  CHECK(std::isnan(gv[2]));
+  // Finite differences in double away from the kinks, through broadcasting.
+  using Inputs = std::vector<tl::Tensor<double>>;
+  tl::manual_seed(7);
+  const auto a = tl::randn<double>({3, 4}).requires_grad_();
+  const auto b = tl::randn<double>({4}).requires_grad_();
+  const auto p = tl::Tensor<double>(tl::rand<double>({3, 4}) + 0.25).requires_grad_();
+  CHECK(tl::autograd::gradcheck([](const Inputs& in) { return tl::Tensor<double>(tl::hypot(in[0], in[1])); }, {a, b}));
+  CHECK(tl::autograd::gradcheck([](const Inputs& in) { return tl::Tensor<double>(tl::fmax(in[0], in[1])); }, {a, b}));
+  CHECK(tl::autograd::gradcheck([](const Inputs& in) { return tl::Tensor<double>(tl::fmin(in[0], in[1])); }, {a, b}));
+  CHECK(
+      tl::autograd::gradcheck([](const Inputs& in) { return tl::Tensor<double>(tl::xlog1py(in[0], in[1])); }, {a, p}));
+  CHECK(tl::autograd::gradcheck([](const Inputs& in) { return tl::Tensor<double>(tl::float_power(in[1], in[0])); },
+                                {a, p}));
+  CHECK(tl::autograd::gradcheck([](const Inputs& in) { return tl::Tensor<double>(tl::sinc(in[0])); }, {a}));
+  CHECK(tl::autograd::gradcheck([](const Inputs& in) { return tl::Tensor<double>(tl::ndtr(in[0])); }, {a}));
+}
+
 TEST_CASE("quantile differentiates with respect to q, as PyTorch's linear interpolation does") {
   auto q = tl::tensor<double>({0.3, 0.75}, {.requires_grad = true});
   const auto x = tl::tensor<double>({4.0, 1.0, 3.0, 2.0});

@@ -164,6 +164,7 @@ TEST_CASE("dual tangents of binary and ternary functors match finite differences
   check_binary("fmod", fn::Fmod{}, pairs);
   check_binary("remainder", fn::Remainder{}, pairs);
   check_binary("atan2", fn::Atan2{}, pairs);
+  check_binary("hypot", fn::Hypot{}, pairs);
   check_binary("maximum", fn::Maximum{}, pairs);
   check_binary("minimum", fn::Minimum{}, pairs);
   check_binary("pow", fn::Pow{}, {{1.3, -0.7}, {0.4, 2.5}, {3.1, 1.7}, {2.0, 3.0}});
@@ -326,4 +327,6 @@ TEST_CASE("packets of duals agree with scalar duals lane by lane") {
               [](SD a, SD b) { return tl::autograd::apply_dual(fn::Pow{}, b, a); });
   check_lanes("atan2", tl::autograd::apply_dual(fn::Atan2{}, x, w),
               [](SD a, SD b) { return tl::autograd::apply_dual(fn::Atan2{}, a, b); });
+  check_lanes("hypot", tl::autograd::apply_dual(fn::Hypot{}, x, w),
+              [](SD a, SD b) { return tl::autograd::apply_dual(fn::Hypot{}, a, b); });
 }

@@ -171,6 +171,7 @@ TEST_CASE("forward mode: binary functions with one tangent lane per operand") {
   check("div", [](const auto& p, const auto& q) { return p / q; });
   check("pow", [](const auto& p, const auto& q) { return tl::pow(p, q); });
   check("atan2", [](const auto& p, const auto& q) { return tl::atan2(p, q); });
+  check("hypot", [](const auto& p, const auto& q) { return tl::hypot(p, q); });
   check("maximum", [](const auto& p, const auto& q) { return tl::maximum(p, q); });
   check("minimum", [](const auto& p, const auto& q) { return tl::minimum(p, q); });
   check("where", [](const auto& p, const auto& q) { return tl::where(p > q, p * q, p - q); });

@@ -189,3 +189,105 @@ TEST_CASE("nan_to_num, logaddexp, logaddexp2 and xlogy match PyTorch on special 
   const auto h = tl::tensor<float>({std::numeric_limits<float>::infinity()}).to<tl::Half>();
   CHECK(static_cast<float>(tl::Tensor<tl::Half>(tl::nan_to_num(h)).to_vector()[0]) == 65504.0f);
 }
+
+// ndtr's reference is erfc(-x / sqrt 2) / 2 computed by torch, not
+// torch.special.ndtr, which flushes the lower tail to 0
+// (tests/fixtures/generate_composites.py).
+TEST_CASE("fmax, fmin, hypot, xlog1py, deg2rad, rad2deg, sinc, ndtr and float_power match PyTorch") {
+  const auto& f = fixtures::load("composites.txt");
+  auto run = [&]<class T>(const std::string& type, double tol) {
+    INFO(type);
+    for (const std::string op : {"fmax", "fmin", "hypot", "xlog1py"}) {
+      const auto& c = f[op + "/" + type];
+      const auto a = c.get<T>("a"), b = c.get<T>("b");
+      const tl::Tensor<T> y = op == "fmax"    ? tl::Tensor<T>(tl::fmax(a, b))
+                              : op == "fmin"  ? tl::Tensor<T>(a.fmin(b))
+                              : op == "hypot" ? tl::Tensor<T>(a.hypot(b))
+                                              : tl::Tensor<T>(tl::special::xlog1py(a, b));
+      const bool selection = op == "fmax" || op == "fmin";  // exact, the sign of a zero too
+      const auto expected = c.get<T>("y");
+      fixtures::check_close(y, expected, selection ? 0 : tol, 0, op);
+      if (selection) {
+        const auto got = y.to_vector(), want = expected.to_vector();
+        for (std::size_t i = 0; i < got.size(); ++i)
+          if (!std::isnan(want[i])) CHECK_MESSAGE(std::signbit(got[i]) == std::signbit(want[i]), op, " element ", i);
+      }
+    }
+    for (const std::string op : {"deg2rad", "rad2deg", "sinc", "ndtr"}) {
+      const auto& c = f[op + "/" + type];
+      const auto x = c.get<T>("x");
+      const tl::Tensor<T> y = op == "deg2rad"   ? tl::Tensor<T>(x.deg2rad())
+                              : op == "rad2deg" ? tl::Tensor<T>(tl::rad2deg(x))
+                              : op == "sinc"    ? tl::Tensor<T>(x.sinc())
+                                                : tl::Tensor<T>(tl::special::ndtr(x));
+      fixtures::check_close(y, c.get<T>("y"), tol, 0, op);  // relative: tiny results (ndtr's tail) count
+    }
+  };
+  run.operator()<float>("float32", 2e-6);
+  run.operator()<double>("float64", 1e-14);
+  // Integral operands: selections keep int64, the others compute in float.
+  const auto& fi = f["fmax/int64"];
+  fixtures::check_close(tl::Tensor<int64_t>(tl::fmax(fi.get<int64_t>("a"), fi.get<int64_t>("b"))), fi.get<int64_t>("y"),
+                        0, 0, "fmax of integers");
+  const auto& gi = f["fmin/int64"];
+  fixtures::check_close(tl::Tensor<int64_t>(tl::fmin(gi.get<int64_t>("a"), gi.get<int64_t>("b"))), gi.get<int64_t>("y"),
+                        0, 0, "fmin of integers");
+  const auto& xi = f["xlog1py/int64"];
+  fixtures::check_close(tl::Tensor<float>(tl::xlog1py(xi.get<int64_t>("a"), xi.get<int64_t>("b"))), xi.get<float>("y"),
+                        2e-6, 2e-6, "xlog1py of integers");
+  const auto& fm = f["fmax/mixed"];
+  fixtures::check_close(tl::Tensor<float>(tl::fmax(fm.get<int64_t>("a"), fm.get<float>("b"))), fm.get<float>("y"), 0, 0,
+                        "fmax of int64 and float");
+  const auto& hm = f["hypot/mixed"];
+  fixtures::check_close(tl::Tensor<float>(tl::hypot(hm.get<int64_t>("a"), hm.get<float>("b"))), hm.get<float>("y"),
+                        2e-6, 2e-6, "hypot of int64 and float");
+  for (const std::string op : {"deg2rad", "rad2deg", "sinc", "ndtr"}) {
+    const auto& c = f[op + "/int64"];
+    const auto x = c.get<int64_t>("x");
+    const tl::Tensor<float> y = op == "deg2rad"   ? tl::Tensor<float>(tl::deg2rad(x))
+                                : op == "rad2deg" ? tl::Tensor<float>(x.rad2deg())
+                                : op == "sinc"    ? tl::Tensor<float>(tl::sinc(x))
+                                                  : tl::Tensor<float>(tl::special::ndtr(x));
+    fixtures::check_close(y, c.get<float>("y"), 2e-6, 2e-6, op + " of integers");
+  }
+  // float_power computes in double whatever its operands.
+  const auto& tt = f["float_power/tensor_tensor"];
+  fixtures::check_close(tl::Tensor<double>(tl::float_power(tt.get<float>("a"), tt.get<float>("b"))),
+                        tt.get<double>("y"), 1e-15, 0, "float_power(tensor, tensor)");
+  const auto& is = f["float_power/int_scalar"];
+  fixtures::check_close(tl::Tensor<double>(is.get<int32_t>("a").float_power(2)), is.get<double>("y"), 0, 0,
+                        "float_power(int tensor, 2)");
+  const auto& ns = f["float_power/int_neg_scalar"];
+  fixtures::check_close(tl::Tensor<double>(tl::float_power(ns.get<int32_t>("a"), -0.5)), ns.get<double>("y"), 1e-15, 0,
+                        "float_power(int tensor, -0.5)");
+  const auto& st = f["float_power/scalar_tensor"];
+  fixtures::check_close(tl::Tensor<double>(tl::float_power(3, st.get<float>("b"))), st.get<double>("y"), 1e-15, 0,
+                        "float_power(3, tensor)");
+}
+
+TEST_CASE("tl::special names the library's functions") {
+  const auto x = tl::tensor<double>({-2.5, -0.5, 0.0, 0.3, 0.75, 4.0});
+  const auto p = tl::tensor<double>({0.1, 0.25, 0.5, 0.75, 0.9, 0.99});
+  const auto same = [](const auto& a, const auto& b) {
+    const tl::Tensor<double> u = a, v = b;
+    CHECK(u.to_vector() == v.to_vector());
+  };
+  same(tl::special::expit(x), tl::sigmoid(x));
+  same(tl::special::logit(p, 0.2), tl::logit(p, 0.2));
+  same(tl::special::erf(x), tl::erf(x));
+  same(tl::special::erfc(x), tl::erfc(x));
+  same(tl::special::erfinv(p), tl::erfinv(p));
+  same(tl::special::exp2(x), tl::exp2(x));
+  same(tl::special::expm1(x), tl::expm1(x));
+  same(tl::special::log1p(p), tl::log1p(p));
+  same(tl::special::gammaln(x), tl::lgamma(x));
+  same(tl::special::digamma(p), tl::digamma(p));
+  same(tl::special::psi(p), tl::digamma(p));
+  same(tl::special::sinc(x), tl::sinc(x));
+  same(tl::special::round(x), tl::round(x));
+  same(tl::special::xlogy(x, p), tl::xlogy(x, p));
+  const auto m = tl::stack({x, p});
+  same(tl::special::logsumexp(m, {1}), tl::logsumexp(m, {1}));
+  same(tl::special::softmax(m, 1), tl::softmax(m, 1));
+  same(tl::special::log_softmax(m, 0), tl::log_softmax(m, 0));
+}

@@ -139,6 +139,27 @@ TEST_CASE("CUDA autograd: a linear layer with a fused activation trains like the
   }
 }
 
+TEST_CASE("CUDA autograd: hypot's and sinc's gradients match the CPU, at the origin too") {
+  if (no_gpu()) return;
+  tl::Generator gen(17);
+  auto a = tl::randn({257, 9}, gen), b = tl::randn({9}, gen), x = tl::randn({300}, gen);
+  a.data_ptr()[0] = 0.0f;  // hypot's NaN at the origin (column 0 of b is then NaN too)
+  b.data_ptr()[0] = 0.0f;
+  x.data_ptr()[5] = 0.0f;  // sinc's 0
+  a.requires_grad_();
+  b.requires_grad_();
+  x.requires_grad_();
+  auto ga = gpu_leaf(a), gb = gpu_leaf(b), gx = gpu_leaf(x);
+  tl::sum(tl::hypot(a, b)).backward();
+  tl::sum(tl::hypot(ga, gb)).backward();
+  check_parity(ga.grad(), a.grad(), 1e-5, 1e-6, "a");
+  check_parity(gb.grad(), b.grad(), 1e-5, 1e-6, "b");
+  tl::sum(tl::sinc(x)).backward();
+  tl::sum(tl::sinc(gx)).backward();
+  CHECK(x.grad().to_vector()[5] == 0.0f);
+  check_parity(gx.grad(), x.grad(), 1e-5, 1e-6, "x");
+}
+
 TEST_CASE("CUDA autograd: selecting functors mask an infinite gradient on the GPU as on the CPU") {
   if (no_gpu()) return;
   // Note [masked adjoints]: log(where(...)) and log(relu(x)) meet a gradient

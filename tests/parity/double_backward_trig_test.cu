@@ -36,6 +36,7 @@ TEST_CASE("CUDA double backward: the trigonometric and binary functors' second-o
   binary("div", [](const T& a, const T& b) { return a / b; });
   binary("pow", [](const T& a, const T& b) { return tl::pow(a, b); });
   binary("atan2", [](const T& a, const T& b) { return tl::atan2(a, b); });
+  binary("hypot", [](const T& a, const T& b) { return tl::hypot(a, b); });
   binary("maximum minimum", [](const T& a, const T& b) { return tl::maximum(a, b) * tl::minimum(a, b); });
   binary("fmod remainder", [](const T& a, const T& b) { return tl::fmod(a, b) * tl::remainder(a, b); });
   binary("where", [](const T& a, const T& b) { return tl::where(a > b, a * b, b * b); });

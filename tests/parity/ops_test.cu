@@ -87,6 +87,25 @@ TEST_CASE("CUDA: broadcast, strided, misaligned and scalar operands") {
   check_parity(m.cuda().to<double>(), m.to<double>(), 0, 0, "cast");
 }
 
+TEST_CASE("CUDA: fmax, fmin, hypot, xlog1py, sinc, ndtr, deg2rad and float_power match the CPU on special values") {
+  if (no_gpu()) return;
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const auto b = tl::tensor<float>({nan, inf, -inf, 0.0f, -0.0f, 1e-30f, 1.0f, -1.0f, 2.5f, -7.0f, 3e30f, -2e38f});
+  const auto a = b.view({-1, 1});
+  const auto ga = a.cuda(), gb = b.cuda();
+  // Selections are exact; the others run CUDA's and our CPU kernels of the
+  // same functors (a few ulp apart).
+  check_parity(tl::Tensor<float>(tl::fmax(ga, gb)), tl::Tensor<float>(tl::fmax(a, b)), 0, 0, "fmax");
+  check_parity(tl::Tensor<float>(tl::fmin(ga, gb)), tl::Tensor<float>(tl::fmin(a, b)), 0, 0, "fmin");
+  check_parity(tl::Tensor<float>(tl::hypot(ga, gb)), tl::Tensor<float>(tl::hypot(a, b)), 1e-6, 0, "hypot");
+  check_parity(tl::Tensor<float>(tl::xlog1py(ga, gb)), tl::Tensor<float>(tl::xlog1py(a, b)), 1e-6, 1e-6, "xlog1py");
+  check_parity(tl::Tensor<float>(tl::sinc(gb)), tl::Tensor<float>(tl::sinc(b)), 1e-6, 1e-6, "sinc");
+  check_parity(tl::Tensor<float>(tl::ndtr(gb)), tl::Tensor<float>(tl::ndtr(b)), 1e-6, 1e-6, "ndtr");
+  check_parity(tl::Tensor<float>(tl::deg2rad(gb)), tl::Tensor<float>(tl::deg2rad(b)), 0, 0, "deg2rad");
+  check_parity(tl::Tensor<double>(tl::float_power(ga, gb)), tl::Tensor<double>(tl::float_power(a, b)), 1e-15, 0,
+               "float_power");
+}
+
 TEST_CASE("CUDA: nan_to_num, logaddexp, logaddexp2 and xlogy match the CPU on special values") {
   if (no_gpu()) return;
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();

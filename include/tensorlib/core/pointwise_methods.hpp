@@ -79,6 +79,10 @@ class PointwiseMethods {
   auto bitwise_not() const;
   /// `tl::logit(x, eps)`: with `eps`, the input is clamped to [eps, 1 - eps] first.
   auto logit(std::optional<double> eps = std::nullopt) const;
+  /// Composites (expr/composites.hpp): degrees to radians and back, sin(pi x) / (pi x).
+  auto deg2rad() const;
+  auto rad2deg() const;
+  auto sinc() const;
 
   /// Binary ops: `x.name(other)` is `tl::name(x, other)`, with broadcasting and
   /// type promotion; `other` may be an expression or a scalar.
@@ -152,6 +156,17 @@ class PointwiseMethods {
   /// `tl::xlogy(self, other)`: self * log(other), 0 where self is 0.
   template <Expression O>
   auto xlogy(const O& other) const;
+  /// `tl::fmax(self, other)`, `tl::fmin(self, other)`: maximum and minimum that ignore a NaN.
+  template <Expression O>
+  auto fmax(const O& other) const;
+  template <Expression O>
+  auto fmin(const O& other) const;
+  /// `tl::hypot(self, other)`: sqrt(self^2 + other^2) without overflow.
+  template <Expression O>
+  auto hypot(const O& other) const;
+  /// `tl::float_power(self, exponent)`: the power in double.
+  template <Operand O>
+  auto float_power(const O& exponent) const;
   /// `tl::addcmul(self, tensor1, tensor2, value)`: self + value * tensor1 * tensor2.
   template <Expression B, Expression C, Scalar S = int64_t>
   auto addcmul(const B& tensor1, const C& tensor2, S value = 1) const;

@@ -2,8 +2,9 @@
 /// \file
 /// Pointwise ops PyTorch has that are compositions of the catalogue's
 /// functors (expr/functions.hpp): `addcmul`, `addcdiv`, `nan_to_num`,
-/// `logaddexp`, `logaddexp2`, `xlogy`. Each is still one fused expression:
-/// one loop or kernel, its gradient from the parts.
+/// `logaddexp`, `logaddexp2`, `xlogy`, `xlog1py`, `fmax`, `fmin`, `deg2rad`,
+/// `rad2deg`, `sinc`, `float_power`, `ndtr`. Each is still one
+/// fused expression: one loop or kernel, its gradient from the parts.
 
 #include <cstdint>
 #include <limits>
@@ -101,6 +102,82 @@ auto xlogy(const A& x, const B& y) {
   const auto zero_x_outside =
       logical_and(eq(fx, 0), logical_or(le(fy, 0), eq(fy, std::numeric_limits<double>::infinity())));
   return mul(fx, detail::where_multiplying(zero_x_outside, 0, log(fy)));  // d/dy: grad * x / y in PyTorch
+}
+
+/// x * log1p(y), 0 where x is 0 unless y is NaN (PyTorch's
+/// special.xlog1py), written as xlogy is: d/dx = log1p(y) at x = 0 for y > -1,
+/// d/dy = x / (1 + y) (NaN at x = 0, y = -1, as PyTorch's). At x = 0, y = +inf
+/// d/dx is 0 here, inf in PyTorch; where y <= -1 or y = +inf an incoming
+/// gradient of 0 gives d/dx NaN (PyTorch: 0). As x * log1p(y), x = 0 with
+/// -1 < y < 0 gives -0.0 where PyTorch gives +0.0.
+template <Expression A, Expression B>
+auto xlog1py(const A& x, const B& y) {
+  using F = floating_t<result_type_t<A, B>>;
+  const auto fx = cast<F>(x);
+  const auto fy = cast<F>(y);
+  const auto zero_x_outside =
+      logical_and(eq(fx, 0), logical_or(le(fy, -1), eq(fy, std::numeric_limits<double>::infinity())));
+  return mul(fx, detail::where_multiplying(zero_x_outside, 0, log1p(fy)));
+}
+
+/// The larger of a and b, or the one that is not NaN (NaN only where both
+/// are), as PyTorch's fmax. The gradient goes to a where a >= b or b is NaN
+/// and to b elsewhere: ties go to a, not half to each as maximum's.
+template <Expression A, Expression B>
+auto fmax(const A& a, const B& b) {
+  return where(logical_or(ge(a, b), isnan(b)), a, b);
+}
+
+/// The smaller of a and b, or the one that is not NaN, as PyTorch's fmin
+/// (ties give a the gradient).
+template <Expression A, Expression B>
+auto fmin(const A& a, const B& b) {
+  return where(logical_or(le(a, b), isnan(b)), a, b);
+}
+
+/// Degrees to radians, x * (pi / 180); integral operands compute in the
+/// default floating type.
+template <Expression E>
+auto deg2rad(const E& x) {
+  return mul(cast<floating_t<value_type_t<E>>>(x), 0.017453292519943295);  // pi / 180
+}
+
+/// Radians to degrees, x * (180 / pi).
+template <Expression E>
+auto rad2deg(const E& x) {
+  return mul(cast<floating_t<value_type_t<E>>>(x), 57.295779513082323);  // 180 / pi
+}
+
+/// The normalized sinc, sin(pi x) / (pi x), 1 at 0; integral operands
+/// compute in the default floating type. The gradient is 0 at 0, as
+/// PyTorch's: the quotient there is taken of 1, not of 0, since a masked
+/// branch's 0/0 derivative would still make the gradient NaN.
+template <Expression E>
+auto sinc(const E& x) {
+  const auto fx = cast<floating_t<value_type_t<E>>>(x);
+  const auto px = where(eq(fx, 0), 1, mul(fx, 3.141592653589793));
+  return where(eq(fx, 0), 1, div(sin(px), px));
+}
+
+/// base ** exponent in double whatever the operands' types (PyTorch's
+/// float_power); either operand may be a scalar.
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto float_power(const A& base, const B& exponent) {
+  const auto as_double = []<class X>(const X& v) {
+    if constexpr (Expression<X>)
+      return cast<double>(v);
+    else
+      return static_cast<double>(v);
+  };
+  return pow(as_double(base), as_double(exponent));
+}
+
+/// The standard normal distribution function, erfc(-x / sqrt 2) / 2
+/// (PyTorch's special.ndtr); integral operands compute in the default
+/// floating type.
+template <Expression E>
+auto ndtr(const E& x) {
+  return mul(erfc(mul(cast<floating_t<value_type_t<E>>>(x), -0.7071067811865476)), 0.5);  // -1 / sqrt 2
 }
 
 }  // namespace tensorlib

@@ -322,6 +322,13 @@ requires(Expression<A> || Expression<B>) auto div(const A& a, const B& b) { retu
 /// atan2(a, b), the angle of (b, a).
 template <Operand A, Operand B>
 requires(Expression<A> || Expression<B>) auto atan2(const A& a, const B& b) { return make_map(fn::Atan2{}, a, b); }
+/// sqrt(a^2 + b^2) without overflow (fn::Hypot); floating operands only, as
+/// in PyTorch. Its gradient is PyTorch's a / hypot and b / hypot.
+template <Expression A, Expression B>
+auto hypot(const A& a, const B& b) {
+  static_assert(is_floating<result_type_t<A, B>>, "tl::hypot: not implemented for integral or bool tensors");
+  return make_map(fn::Hypot{}, a, b);
+}
 
 /// C's fmod (sign of the dividend).
 template <Operand A, Operand B>

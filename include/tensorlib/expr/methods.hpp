@@ -332,6 +332,38 @@ auto PointwiseMethods<D>::xlogy(const O& other) const {
   return tensorlib::xlogy(self(), other);
 }
 template <class D>
+template <Expression O>
+auto PointwiseMethods<D>::fmax(const O& other) const {
+  return tensorlib::fmax(self(), other);
+}
+template <class D>
+template <Expression O>
+auto PointwiseMethods<D>::fmin(const O& other) const {
+  return tensorlib::fmin(self(), other);
+}
+template <class D>
+template <Expression O>
+auto PointwiseMethods<D>::hypot(const O& other) const {
+  return tensorlib::hypot(self(), other);
+}
+template <class D>
+template <Operand O>
+auto PointwiseMethods<D>::float_power(const O& exponent) const {
+  return tensorlib::float_power(self(), exponent);
+}
+template <class D>
+auto PointwiseMethods<D>::deg2rad() const {
+  return tensorlib::deg2rad(self());
+}
+template <class D>
+auto PointwiseMethods<D>::rad2deg() const {
+  return tensorlib::rad2deg(self());
+}
+template <class D>
+auto PointwiseMethods<D>::sinc() const {
+  return tensorlib::sinc(self());
+}
+template <class D>
 template <Expression B, Expression C, Scalar S>
 auto PointwiseMethods<D>::addcmul(const B& tensor1, const C& tensor2, S value) const {
   return tensorlib::addcmul(self(), tensor1, tensor2, value);

@@ -6,6 +6,7 @@
 /// the same name through a using-declaration, so argument-dependent lookup
 /// picks the packet or dual-number overload when T is one.
 
+#include <limits>
 #include <string_view>
 
 #include "tensorlib/core/config.hpp"
@@ -257,6 +258,37 @@ struct Atan2 {
   TENSORLIB_HOST_DEVICE T operator()(T y, T x) const {
     using math::atan2;
     return atan2(y, x);
+  }
+};
+
+/// sqrt(a^2 + b^2) without overflow or underflow: big * sqrt(1 + (small /
+/// big)^2), 0 where both are 0, +inf where either is infinite (even with a
+/// NaN, as std::hypot), NaN where either is NaN otherwise.
+struct Hypot {
+  static constexpr std::string_view name = "hypot";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
+    using math::abs;
+    using math::isinf;
+    using math::select;
+    using math::sqrt;
+    const T x = abs(a), y = abs(b);
+    const T big = select(x < y, y, x), small = select(x < y, x, y);  // a NaN reaches the ratio either way
+    const T ratio = small / big;
+    const T h = select(small == T(0), big, big * sqrt(T(1) + ratio * ratio));  // 0/0 at the origin
+    return select(isinf(x) || isinf(y), T(std::numeric_limits<double>::infinity()), h);
+  }
+  /// PyTorch's a / hypot and b / hypot: NaN at the origin and for an
+  /// infinite operand, 0 for the finite one beside it or where the result
+  /// overflows.
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_a(T a, T b) const {
+    return a / (*this)(a, b);
+  }
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_b(T a, T b) const {
+    return b / (*this)(a, b);
   }
 };
 

@@ -1,0 +1,101 @@
+#pragma once
+/// \file
+/// `tl::special`: PyTorch's torch.special names for the functions the
+/// library has (expit is sigmoid, gammaln is lgamma, psi is digamma, ...).
+/// Each returns what the function it names returns: an unevaluated
+/// expression for the pointwise ones, a tensor for the reductions.
+
+#include <cstdint>
+#include <optional>
+
+#include "tensorlib/core/dim_list.hpp"
+#include "tensorlib/core/expression.hpp"
+#include "tensorlib/expr/composites.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/ops/reduce.hpp"
+#include "tensorlib/ops/softmax.hpp"
+
+namespace tensorlib::special {
+
+/// The logistic sigmoid 1 / (1 + e^-x).
+template <Expression E>
+auto expit(const E& x) {
+  return tensorlib::sigmoid(x);
+}
+/// log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given.
+template <Expression E>
+auto logit(const E& x, std::optional<double> eps = std::nullopt) {
+  return tensorlib::logit(x, eps);
+}
+template <Expression E>
+auto erf(const E& x) {
+  return tensorlib::erf(x);
+}
+template <Expression E>
+auto erfc(const E& x) {
+  return tensorlib::erfc(x);
+}
+template <Expression E>
+auto erfinv(const E& x) {
+  return tensorlib::erfinv(x);
+}
+template <Expression E>
+auto exp2(const E& x) {
+  return tensorlib::exp2(x);
+}
+template <Expression E>
+auto expm1(const E& x) {
+  return tensorlib::expm1(x);
+}
+template <Expression E>
+auto log1p(const E& x) {
+  return tensorlib::log1p(x);
+}
+/// log|Gamma(x)|.
+template <Expression E>
+auto gammaln(const E& x) {
+  return tensorlib::lgamma(x);
+}
+template <Expression E>
+auto digamma(const E& x) {
+  return tensorlib::digamma(x);
+}
+/// Alias of digamma.
+template <Expression E>
+auto psi(const E& x) {
+  return tensorlib::digamma(x);
+}
+template <Expression E>
+auto sinc(const E& x) {
+  return tensorlib::sinc(x);
+}
+template <Expression E>
+auto round(const E& x) {
+  return tensorlib::round(x);
+}
+template <Expression E>
+auto ndtr(const E& x) {
+  return tensorlib::ndtr(x);
+}
+template <Expression A, Expression B>
+auto xlogy(const A& x, const B& y) {
+  return tensorlib::xlogy(x, y);
+}
+template <Expression A, Expression B>
+auto xlog1py(const A& x, const B& y) {
+  return tensorlib::xlog1py(x, y);
+}
+template <Expression E>
+auto logsumexp(const E& x, DimList dims, bool keepdim = false) {
+  return tensorlib::logsumexp(x, dims, keepdim);
+}
+template <Expression E>
+auto softmax(const E& x, int64_t dim) {
+  return tensorlib::softmax(x, dim);
+}
+template <Expression E>
+auto log_softmax(const E& x, int64_t dim) {
+  return tensorlib::log_softmax(x, dim);
+}
+
+}  // namespace tensorlib::special
