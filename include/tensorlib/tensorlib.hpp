@@ -14,6 +14,7 @@
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/generator.hpp"
 #include "tensorlib/core/grad_mode.hpp"
+#include "tensorlib/core/inplace_methods.hpp"
 #include "tensorlib/core/philox.hpp"
 #include "tensorlib/core/pointwise_methods.hpp"
 #include "tensorlib/core/print.hpp"

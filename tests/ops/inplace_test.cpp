@@ -75,12 +75,25 @@ TEST_CASE("every trailing-underscore method equals its out-of-place form") {
   check_same([](auto& x) { x.fmod_(0.3f); }, [](const auto& x) { return tl::fmod(x, 0.3f); });
   check_same([](auto& x) { x.remainder_(-0.3f); }, [](const auto& x) { return tl::remainder(x, -0.3f); });
   check_same([](auto& x) { x.atan2_(x + 1); }, [](const auto& x) { return tl::atan2(x, x + 1); });
+  check_same([](auto& x) { x.hypot_(x * 2 - 1); }, [](const auto& x) { return tl::hypot(x, x * 2 - 1); });
+  check_same([](auto& x) { x.sinc_(); }, [](const auto& x) { return tl::sinc(x); }, -1.5, 1.5);
+  check_same([](auto& x) { x.deg2rad_(); }, [](const auto& x) { return tl::deg2rad(x); });
+  check_same([](auto& x) { x.rad2deg_(); }, [](const auto& x) { return tl::rad2deg(x); });
   check_same([](auto& x) { x.maximum_(0.5f); }, [](const auto& x) { return tl::maximum(x, 0.5f); });
   check_same([](auto& x) { x.minimum_(0.5f); }, [](const auto& x) { return tl::minimum(x, 0.5f); });
   check_same([](auto& x) { x.lerp_(2.f, 0.25f); }, [](const auto& x) { return tl::lerp(x, 2.f, 0.25f); });
   check_same([](auto& x) { x.logical_and_(x > 0.5f); },
              [](const auto& x) { return tl::logical_and(x, x > 0.5f).template to<float>(); });
   check_same([](auto& x) { x.logical_not_(); }, [](const auto& x) { return tl::logical_not(x).template to<float>(); });
+}
+
+TEST_CASE("float_power_ writes the double power into a double tensor") {
+  auto x = tl::tensor<double>({0.5, 2.0, 3.0});
+  const tl::Tensor<double> expected = tl::float_power(x, tl::tensor<double>({2.0, -0.5, 1.5}));
+  x.float_power_(tl::tensor<double>({2.0, -0.5, 1.5}));
+  CHECK(x.to_vector() == expected.to_vector());
+  x.float_power_(2);
+  CHECK(x.to_vector() == tl::Tensor<double>(tl::float_power(expected, 2)).to_vector());
 }
 
 TEST_CASE("bitwise and logical in-place forms on integers") {

@@ -30,6 +30,7 @@
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/generator.hpp"
+#include "tensorlib/core/inplace_methods.hpp"
 #include "tensorlib/core/pointwise_methods.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/slice.hpp"
@@ -56,7 +57,7 @@ concept ForeignExpression = Expression<E> && !std::same_as<std::remove_cvref_t<E
 /// A handle to a strided, typed, device-resident array. Cheap to copy;
 /// copies share the same tensor.
 template <Element T>
-class Tensor : public PointwiseMethods<Tensor<T>> {
+class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
  public:
   using value_type = T;
   using expression_tag = void;
@@ -277,123 +278,12 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   /// True when this tensor's memory is pinned host memory.
   bool is_pinned() const;
 
-  // In-place pointwise ops (defined in ops/inplace.hpp). The result type must
-  // be castable to T, as in PyTorch (Note [assignment semantics]).
+  // In-place pointwise ops: InplaceMethods (core/inplace_methods.hpp).
 
-  /// Sets every element to `value`.
-  Tensor& fill_(T value);
-  /// Sets every element to 0.
-  Tensor& zero_();
-  /// x += alpha * other.
-  template <Operand O>
-  Tensor& add_(const O& other, T alpha = T(1));
-  /// x -= alpha * other.
-  template <Operand O>
-  Tensor& sub_(const O& other, T alpha = T(1));
-  /// x = x * other.
-  template <Operand O>
-  Tensor& mul_(const O& other);
-  /// x = x / other.
-  template <Operand O>
-  Tensor& div_(const O& other);
-  /// x = x raised to exponent.
-  template <Operand O>
-  Tensor& pow_(const O& other);
-  /// x = C's fmod.
-  template <Operand O>
-  Tensor& fmod_(const O& other);
-  /// x = Python's modulus.
-  template <Operand O>
-  Tensor& remainder_(const O& other);
-  /// x = atan2(x, other).
-  template <Operand O>
-  Tensor& atan2_(const O& other);
-  /// x = maximum(x, other).
-  template <Operand O>
-  Tensor& maximum_(const O& other);
-  /// x = minimum(x, other).
-  template <Operand O>
-  Tensor& minimum_(const O& other);
-  /// x = x & other.
-  template <Operand O>
-  Tensor& bitwise_and_(const O& other);
-  /// x = x | other.
-  template <Operand O>
-  Tensor& bitwise_or_(const O& other);
-  /// x = x ^ other.
-  template <Operand O>
-  Tensor& bitwise_xor_(const O& other);
-  /// x = x && other (as 0/1).
-  template <Operand O>
-  Tensor& logical_and_(const O& other);
-  /// x = x || other (as 0/1).
-  template <Operand O>
-  Tensor& logical_or_(const O& other);
-  /// x = x xor other (as 0/1).
-  template <Operand O>
-  Tensor& logical_xor_(const O& other);
-  /// x = lerp(x, end, weight).
-  template <Operand A, Operand B>
-  Tensor& lerp_(const A& end, const B& weight);
-  /// NaN and infinities replaced in place (see tl::nan_to_num).
-  Tensor& nan_to_num_(double nan = 0.0, std::optional<double> posinf = std::nullopt,
-                      std::optional<double> neginf = std::nullopt);
-  /// x = x * log(other), 0 where x is 0.
-  template <Expression O>
-  Tensor& xlogy_(const O& other);
-  /// x = x + value * tensor1 * tensor2.
-  template <Expression B, Expression C, Scalar S = int64_t>
-  Tensor& addcmul_(const B& tensor1, const C& tensor2, S value = 1);
-  /// x = x + value * tensor1 / tensor2.
-  template <Expression B, Expression C, Scalar S = int64_t>
-  Tensor& addcdiv_(const B& tensor1, const C& tensor2, S value = 1);
-  template <Operand O>
-  Tensor& operator+=(const O& other) {
-    return add_(other);
-  }
-  template <Operand O>
-  Tensor& operator-=(const O& other) {
-    return sub_(other);
-  }
-  template <Operand O>
-  Tensor& operator*=(const O& other) {
-    return mul_(other);
-  }
-  template <Operand O>
-  Tensor& operator/=(const O& other) {
-    return div_(other);
-  }
-  template <Operand O>
-  Tensor& operator&=(const O& other) {
-    return bitwise_and_(other);
-  }
-  template <Operand O>
-  Tensor& operator|=(const O& other) {
-    return bitwise_or_(other);
-  }
-  template <Operand O>
-  Tensor& operator^=(const O& other) {
-    return bitwise_xor_(other);
-  }
-  /// Clamps in place; either bound may be `tl::None`.
-  template <ClampBound Lo, ClampBound Hi = NoneType>
-  Tensor& clamp_(Lo min, Hi max = None);
-  /// clamp_(min, None).
-  template <Scalar S>
-  Tensor& clamp_min_(S min);
-  /// clamp_(None, max).
-  template <Scalar S>
-  Tensor& clamp_max_(S max);
-  /// Alias of clamp_.
-  template <ClampBound Lo, ClampBound Hi = NoneType>
-  Tensor& clip_(Lo min, Hi max = None);
   /// Fills with values uniform on [from, to) (defined in ops/random.hpp).
   Tensor& uniform_(double from = 0, double to = 1, Generator& gen = default_generator());
   /// Fills with normal values.
   Tensor& normal_(double mean = 0, double std = 1, Generator& gen = default_generator());
-  /// Applies a pointwise functor in place: `x.apply_(fn::Exp{})`.
-  template <class F>
-  Tensor& apply_(F f);
 
   // linear algebra (ops/linalg.hpp)
 
@@ -412,48 +302,6 @@ class Tensor : public PointwiseMethods<Tensor<T>> {
   /// Inner product of 1-D tensors, a 0-d tensor (`tl::dot`).
   template <Expression E>
   Tensor dot(const E& other) const;
-
-  // The unary functions in place: x = f(x).
-  Tensor& abs_();
-  Tensor& acos_();
-  Tensor& acosh_();
-  Tensor& asin_();
-  Tensor& asinh_();
-  Tensor& atan_();
-  Tensor& atanh_();
-  Tensor& ceil_();
-  Tensor& cos_();
-  Tensor& cosh_();
-  Tensor& digamma_();
-  Tensor& erf_();
-  Tensor& erfc_();
-  Tensor& erfinv_();
-  Tensor& exp_();
-  Tensor& exp2_();
-  Tensor& expm1_();
-  Tensor& floor_();
-  Tensor& frac_();
-  Tensor& lgamma_();
-  Tensor& log_();
-  Tensor& log10_();
-  Tensor& log1p_();
-  Tensor& log2_();
-  Tensor& neg_();
-  Tensor& reciprocal_();
-  Tensor& relu_();
-  Tensor& round_();
-  Tensor& rsqrt_();
-  Tensor& sigmoid_();
-  Tensor& sign_();
-  Tensor& sin_();
-  Tensor& sinh_();
-  Tensor& sqrt_();
-  Tensor& square_();
-  Tensor& tan_();
-  Tensor& tanh_();
-  Tensor& trunc_();
-  Tensor& bitwise_not_();
-  Tensor& logical_not_();
 
   /// Sums over the dimensions along which `size` would be broadcast to this
   /// tensor's shape, giving a tensor of shape `size` (ops/reduce.hpp).

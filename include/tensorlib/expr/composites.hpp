@@ -89,35 +89,39 @@ auto logaddexp2(const A& a, const B& b) {
   return where(logical_and(isinf(a), eq(a, b)), a, add(maximum(a, b), mul(log1p(exp2(neg(abs(sub(a, b))))), inv_ln2)));
 }
 
-/// x * log(y), 0 where x is 0 unless y is NaN (PyTorch's xlogy); integral
-/// operands compute in the default floating type. Written as x * L, with L
-/// = log(y) except where x is 0 and y <= 0 or y = +inf (where x * log(y)
-/// would be NaN), so the gradient is PyTorch's: d/dx = log(y) at x = 0 for a
-/// finite positive y, NaN for a NaN y.
-template <Expression A, Expression B>
-auto xlogy(const A& x, const B& y) {
+namespace detail {
+/// x * L, with L = log_of(y) except where x is 0 and y <= lowest or y = +inf
+/// (where the product would be NaN): xlogy's and xlog1py's values, 0 where x
+/// is 0 unless y is NaN, and PyTorch's gradients: d/dx = L, d/dy = x *
+/// log_of'(y) (PyTorch's grad * x / y for xlogy). Integral operands compute
+/// in the default floating type.
+template <Expression A, Expression B, class Log>
+auto x_times_log(const A& x, const B& y, double lowest, Log log_of) {
   using F = floating_t<result_type_t<A, B>>;
   const auto fx = cast<F>(x);
   const auto fy = cast<F>(y);
   const auto zero_x_outside =
-      logical_and(eq(fx, 0), logical_or(le(fy, 0), eq(fy, std::numeric_limits<double>::infinity())));
-  return mul(fx, detail::where_multiplying(zero_x_outside, 0, log(fy)));  // d/dy: grad * x / y in PyTorch
+      logical_and(eq(fx, 0), logical_or(le(fy, lowest), eq(fy, std::numeric_limits<double>::infinity())));
+  return mul(fx, where_multiplying(zero_x_outside, 0, log_of(fy)));
+}
+}  // namespace detail
+
+/// x * log(y), 0 where x is 0 unless y is NaN (PyTorch's xlogy): d/dx =
+/// log(y) at x = 0 for a finite positive y, NaN for a NaN y.
+template <Expression A, Expression B>
+auto xlogy(const A& x, const B& y) {
+  return detail::x_times_log(x, y, 0.0, [](const auto& v) { return tensorlib::log(v); });
 }
 
 /// x * log1p(y), 0 where x is 0 unless y is NaN (PyTorch's
-/// special.xlog1py), written as xlogy is: d/dx = log1p(y) at x = 0 for y > -1,
-/// d/dy = x / (1 + y) (NaN at x = 0, y = -1, as PyTorch's). At x = 0, y = +inf
-/// d/dx is 0 here, inf in PyTorch; where y <= -1 or y = +inf an incoming
-/// gradient of 0 gives d/dx NaN (PyTorch: 0). As x * log1p(y), x = 0 with
-/// -1 < y < 0 gives -0.0 where PyTorch gives +0.0.
+/// special.xlog1py): d/dx = log1p(y) at x = 0 for y > -1, d/dy = x / (1 + y)
+/// (NaN at x = 0, y = -1, as PyTorch's). Known differences, as xlogy's: at
+/// x = 0, y = +inf d/dx is 0 here, inf in PyTorch; for x != 0 and y < -1
+/// (a NaN value) an incoming gradient of 0 still gives d/dx NaN (PyTorch:
+/// 0); x = 0 with -1 < y < 0 gives -0.0 where PyTorch gives +0.0.
 template <Expression A, Expression B>
 auto xlog1py(const A& x, const B& y) {
-  using F = floating_t<result_type_t<A, B>>;
-  const auto fx = cast<F>(x);
-  const auto fy = cast<F>(y);
-  const auto zero_x_outside =
-      logical_and(eq(fx, 0), logical_or(le(fy, -1), eq(fy, std::numeric_limits<double>::infinity())));
-  return mul(fx, detail::where_multiplying(zero_x_outside, 0, log1p(fy)));
+  return detail::x_times_log(x, y, -1.0, [](const auto& v) { return tensorlib::log1p(v); });
 }
 
 /// The larger of a and b, or the one that is not NaN (NaN only where both

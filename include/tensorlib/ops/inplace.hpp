@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// In-place pointwise ops (`add_`, `exp_`, `clamp_`, `+=`, ...): each writes an
-/// expression of `*this` back into its memory, alias-safely. As in PyTorch,
+/// expression of `self()` back into its memory, alias-safely. As in PyTorch,
 /// the result type must be castable to the tensor's type: `int_tensor.add_(1.5)`
 /// or `int_tensor.exp_()` is rejected (here at compile time).
 
@@ -34,345 +34,376 @@ Tensor<T>& write_result_in_place(Tensor<T>& self, const E& result, const char* o
 }  // namespace detail
 
 template <Element T>
-Tensor<T>& Tensor<T>::fill_(T value) {
-  detail::check_no_internal_overlap(*this, "fill_");
+Tensor<T>& InplaceMethods<T>::fill_(T value) {
+  detail::check_no_internal_overlap(self(), "fill_");
   if constexpr (differentiable<T> && !is_dual_tag(scalar_type_of<T>)) {
-    if (is_grad_enabled() && detail::in_graph(*this)) {
-      autograd::fill_recorded(*this, value);  // Note [in-place on graph tensors]
-      return *this;
+    if (is_grad_enabled() && detail::in_graph(self())) {
+      autograd::fill_recorded(self(), value);  // Note [in-place on graph tensors]
+      return self();
     }
   }
-  detail::begin_inplace(*this, "fill_", false);
-  detail::dispatch_fill(*this, value);
-  return *this;
+  detail::begin_inplace(self(), "fill_", false);
+  detail::dispatch_fill(self(), value);
+  return self();
 }
 
 template <Element T>
-Tensor<T>& Tensor<T>::zero_() {
+Tensor<T>& InplaceMethods<T>::zero_() {
   return fill_(T(0));
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::add_(const O& other, T alpha) {
-  if (alpha == T(1)) return detail::write_result_in_place(*this, tensorlib::add(*this, other), "add_");
-  return detail::write_result_in_place(*this, tensorlib::add(*this, other, alpha), "add_");
+Tensor<T>& InplaceMethods<T>::add_(const O& other, T alpha) {
+  if (alpha == T(1)) return detail::write_result_in_place(self(), tensorlib::add(self(), other), "add_");
+  return detail::write_result_in_place(self(), tensorlib::add(self(), other, alpha), "add_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::sub_(const O& other, T alpha) {
-  if (alpha == T(1)) return detail::write_result_in_place(*this, tensorlib::sub(*this, other), "sub_");
-  return detail::write_result_in_place(*this, tensorlib::sub(*this, other, alpha), "sub_");
+Tensor<T>& InplaceMethods<T>::sub_(const O& other, T alpha) {
+  if (alpha == T(1)) return detail::write_result_in_place(self(), tensorlib::sub(self(), other), "sub_");
+  return detail::write_result_in_place(self(), tensorlib::sub(self(), other, alpha), "sub_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::mul_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::mul(*this, other), "mul_");
+Tensor<T>& InplaceMethods<T>::mul_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::mul(self(), other), "mul_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::div_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::div(*this, other), "div_");
+Tensor<T>& InplaceMethods<T>::div_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::div(self(), other), "div_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::pow_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::pow(*this, other), "pow_");
+Tensor<T>& InplaceMethods<T>::pow_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::pow(self(), other), "pow_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::fmod_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::fmod(*this, other), "fmod_");
+Tensor<T>& InplaceMethods<T>::fmod_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::fmod(self(), other), "fmod_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::remainder_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::remainder(*this, other), "remainder_");
+Tensor<T>& InplaceMethods<T>::remainder_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::remainder(self(), other), "remainder_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::atan2_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::atan2(*this, other), "atan2_");
+Tensor<T>& InplaceMethods<T>::atan2_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::atan2(self(), other), "atan2_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::maximum_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::maximum(*this, other), "maximum_");
+Tensor<T>& InplaceMethods<T>::maximum_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::maximum(self(), other), "maximum_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::minimum_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::minimum(*this, other), "minimum_");
+Tensor<T>& InplaceMethods<T>::minimum_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::minimum(self(), other), "minimum_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::bitwise_and_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::bitwise_and(*this, other), "bitwise_and_");
+Tensor<T>& InplaceMethods<T>::bitwise_and_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::bitwise_and(self(), other), "bitwise_and_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::bitwise_or_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::bitwise_or(*this, other), "bitwise_or_");
+Tensor<T>& InplaceMethods<T>::bitwise_or_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::bitwise_or(self(), other), "bitwise_or_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::bitwise_xor_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::bitwise_xor(*this, other), "bitwise_xor_");
+Tensor<T>& InplaceMethods<T>::bitwise_xor_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::bitwise_xor(self(), other), "bitwise_xor_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::logical_and_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::logical_and(*this, other), "logical_and_");
+Tensor<T>& InplaceMethods<T>::logical_and_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::logical_and(self(), other), "logical_and_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::logical_or_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::logical_or(*this, other), "logical_or_");
+Tensor<T>& InplaceMethods<T>::logical_or_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::logical_or(self(), other), "logical_or_");
 }
 
 template <Element T>
 template <Operand O>
-Tensor<T>& Tensor<T>::logical_xor_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::logical_xor(*this, other), "logical_xor_");
+Tensor<T>& InplaceMethods<T>::logical_xor_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::logical_xor(self(), other), "logical_xor_");
 }
 
 template <Element T>
 template <Operand A, Operand B>
-Tensor<T>& Tensor<T>::lerp_(const A& end, const B& weight) {
-  return detail::write_result_in_place(*this, tensorlib::lerp(*this, end, weight), "lerp_");
+Tensor<T>& InplaceMethods<T>::lerp_(const A& end, const B& weight) {
+  return detail::write_result_in_place(self(), tensorlib::lerp(self(), end, weight), "lerp_");
 }
 
 template <Element T>
-Tensor<T>& Tensor<T>::nan_to_num_(double nan, std::optional<double> posinf, std::optional<double> neginf) {
+Tensor<T>& InplaceMethods<T>::nan_to_num_(double nan, std::optional<double> posinf, std::optional<double> neginf) {
   if constexpr (!is_floating<T>)
-    return *this;
+    return self();
   else
-    return detail::write_result_in_place(*this, tensorlib::nan_to_num(*this, nan, posinf, neginf), "nan_to_num_");
+    return detail::write_result_in_place(self(), tensorlib::nan_to_num(self(), nan, posinf, neginf), "nan_to_num_");
 }
 
 template <Element T>
 template <Expression O>
-Tensor<T>& Tensor<T>::xlogy_(const O& other) {
-  return detail::write_result_in_place(*this, tensorlib::xlogy(*this, other), "xlogy_");
+Tensor<T>& InplaceMethods<T>::xlogy_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::xlogy(self(), other), "xlogy_");
+}
+
+template <Element T>
+template <Expression O>
+Tensor<T>& InplaceMethods<T>::hypot_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::hypot(self(), other), "hypot_");
+}
+
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::float_power_(const O& exponent) {
+  static_assert(
+      std::is_same_v<T, double>,
+      "float_power_: the result is double, so the tensor must be double (as in PyTorch); use the out-of-place "
+      "form");
+  return detail::write_result_in_place(self(), tensorlib::float_power(self(), exponent), "float_power_");
+}
+
+template <Element T>
+Tensor<T>& InplaceMethods<T>::sinc_() {
+  return detail::write_result_in_place(self(), tensorlib::sinc(self()), "sinc_");
+}
+
+template <Element T>
+Tensor<T>& InplaceMethods<T>::deg2rad_() {
+  return detail::write_result_in_place(self(), tensorlib::deg2rad(self()), "deg2rad_");
+}
+
+template <Element T>
+Tensor<T>& InplaceMethods<T>::rad2deg_() {
+  return detail::write_result_in_place(self(), tensorlib::rad2deg(self()), "rad2deg_");
 }
 
 template <Element T>
 template <Expression B, Expression C, Scalar S>
-Tensor<T>& Tensor<T>::addcmul_(const B& tensor1, const C& tensor2, S value) {
-  return detail::write_result_in_place(*this, tensorlib::addcmul(*this, tensor1, tensor2, value), "addcmul_");
+Tensor<T>& InplaceMethods<T>::addcmul_(const B& tensor1, const C& tensor2, S value) {
+  return detail::write_result_in_place(self(), tensorlib::addcmul(self(), tensor1, tensor2, value), "addcmul_");
 }
 
 template <Element T>
 template <Expression B, Expression C, Scalar S>
-Tensor<T>& Tensor<T>::addcdiv_(const B& tensor1, const C& tensor2, S value) {
-  return detail::write_result_in_place(*this, tensorlib::addcdiv(*this, tensor1, tensor2, value), "addcdiv_");
+Tensor<T>& InplaceMethods<T>::addcdiv_(const B& tensor1, const C& tensor2, S value) {
+  return detail::write_result_in_place(self(), tensorlib::addcdiv(self(), tensor1, tensor2, value), "addcdiv_");
 }
 
 template <Element T>
 template <ClampBound Lo, ClampBound Hi>
-Tensor<T>& Tensor<T>::clamp_(Lo min, Hi max) {
-  return detail::write_result_in_place(*this, tensorlib::clamp(*this, min, max), "clamp_");
+Tensor<T>& InplaceMethods<T>::clamp_(Lo min, Hi max) {
+  return detail::write_result_in_place(self(), tensorlib::clamp(self(), min, max), "clamp_");
 }
 
 template <Element T>
 template <Scalar S>
-Tensor<T>& Tensor<T>::clamp_min_(S min) {
+Tensor<T>& InplaceMethods<T>::clamp_min_(S min) {
   return clamp_(min, None);
 }
 
 template <Element T>
 template <Scalar S>
-Tensor<T>& Tensor<T>::clamp_max_(S max) {
+Tensor<T>& InplaceMethods<T>::clamp_max_(S max) {
   return clamp_(None, max);
 }
 
 template <Element T>
 template <ClampBound Lo, ClampBound Hi>
-Tensor<T>& Tensor<T>::clip_(Lo min, Hi max) {
+Tensor<T>& InplaceMethods<T>::clip_(Lo min, Hi max) {
   return clamp_(min, max);
 }
 
 template <Element T>
 template <class F>
-Tensor<T>& Tensor<T>::apply_(F f) {
-  return detail::write_result_in_place(*this, make_map(std::move(f), *this), "apply_");
+Tensor<T>& InplaceMethods<T>::apply_(F f) {
+  return detail::write_result_in_place(self(), make_map(std::move(f), self()), "apply_");
 }
 
 template <Element T>
-Tensor<T>& Tensor<T>::abs_() {
-  return detail::write_result_in_place(*this, tensorlib::abs(*this), "abs_");
+Tensor<T>& InplaceMethods<T>::abs_() {
+  return detail::write_result_in_place(self(), tensorlib::abs(self()), "abs_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::acos_() {
-  return detail::write_result_in_place(*this, tensorlib::acos(*this), "acos_");
+Tensor<T>& InplaceMethods<T>::acos_() {
+  return detail::write_result_in_place(self(), tensorlib::acos(self()), "acos_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::acosh_() {
-  return detail::write_result_in_place(*this, tensorlib::acosh(*this), "acosh_");
+Tensor<T>& InplaceMethods<T>::acosh_() {
+  return detail::write_result_in_place(self(), tensorlib::acosh(self()), "acosh_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::asin_() {
-  return detail::write_result_in_place(*this, tensorlib::asin(*this), "asin_");
+Tensor<T>& InplaceMethods<T>::asin_() {
+  return detail::write_result_in_place(self(), tensorlib::asin(self()), "asin_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::asinh_() {
-  return detail::write_result_in_place(*this, tensorlib::asinh(*this), "asinh_");
+Tensor<T>& InplaceMethods<T>::asinh_() {
+  return detail::write_result_in_place(self(), tensorlib::asinh(self()), "asinh_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::atan_() {
-  return detail::write_result_in_place(*this, tensorlib::atan(*this), "atan_");
+Tensor<T>& InplaceMethods<T>::atan_() {
+  return detail::write_result_in_place(self(), tensorlib::atan(self()), "atan_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::atanh_() {
-  return detail::write_result_in_place(*this, tensorlib::atanh(*this), "atanh_");
+Tensor<T>& InplaceMethods<T>::atanh_() {
+  return detail::write_result_in_place(self(), tensorlib::atanh(self()), "atanh_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::ceil_() {
-  return detail::write_result_in_place(*this, tensorlib::ceil(*this), "ceil_");
+Tensor<T>& InplaceMethods<T>::ceil_() {
+  return detail::write_result_in_place(self(), tensorlib::ceil(self()), "ceil_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::cos_() {
-  return detail::write_result_in_place(*this, tensorlib::cos(*this), "cos_");
+Tensor<T>& InplaceMethods<T>::cos_() {
+  return detail::write_result_in_place(self(), tensorlib::cos(self()), "cos_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::cosh_() {
-  return detail::write_result_in_place(*this, tensorlib::cosh(*this), "cosh_");
+Tensor<T>& InplaceMethods<T>::cosh_() {
+  return detail::write_result_in_place(self(), tensorlib::cosh(self()), "cosh_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::digamma_() {
-  return detail::write_result_in_place(*this, tensorlib::digamma(*this), "digamma_");
+Tensor<T>& InplaceMethods<T>::digamma_() {
+  return detail::write_result_in_place(self(), tensorlib::digamma(self()), "digamma_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::erf_() {
-  return detail::write_result_in_place(*this, tensorlib::erf(*this), "erf_");
+Tensor<T>& InplaceMethods<T>::erf_() {
+  return detail::write_result_in_place(self(), tensorlib::erf(self()), "erf_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::erfc_() {
-  return detail::write_result_in_place(*this, tensorlib::erfc(*this), "erfc_");
+Tensor<T>& InplaceMethods<T>::erfc_() {
+  return detail::write_result_in_place(self(), tensorlib::erfc(self()), "erfc_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::erfinv_() {
-  return detail::write_result_in_place(*this, tensorlib::erfinv(*this), "erfinv_");
+Tensor<T>& InplaceMethods<T>::erfinv_() {
+  return detail::write_result_in_place(self(), tensorlib::erfinv(self()), "erfinv_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::exp_() {
-  return detail::write_result_in_place(*this, tensorlib::exp(*this), "exp_");
+Tensor<T>& InplaceMethods<T>::exp_() {
+  return detail::write_result_in_place(self(), tensorlib::exp(self()), "exp_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::exp2_() {
-  return detail::write_result_in_place(*this, tensorlib::exp2(*this), "exp2_");
+Tensor<T>& InplaceMethods<T>::exp2_() {
+  return detail::write_result_in_place(self(), tensorlib::exp2(self()), "exp2_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::expm1_() {
-  return detail::write_result_in_place(*this, tensorlib::expm1(*this), "expm1_");
+Tensor<T>& InplaceMethods<T>::expm1_() {
+  return detail::write_result_in_place(self(), tensorlib::expm1(self()), "expm1_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::floor_() {
-  return detail::write_result_in_place(*this, tensorlib::floor(*this), "floor_");
+Tensor<T>& InplaceMethods<T>::floor_() {
+  return detail::write_result_in_place(self(), tensorlib::floor(self()), "floor_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::frac_() {
-  return detail::write_result_in_place(*this, tensorlib::frac(*this), "frac_");
+Tensor<T>& InplaceMethods<T>::frac_() {
+  return detail::write_result_in_place(self(), tensorlib::frac(self()), "frac_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::lgamma_() {
-  return detail::write_result_in_place(*this, tensorlib::lgamma(*this), "lgamma_");
+Tensor<T>& InplaceMethods<T>::lgamma_() {
+  return detail::write_result_in_place(self(), tensorlib::lgamma(self()), "lgamma_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::log_() {
-  return detail::write_result_in_place(*this, tensorlib::log(*this), "log_");
+Tensor<T>& InplaceMethods<T>::log_() {
+  return detail::write_result_in_place(self(), tensorlib::log(self()), "log_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::log10_() {
-  return detail::write_result_in_place(*this, tensorlib::log10(*this), "log10_");
+Tensor<T>& InplaceMethods<T>::log10_() {
+  return detail::write_result_in_place(self(), tensorlib::log10(self()), "log10_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::log1p_() {
-  return detail::write_result_in_place(*this, tensorlib::log1p(*this), "log1p_");
+Tensor<T>& InplaceMethods<T>::log1p_() {
+  return detail::write_result_in_place(self(), tensorlib::log1p(self()), "log1p_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::log2_() {
-  return detail::write_result_in_place(*this, tensorlib::log2(*this), "log2_");
+Tensor<T>& InplaceMethods<T>::log2_() {
+  return detail::write_result_in_place(self(), tensorlib::log2(self()), "log2_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::neg_() {
-  return detail::write_result_in_place(*this, tensorlib::neg(*this), "neg_");
+Tensor<T>& InplaceMethods<T>::neg_() {
+  return detail::write_result_in_place(self(), tensorlib::neg(self()), "neg_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::reciprocal_() {
-  return detail::write_result_in_place(*this, tensorlib::reciprocal(*this), "reciprocal_");
+Tensor<T>& InplaceMethods<T>::reciprocal_() {
+  return detail::write_result_in_place(self(), tensorlib::reciprocal(self()), "reciprocal_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::relu_() {
-  return detail::write_result_in_place(*this, tensorlib::relu(*this), "relu_");
+Tensor<T>& InplaceMethods<T>::relu_() {
+  return detail::write_result_in_place(self(), tensorlib::relu(self()), "relu_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::round_() {
-  return detail::write_result_in_place(*this, tensorlib::round(*this), "round_");
+Tensor<T>& InplaceMethods<T>::round_() {
+  return detail::write_result_in_place(self(), tensorlib::round(self()), "round_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::rsqrt_() {
-  return detail::write_result_in_place(*this, tensorlib::rsqrt(*this), "rsqrt_");
+Tensor<T>& InplaceMethods<T>::rsqrt_() {
+  return detail::write_result_in_place(self(), tensorlib::rsqrt(self()), "rsqrt_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::sigmoid_() {
-  return detail::write_result_in_place(*this, tensorlib::sigmoid(*this), "sigmoid_");
+Tensor<T>& InplaceMethods<T>::sigmoid_() {
+  return detail::write_result_in_place(self(), tensorlib::sigmoid(self()), "sigmoid_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::sign_() {
-  return detail::write_result_in_place(*this, tensorlib::sign(*this), "sign_");
+Tensor<T>& InplaceMethods<T>::sign_() {
+  return detail::write_result_in_place(self(), tensorlib::sign(self()), "sign_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::sin_() {
-  return detail::write_result_in_place(*this, tensorlib::sin(*this), "sin_");
+Tensor<T>& InplaceMethods<T>::sin_() {
+  return detail::write_result_in_place(self(), tensorlib::sin(self()), "sin_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::sinh_() {
-  return detail::write_result_in_place(*this, tensorlib::sinh(*this), "sinh_");
+Tensor<T>& InplaceMethods<T>::sinh_() {
+  return detail::write_result_in_place(self(), tensorlib::sinh(self()), "sinh_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::sqrt_() {
-  return detail::write_result_in_place(*this, tensorlib::sqrt(*this), "sqrt_");
+Tensor<T>& InplaceMethods<T>::sqrt_() {
+  return detail::write_result_in_place(self(), tensorlib::sqrt(self()), "sqrt_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::square_() {
-  return detail::write_result_in_place(*this, tensorlib::square(*this), "square_");
+Tensor<T>& InplaceMethods<T>::square_() {
+  return detail::write_result_in_place(self(), tensorlib::square(self()), "square_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::tan_() {
-  return detail::write_result_in_place(*this, tensorlib::tan(*this), "tan_");
+Tensor<T>& InplaceMethods<T>::tan_() {
+  return detail::write_result_in_place(self(), tensorlib::tan(self()), "tan_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::tanh_() {
-  return detail::write_result_in_place(*this, tensorlib::tanh(*this), "tanh_");
+Tensor<T>& InplaceMethods<T>::tanh_() {
+  return detail::write_result_in_place(self(), tensorlib::tanh(self()), "tanh_");
 }
 template <Element T>
-Tensor<T>& Tensor<T>::trunc_() {
-  return detail::write_result_in_place(*this, tensorlib::trunc(*this), "trunc_");
-}
-
-template <Element T>
-Tensor<T>& Tensor<T>::bitwise_not_() {
-  return detail::write_result_in_place(*this, tensorlib::bitwise_not(*this).template to<T>(), "bitwise_not_");
+Tensor<T>& InplaceMethods<T>::trunc_() {
+  return detail::write_result_in_place(self(), tensorlib::trunc(self()), "trunc_");
 }
 
 template <Element T>
-Tensor<T>& Tensor<T>::logical_not_() {
-  return detail::write_result_in_place(*this, tensorlib::logical_not(*this).template to<T>(), "logical_not_");
+Tensor<T>& InplaceMethods<T>::bitwise_not_() {
+  return detail::write_result_in_place(self(), tensorlib::bitwise_not(self()).template to<T>(), "bitwise_not_");
+}
+
+template <Element T>
+Tensor<T>& InplaceMethods<T>::logical_not_() {
+  return detail::write_result_in_place(self(), tensorlib::logical_not(self()).template to<T>(), "logical_not_");
 }
 
 }  // namespace tensorlib
