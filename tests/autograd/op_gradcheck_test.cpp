@@ -722,3 +722,66 @@ TEST_CASE("a saved index modified in place is an error at backward") {
   i.add_(0);  // an in-place write bumps the version
   CHECK_THROWS_WITH_AS(y.sum().backward(), doctest::Contains("modified by an inplace operation"), tl::AutogradError);
 }
+
+TEST_CASE("lu, lu_factor, lu_unpack and lu_solve: PyTorch's gradients, gradchecks once and twice") {
+  const auto& f = fixtures::load("lu.txt");
+  for (const std::string name : {"square", "wide", "tall", "tall_batch"}) {
+    CAPTURE(name);
+    const auto& c = f["grad/" + name];
+    auto a = c.get<double>("a").requires_grad_();
+    const auto [P, L, U] = tl::linalg::lu(a);
+    tl::Tensor<double>((L * c.get<double>("up_l")).sum() + (U * c.get<double>("up_u")).sum()).backward();
+    fixtures::check_close(a.grad(), c.get<double>("ga_lu"), 1e-10, 1e-10, name + " lu");
+    auto a2 = c.get<double>("a").requires_grad_();
+    const auto r = tl::linalg::lu_factor(a2);
+    (r.LU * c.get<double>("up_lu")).sum().backward();
+    fixtures::check_close(a2.grad(), c.get<double>("ga_factor"), 1e-10, 1e-10, name + " lu_factor");
+    auto packed = r.LU.detach().requires_grad_();
+    const auto unpacked = tl::lu_unpack(packed, r.pivots);
+    tl::Tensor<double>((unpacked.L * c.get<double>("up_l")).sum() + (unpacked.U * c.get<double>("up_u")).sum())
+        .backward();
+    fixtures::check_close(packed.grad(), c.get<double>("glu_unpack"), 1e-12, 1e-12, name + " lu_unpack");
+  }
+  for (const bool left : {true, false})
+    for (const bool adjoint : {false, true}) {
+      const std::string key = std::string("solve/") + (left ? "1" : "0") + (adjoint ? "1" : "0");
+      CAPTURE(key);
+      const auto& c = f[key];
+      auto lu = c.get<double>("lu").requires_grad_();
+      auto b = c.get<double>("b").requires_grad_();
+      (tl::linalg::lu_solve(lu, c.get<int32_t>("pivots"), b, left, adjoint) * c.get<double>("up")).sum().backward();
+      fixtures::check_close(lu.grad(), c.get<double>("glu"), 1e-10, 1e-10, key + " dLU");
+      fixtures::check_close(b.grad(), c.get<double>("gb"), 1e-10, 1e-10, key + " dB");
+    }
+  // Finite differences, once and twice, of P L U's factors for each shape
+  // (distinct entries keep the pivots fixed under the perturbation), of the
+  // packed factor, and of lu_solve through both of its inputs.
+  tl::Generator gen(31);
+  for (const tl::Shape& shape : {tl::Shape{3, 3}, tl::Shape{2, 4}, tl::Shape{2, 4, 3}}) {
+    CAPTURE(shape);
+    auto a = leaf(shape, gen);
+    const auto factors = [](const Inputs& in) {
+      const auto [P, L, U] = tl::linalg::lu(in[0]);
+      return tl::cat({L.flatten(), U.flatten()});
+    };
+    CHECK(check(factors, {a}));
+    CHECK(tl::autograd::gradgradcheck(factors, {a}));
+    const auto packed = [](const Inputs& in) { return tl::linalg::lu_factor(in[0]).LU; };
+    CHECK(check(packed, {a}));
+    CHECK(tl::autograd::gradgradcheck(packed, {a}));
+  }
+  auto a = tl::Tensor<double>(tl::rand<double>({2, 3, 3}, gen) + 2.0 * tl::eye<double>(3)).requires_grad_();
+  auto b = leaf({3, 2}, gen);
+  for (const bool left : {true, false})
+    for (const bool adjoint : {false, true}) {
+      CAPTURE(left);
+      CAPTURE(adjoint);
+      // The factor is differentiated as a function of A, through lu_factor too.
+      const auto solve = [left, adjoint](const Inputs& in) {
+        const auto [LU, pivots] = tl::linalg::lu_factor(in[0]);
+        return tl::linalg::lu_solve(LU, pivots, left ? in[1] : in[1].t(), left, adjoint);
+      };
+      CHECK(check(solve, {a, b}));
+      CHECK(tl::autograd::gradgradcheck(solve, {a, b}));
+    }
+}

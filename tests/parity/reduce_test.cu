@@ -189,6 +189,30 @@ TEST_CASE("CUDA: matrix_power, solve_triangular, cholesky_solve, aminmax, cov an
                     doctest::Contains("expected aweights to be on the input's device"));
 }
 
+TEST_CASE("CUDA: lu_factor, lu, lu_unpack and lu_solve match the CPU, results on the input's device") {
+  if (no_gpu()) return;
+  tl::Generator g(13);
+  const auto a = tl::randn<double>({2, 4, 5}, g);
+  const auto r = tl::linalg::lu_factor_ex(a.cuda());
+  const auto expected = tl::linalg::lu_factor_ex(a);
+  check_parity(r.LU, expected.LU, 0, 0, "lu_factor_ex LU");
+  check_parity(r.pivots, expected.pivots, 0, 0, "lu_factor_ex pivots");
+  check_parity(r.info, expected.info, 0, 0, "lu_factor_ex info");
+  const auto plu = tl::linalg::lu(a.cuda().mT());
+  const auto cpu_plu = tl::linalg::lu(a.mT());
+  check_parity(plu.P, cpu_plu.P, 0, 0, "lu P");
+  check_parity(plu.L, cpu_plu.L, 0, 0, "lu L");
+  check_parity(plu.U, cpu_plu.U, 0, 0, "lu U");
+  const auto sq = tl::Tensor<float>(tl::randn({3, 3}, g) + 3.f * tl::eye<float>(3));
+  const auto [LU, pivots] = tl::linalg::lu_factor(sq.cuda());
+  const auto rhs = tl::randn({3, 2}, g);
+  const auto [cpu_LU, cpu_pivots] = tl::linalg::lu_factor(sq);
+  check_parity(tl::linalg::lu_solve(LU, pivots, rhs.cuda(), true, true),
+               tl::linalg::lu_solve(cpu_LU, cpu_pivots, rhs, true, true), 0, 0, "lu_solve adjoint");
+  check_parity(tl::lu_unpack(LU, pivots).L, tl::lu_unpack(cpu_LU, cpu_pivots).L, 0, 0, "lu_unpack L");
+  CHECK_THROWS_AS((void)tl::linalg::lu_solve(LU, cpu_pivots, rhs.cuda()), tl::DeviceError);
+}
+
 TEST_CASE("CUDA: multinomial draws the CPU's samples for the same seed") {
   if (no_gpu()) return;
   // Note [multinomial sampling]: the same uniforms on both devices; the keys

@@ -16,8 +16,8 @@
 /// The factorizations have no CUDA kernels (cuSOLVER is not used yet). A
 /// CUDA tensor given to one of them (cholesky, qr, eigh, eigvalsh, svd,
 /// svdvals, matrix_rank, pinv, lstsq, solve, solve_triangular (so
-/// cholesky_solve), inv, det, slogdet, and so matrix_power with a negative
-/// power) is copied to the host, decomposed
+/// cholesky_solve), inv, det, slogdet, lu_factor(_ex), lu, lu_solve, and so
+/// matrix_power with a negative power) is copied to the host, decomposed
 /// there by the code that decomposes CPU tensors, and
 /// the results are copied back to its device: the op synchronizes with the
 /// device, as PyTorch's linalg.eig does on a GPU, and gives the CPU's values

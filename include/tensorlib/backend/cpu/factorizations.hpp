@@ -17,38 +17,45 @@
 
 namespace tensorlib::cpu {
 
-/// LU factorization P A = L U of the row-major (n, n) matrix `a` in place:
-/// U on and above the diagonal, L's multipliers below (unit diagonal
-/// implied). piv[j] is the row swapped with row j at step j. Returns 0, or
-/// the 1-based index of the first exactly zero pivot (LAPACK's `info`); the
-/// factorization still completes, as getrf does. Whether a numerically
-/// singular matrix gives an exactly zero pivot depends on rounding (and on
-/// whether the compiler fuses the update into FMAs): it is certain when the
-/// elimination is exact, e.g. small integers with power-of-two multipliers.
-inline int64_t lu_factor(double* a, int64_t n, int64_t* piv) {
+/// LU factorization P A = L U of the row-major (m, n) matrix `a` in place, in
+/// k = min(m, n) steps: U on and above the diagonal, L's multipliers below
+/// (unit diagonal implied). piv[j] is the row swapped with row j at step j
+/// (j < k). Returns 0, or the 1-based index of the first exactly zero pivot
+/// (LAPACK's `info`); the factorization still completes, as getrf does, and
+/// leaves a column whose pivot is zero as it is (with pivoting every element
+/// below such a pivot is zero too). Without `pivot` no rows are swapped
+/// (piv[j] = j) and a zero pivot divides: inf or NaN multipliers, as
+/// cuSOLVER's unpivoted getrf gives. Whether a numerically singular matrix
+/// gives an exactly zero pivot depends on rounding (and on whether the
+/// compiler fuses the update into FMAs): it is certain when the elimination
+/// is exact, e.g. small integers with power-of-two multipliers.
+inline int64_t lu_factor(double* a, int64_t m, int64_t n, int64_t* piv, bool pivot = true) {
   int64_t info = 0;
-  for (int64_t j = 0; j < n; ++j) {
+  const int64_t k = std::min(m, n);
+  for (int64_t j = 0; j < k; ++j) {
     int64_t p = j;
-    double best = std::fabs(a[j * n + j]);
-    for (int64_t i = j + 1; i < n; ++i) {
-      const double v = std::fabs(a[i * n + j]);
-      if (v > best || std::isnan(v)) {
-        best = v;
-        p = i;
-        if (std::isnan(v)) break;
+    if (pivot) {
+      double best = std::fabs(a[j * n + j]);
+      for (int64_t i = j + 1; i < m; ++i) {
+        const double v = std::fabs(a[i * n + j]);
+        if (v > best || std::isnan(v)) {
+          best = v;
+          p = i;
+          if (std::isnan(v)) break;
+        }
       }
     }
     piv[j] = p;
     if (p != j) std::swap_ranges(a + j * n, a + j * n + n, a + p * n);
-    const double pivot = a[j * n + j];
-    if (pivot == 0.0) {
+    const double pivot_value = a[j * n + j];
+    if (pivot_value == 0.0) {
       if (info == 0) info = j + 1;
-      continue;
+      if (pivot) continue;
     }
     const double* row_j = a + j * n;
-    for (int64_t i = j + 1; i < n; ++i) {
+    for (int64_t i = j + 1; i < m; ++i) {
       double* row_i = a + i * n;
-      const double l = row_i[j] / pivot;
+      const double l = row_i[j] / pivot_value;
       row_i[j] = l;
       if (l == 0.0) continue;
       for (int64_t c = j + 1; c < n; ++c) row_i[c] -= l * row_j[c];
@@ -56,6 +63,9 @@ inline int64_t lu_factor(double* a, int64_t n, int64_t* piv) {
   }
   return info;
 }
+
+/// The square case with pivoting: P A = L U of the row-major (n, n) `a`.
+inline int64_t lu_factor(double* a, int64_t n, int64_t* piv) { return lu_factor(a, n, n, piv); }
 
 /// Solves A X = B in place in the row-major (n, k) `b`, given lu_factor's
 /// output for A^T (P A^T = L U, so A = U^T L^T P): U^T Y = B forward, then
