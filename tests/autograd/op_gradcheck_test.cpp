@@ -783,5 +783,19 @@ TEST_CASE("lu, lu_factor, lu_unpack and lu_solve: PyTorch's gradients, gradcheck
       };
       CHECK(check(solve, {a, b}));
       CHECK(tl::autograd::gradgradcheck(solve, {a, b}));
-    }
+    }  // Without pivoting (P empty), and empty factors.
+  auto dominant = tl::Tensor<double>(tl::rand<double>({3, 3}, gen) + 3.0 * tl::eye<double>(3)).requires_grad_();
+  const auto unpivoted = [](const Inputs& in) {
+    const auto [P, L, U] = tl::linalg::lu(in[0], false);
+    return tl::cat({L.flatten(), U.flatten()});
+  };
+  CHECK(check(unpivoted, {dominant}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::lu_factor(in[0], false).LU; }, {dominant}));
+  for (const tl::Shape& shape : {tl::Shape{0, 3}, tl::Shape{3, 0}, tl::Shape{0, 2, 2}}) {
+    CAPTURE(shape);
+    auto empty = tl::zeros<double>(shape).requires_grad_();
+    const auto [P, L, U] = tl::linalg::lu(empty);
+    tl::Tensor<double>(L.sum() + U.sum()).backward();
+    CHECK(empty.grad().sizes() == shape);
+  }
 }

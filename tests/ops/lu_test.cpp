@@ -81,6 +81,30 @@ TEST_CASE("lu of empty matrices has PyTorch's shapes") {
   CHECK(tall.U.sizes() == tl::Shape{0, 0});
 }
 
+TEST_CASE("lu edge cases: zero columns, empty batches, empty right-hand sides, a singular factor") {
+  // A zero first column: no swap, info 1, the factor unchanged (PyTorch's values).
+  const auto zero_column = tl::tensor<double>({{0.0, 1.0, 2.0}, {0.0, 3.0, 4.0}});
+  const auto r = tl::linalg::lu_factor_ex(zero_column);
+  CHECK(r.LU.to_vector() == zero_column.to_vector());
+  CHECK(r.pivots.to_vector() == std::vector<int32_t>{1, 2});
+  CHECK(r.info.item() == 1);
+  // A batch with no matrices.
+  const auto none = tl::linalg::lu_factor_ex(tl::zeros<float>({0, 3, 3}));
+  CHECK(none.LU.sizes() == tl::Shape{0, 3, 3});
+  CHECK(none.pivots.sizes() == tl::Shape{0, 3});
+  CHECK(none.info.sizes() == tl::Shape{0});
+  CHECK(tl::linalg::lu(tl::zeros<float>({0, 3, 3})).P.sizes() == tl::Shape{0, 3, 3});
+  // Empty systems.
+  const auto [LU, pivots] = tl::linalg::lu_factor(tl::Tensor<double>(tl::eye<double>(3) * 2.0));
+  CHECK(tl::linalg::lu_solve(LU, pivots, tl::zeros<double>({3, 0})).sizes() == tl::Shape{3, 0});
+  const auto empty = tl::linalg::lu_factor(tl::zeros<double>({0, 0}));
+  CHECK(tl::linalg::lu_solve(empty.LU, empty.pivots, tl::zeros<double>({0, 2})).sizes() == tl::Shape{0, 2});
+  // A singular factor divides by its zero: inf, as PyTorch's getrs.
+  const auto singular = tl::linalg::lu_factor_ex(tl::tensor<double>({{1.0, 2.0}, {2.0, 4.0}}));
+  const auto x = tl::linalg::lu_solve(singular.LU, singular.pivots, tl::tensor<double>({{1.0}, {1.0}})).to_vector();
+  CHECK(std::isinf(x[1]));
+}
+
 TEST_CASE("lu_unpack leaves out what it is told to") {
   const auto& c = fixtures::load("lu.txt")["factor/square"];
   const auto lu = c.get<double>("lu");
@@ -142,15 +166,13 @@ TEST_CASE("lu errors follow PyTorch's wording") {
           (void)tl::lu_unpack(tl::ones<float>({2, 3, 3}), tl::ones<int32_t>({3, 3}));
         }) ==
         "torch.lu_unpack: Expected LU_pivots of shape [2, 3] (LU's batch dimensions and min(m, n)), but got [3, 3]");
-  CHECK(message([] {
-          (void)tl::lu_unpack(tl::eye<float>(3), tl::tensor<int32_t>({1, 4, 3}));
-        }) ==
-        "Pivots given to lu_unpack must all be smaller or equal to LU.size(-2). Did you properly pass the result of "
-        "lu_factor?");
-  CHECK(message([] {
-          (void)tl::lu_unpack(tl::eye<float>(3), tl::tensor<int32_t>({0, 2, 3}));
-        }) ==
-        "Pivots given to lu_unpack must all be greater or equal to 1. Did you properly pass the result of lu_factor?");
+  for (const auto& bad : {tl::tensor<int32_t>({1, 4, 3}), tl::tensor<int32_t>({0, 2, 3})})
+    CHECK(message([&] { (void)tl::lu_unpack(tl::eye<float>(3), bad); }) ==
+          "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive. Did you properly pass the result "
+          "of lu_factor?");
+  // Pivots are not looked at when P is not asked for (PyTorch too).
+  CHECK(tl::lu_unpack(tl::eye<float>(3).expand({2, 3, 3}), tl::ones<int32_t>({3, 3}), true, false).L.sizes() ==
+        tl::Shape{2, 3, 3});
   const auto [LU, piv] = tl::linalg::lu_factor(tl::Tensor<float>(tl::eye<float>(3) * 2.f));
   CHECK(message([&] {
           (void)tl::linalg::lu_solve(LU, piv, tl::ones<float>({2, 3}));
@@ -179,4 +201,8 @@ TEST_CASE("lu errors follow PyTorch's wording") {
         }) ==
         "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you properly pass the result of "
         "lu_factor?");
+  CHECK(message([&] {
+          (void)tl::linalg::lu_solve(LU, tl::tensor<int32_t>({1, 0, 3}), tl::ones<float>({3, 1}));
+        }) ==
+        "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the result of lu_factor?");
 }

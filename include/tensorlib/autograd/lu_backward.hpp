@@ -106,6 +106,7 @@ struct LuFactorFunction : Function<LuFactorFunction<T>> {
 
 }  // namespace detail
 
+/// lu_factor_ex recording one LuFactorFunction node (Note [one LU node]).
 template <Element T>
 linalg::LUFactorEx<T> lu_factor_ex(const Tensor<T>& a, bool pivot) {
   linalg::LUFactorEx<T> r;
@@ -114,6 +115,7 @@ linalg::LUFactorEx<T> lu_factor_ex(const Tensor<T>& a, bool pivot) {
   return r;
 }
 
+/// lu_solve (left) recording its node: gradients for the packed factor and B.
 template <Element T>
 Tensor<T> lu_solve(const Tensor<T>& LU, const Tensor<int32_t>& pivots, const Tensor<T>& B, bool adjoint) {
   const Tensor<int32_t> piv = pivots.clone();  // the values the forward saw

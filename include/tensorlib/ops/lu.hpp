@@ -35,7 +35,6 @@
 #include "tensorlib/ops/linalg.hpp"
 #include "tensorlib/ops/linalg_batch.hpp"
 #include "tensorlib/ops/triangular.hpp"
-#include "tensorlib/ops/triangular_solve.hpp"
 #include "tensorlib/ops/views.hpp"
 
 namespace tensorlib {
@@ -91,24 +90,16 @@ void check_pivots_device(const char* op, const Tensor<T>& like, const Tensor<int
   if (like.device() != pivots.device()) throw_device_mismatch(op, like.device(), pivots.device());
 }
 
-/// Every pivot of the contiguous `piv` in [1, rows], with PyTorch's wording
-/// (a pivot outside would swap rows that do not exist).
-inline void check_pivot_range(const int32_t* piv, int64_t count, int64_t rows, const char* op) {
+/// Every pivot of the contiguous `piv` in [1, rows], with lu_solve's wording
+/// in PyTorch (a pivot outside would swap rows that do not exist).
+inline void check_pivot_range(const int32_t* piv, int64_t count, int64_t rows) {
   for (int64_t i = 0; i < count; ++i) {
-    check<ValueError>(piv[i] >= 1, "Pivots given to ", op,
-                      " must all be greater or equal to 1. Did you properly pass the result of lu_factor?");
-    check<ValueError>(piv[i] <= rows, "Pivots given to ", op, " must all be smaller or equal to LU.size(-2). Did ",
-                      "you properly pass the result of lu_factor?");
-  }
-}
-
-/// Applies the row swaps of 1-based `piv[0..k)` to the row-major (rows, cols)
-/// `x`: in order (P^T x, for A = P L U) or in reverse order (P x).
-inline void swap_rows(const int32_t* piv, int64_t k, double* x, int64_t cols, bool reverse) {
-  for (int64_t step = 0; step < k; ++step) {
-    const int64_t i = reverse ? k - 1 - step : step;
-    const int64_t p = piv[i] - 1;
-    if (p != i) std::swap_ranges(x + i * cols, x + i * cols + cols, x + p * cols);
+    check<ValueError>(piv[i] >= 1,
+                      "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass "
+                      "the result of lu_factor?");
+    check<ValueError>(piv[i] <= rows,
+                      "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you "
+                      "properly pass the result of lu_factor?");
   }
 }
 
@@ -139,7 +130,7 @@ linalg::LUFactorEx<T> lu_factor_values(const Tensor<T>& a, bool pivot, const cha
 /// PyTorch's error for the first matrix whose U has a zero on its diagonal.
 template <Element T>
 void check_lu_info(const linalg::LUFactorEx<T>& r, const char* op) {
-  const Tensor<int32_t> info = r.info.contiguous();
+  const Tensor<int32_t> info = r.info.cpu().contiguous();
   const int32_t* p = info.data_ptr();
   for (int64_t b = 0; b < info.numel(); ++b)
     if (p[b] != 0)
@@ -151,12 +142,16 @@ void check_lu_info(const linalg::LUFactorEx<T>& r, const char* op) {
 }
 
 /// The (*, m, m) permutation matrices P of 1-based `pivots` (*, k): P[perm[i], i]
-/// = 1, where perm applies the swaps in order to 0, ..., m - 1.
+/// = 1, where perm applies the swaps in order to 0, ..., m - 1. Pivots
+/// outside [1, m] are an error with lu_unpack's wording in PyTorch.
 template <Element T>
-Tensor<T> permutation_matrices(const Tensor<int32_t>& pivots, int64_t m, const char* op) {
+Tensor<T> permutation_matrices(const Tensor<int32_t>& pivots, int64_t m) {
   const Tensor<int32_t> piv = pivots.contiguous();
   const int64_t k = piv.size(-1);
-  check_pivot_range(piv.data_ptr(), piv.numel(), m, op);
+  for (int64_t i = 0; i < piv.numel(); ++i)
+    check<ValueError>(piv.data_ptr()[i] >= 1 && piv.data_ptr()[i] <= m,
+                      "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive. Did you properly pass "
+                      "the result of lu_factor?");
   Shape batch = piv.sizes();
   batch.resize(batch.size() - 1);
   auto P = zeros<T>(batch_with(batch, {m, m}));
@@ -184,18 +179,20 @@ linalg::PLU<T> lu_unpack(const E& LU_expr, const Tensor<int32_t>& pivots, bool u
   const char* op = "torch.lu_unpack";
   const Tensor<T> LU = detail::materialize(LU_expr);
   detail::check_lu_input(LU, op);
-  detail::check_pivots_device(op, LU, pivots);
   const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
-  detail::check<ShapeError>(pivots.sizes() == detail::batch_with(detail::batch_of(LU.sizes()), {k}), op,
-                            ": Expected LU_pivots of shape ", detail::batch_with(detail::batch_of(LU.sizes()), {k}),
-                            " (LU's batch dimensions and min(m, n)), but got ", pivots.sizes());
+  if (unpack_pivots) {
+    detail::check_pivots_device(op, LU, pivots);
+    const Shape expected = detail::batch_with(detail::batch_of(LU.sizes()), {k});
+    detail::check<ShapeError>(pivots.sizes() == expected, op, ": Expected LU_pivots of shape ", expected,
+                              " (LU's batch dimensions and min(m, n)), but got ", pivots.sizes());
+  }
   linalg::PLU<T> r{empty<T>({0}, {.device = LU.device()}), empty<T>({0}, {.device = LU.device()}),
                    empty<T>({0}, {.device = LU.device()})};
   if (unpack_data) {
     r.L = Tensor<T>(tril(LU.narrow(-1, 0, k), -1) + eye<T>(m, k, {.device = LU.device()}));
     r.U = triu(LU.narrow(-2, 0, k));
   }
-  if (unpack_pivots) r.P = detail::permutation_matrices<T>(pivots.cpu(), m, "lu_unpack").to(LU.device());
+  if (unpack_pivots) r.P = detail::permutation_matrices<T>(pivots.cpu(), m).to(LU.device());
   return r;
 }
 
@@ -260,11 +257,7 @@ Tensor<T> lu_solve(const EL& LU_expr, const Tensor<int32_t>& pivots, const EB& B
   detail::check_pivots_device(op, LU, pivots);
   if (!LU.is_cpu())  // Note [decompositions of CUDA tensors]
     return linalg::lu_solve(LU.cpu(), pivots.cpu(), B.cpu(), left, adjoint).to(LU.device());
-  detail::check<ShapeError>(LU.dim() >= 2,
-                            "torch.linalg.lu_solve: The input tensor A must have at least 2 dimensions.");
-  detail::check<ShapeError>(LU.size(-1) == LU.size(-2),
-                            "torch.linalg.lu_solve: A must be batches of square matrices, but they are ", LU.size(-2),
-                            " by ", LU.size(-1), " matrices");
+  detail::check_square(LU, "torch.linalg.lu_solve");
   detail::check<ShapeError>(B.dim() >= 2, op, ": The input tensor B must have at least 2 dimensions.");
   const int64_t n = LU.size(-1);
   detail::check<ShapeError>((left ? B.size(-2) : B.size(-1)) == n, op,
@@ -285,25 +278,22 @@ Tensor<T> lu_solve(const EL& LU_expr, const Tensor<int32_t>& pivots, const EB& B
   const Tensor<T> LUs = detail::as_matrix_batch(LU.expand(detail::batch_with(batch, {n, n})));
   const Tensor<T> Bs = detail::as_matrix_batch(B.expand(detail::batch_with(batch, {n, r})));
   const Tensor<int32_t> pivs = pivots.expand(detail::batch_with(batch, {n})).contiguous();
-  detail::check_pivot_range(pivs.data_ptr(), pivs.numel(), n, "lu_solve");
+  detail::check_pivot_range(pivs.data_ptr(), pivs.numel(), n);
   auto out = empty<T>(detail::batch_with(batch, {n, r}));
   const T *plu = LUs.data_ptr(), *pb = Bs.data_ptr();
   const int32_t* pp = pivs.data_ptr();
   T* po = out.data_ptr();
   detail::for_each_matrix(LU.device(), op, LUs.size(0), 2 * n * n * r, [&](int64_t b) {
     std::vector<double> lu(static_cast<std::size_t>(n * n)), x(static_cast<std::size_t>(n * r));
-    detail::load_matrix(plu + b * n * n, n, n, lu.data(), adjoint);
+    std::vector<int64_t> piv(static_cast<std::size_t>(n));
+    for (int64_t j = 0; j < n; ++j) piv[static_cast<std::size_t>(j)] = pp[b * n + j] - 1;
+    detail::load_matrix(plu + b * n * n, n, n, lu.data());
     detail::load_matrix(pb + b * n * r, n, r, x.data());
-    const int32_t* piv = pp + b * n;
-    if (!adjoint) {  // L U X = P^T B
-      detail::swap_rows(piv, n, x.data(), r, false);
-      detail::substitute(lu.data(), n, x.data(), r, false, true);
-      detail::substitute(lu.data(), n, x.data(), r, true, false);
-    } else {  // U^T L^T (P^T X) = B; lu holds (LU)^T, so U^T is its lower triangle
-      detail::substitute(lu.data(), n, x.data(), r, false, false);
-      detail::substitute(lu.data(), n, x.data(), r, true, true);
-      detail::swap_rows(piv, n, x.data(), r, true);
-    }
+    // P A = L U, so A^T = U^T L^T P: lu_solve_transposed's case.
+    if (adjoint)
+      cpu::lu_solve_transposed(lu.data(), piv.data(), n, x.data(), r);
+    else
+      cpu::lu_solve(lu.data(), piv.data(), n, x.data(), r);
     detail::store_matrix(x.data(), n, r, po + b * n * r);
     return int64_t{0};
   });

@@ -68,6 +68,34 @@ inline int64_t lu_factor(double* a, int64_t m, int64_t n, int64_t* piv, bool piv
 inline int64_t lu_factor(double* a, int64_t n, int64_t* piv) { return lu_factor(a, n, n, piv); }
 
 /// Solves A X = B in place in the row-major (n, k) `b`, given lu_factor's
+/// output for A (P A = L U): P B (the swaps in order), then L Z = P B
+/// forward, then U X = Z backward.
+inline void lu_solve(const double* lu, const int64_t* piv, int64_t n, double* b, int64_t k) {
+  for (int64_t j = 0; j < n; ++j)
+    if (piv[j] != j) std::swap_ranges(b + j * k, b + j * k + k, b + piv[j] * k);
+  for (int64_t i = 1; i < n; ++i) {
+    double* row_i = b + i * k;
+    for (int64_t j = 0; j < i; ++j) {
+      const double l = lu[i * n + j];
+      if (l == 0.0) continue;
+      const double* row_j = b + j * k;
+      for (int64_t c = 0; c < k; ++c) row_i[c] -= l * row_j[c];
+    }
+  }
+  for (int64_t i = n - 1; i >= 0; --i) {
+    double* row_i = b + i * k;
+    for (int64_t j = i + 1; j < n; ++j) {
+      const double u = lu[i * n + j];
+      if (u == 0.0) continue;
+      const double* row_j = b + j * k;
+      for (int64_t c = 0; c < k; ++c) row_i[c] -= u * row_j[c];
+    }
+    const double d = lu[i * n + i];
+    for (int64_t c = 0; c < k; ++c) row_i[c] /= d;
+  }
+}
+
+/// Solves A X = B in place in the row-major (n, k) `b`, given lu_factor's
 /// output for A^T (P A^T = L U, so A = U^T L^T P): U^T Y = B forward, then
 /// L^T Z = Y backward, then X = P^T Z (the swaps in reverse order).
 inline void lu_solve_transposed(const double* lu, const int64_t* piv, int64_t n, double* b, int64_t k) {
