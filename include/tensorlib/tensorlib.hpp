@@ -83,6 +83,7 @@
 #include "tensorlib/ops/order_stats.hpp"
 #include "tensorlib/ops/products.hpp"
 #include "tensorlib/ops/random.hpp"
+#include "tensorlib/ops/random_fill.hpp"
 #include "tensorlib/ops/rearrange.hpp"
 #include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/scan.hpp"

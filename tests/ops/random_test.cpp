@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -155,4 +157,108 @@ TEST_CASE("randint into floats, randperm's range and uniform_'s bounds follow Py
   auto y = tl::zeros<double>({3});
   CHECK_THROWS_WITH_AS(y.uniform_(-1e308, 1e308), doctest::Contains("to-from to exceed the limit"), tl::ValueError);
   CHECK_NOTHROW(y.uniform_(-1e300, 1e300));
+}
+
+TEST_CASE("the in-place fills have their distributions' moments, ranges and quantiles") {
+  tl::Generator g(77);
+  auto x = tl::empty<double>({200000});
+  x.bernoulli_(0.3, g);
+  auto v = x.to_vector();
+  CHECK(std::count_if(v.begin(), v.end(), [](double e) { return e != 0.0 && e != 1.0; }) == 0);
+  CHECK(mean(v) == doctest::Approx(0.3).epsilon(0.02));
+  x.exponential_(4.0, g);
+  v = x.to_vector();
+  CHECK(*std::min_element(v.begin(), v.end()) >= 0.0);
+  CHECK(mean(v) == doctest::Approx(0.25).epsilon(0.02));
+  CHECK(variance(v) == doctest::Approx(1.0 / 16).epsilon(0.04));
+  x.geometric_(0.2, g);
+  v = x.to_vector();
+  CHECK(*std::min_element(v.begin(), v.end()) == 1.0);
+  CHECK(std::count_if(v.begin(), v.end(), [](double e) { return e != std::floor(e); }) == 0);
+  CHECK(mean(v) == doctest::Approx(5.0).epsilon(0.02));  // 1 / p
+  CHECK(static_cast<double>(std::count(v.begin(), v.end(), 1.0)) / 200000 == doctest::Approx(0.2).epsilon(0.03));
+  x.log_normal_(0.5, 0.25, g);
+  v = x.to_vector();
+  for (double& e : v) e = std::log(e);
+  CHECK(mean(v) == doctest::Approx(0.5).epsilon(0.01));
+  CHECK(std::sqrt(variance(v)) == doctest::Approx(0.25).epsilon(0.02));
+  // Cauchy has no moments: its median and quartiles are median -+ sigma.
+  x.cauchy_(2.0, 3.0, g);
+  v = x.to_vector();
+  std::sort(v.begin(), v.end());
+  CHECK(v[100000] == doctest::Approx(2.0).epsilon(0.02));
+  CHECK(v[50000] == doctest::Approx(-1.0).epsilon(0.05));
+  CHECK(v[150000] == doctest::Approx(5.0).epsilon(0.03));
+  // float draws, and a tensor of probabilities (0 and 1 are exact).
+  auto f = tl::empty<float>({3, 20000});
+  f.bernoulli_(tl::tensor<float>({{0.f}, {1.f}, {0.75f}}), g);
+  const auto rows = f.mean({1}).to_vector();
+  CHECK(rows[0] == 0.f);
+  CHECK(rows[1] == 1.f);
+  CHECK(rows[2] == doctest::Approx(0.75).epsilon(0.02));
+  f.exponential_(0, g);
+  CHECK(std::isinf(f.min().item()));
+}
+
+TEST_CASE("random_ covers its range in every element type") {
+  tl::Generator g(78);
+  auto i = tl::empty<int32_t>({70000});
+  i.random_(-3, 4, g);
+  auto v = i.to_vector();
+  for (int32_t k = -3; k <= 3; ++k) CHECK(std::count(v.begin(), v.end(), k) == doctest::Approx(10000).epsilon(0.05));
+  auto u8 = tl::empty<uint8_t>({100000});
+  u8.random_(g);  // [0, 255]
+  const auto bytes = u8.to_vector();
+  CHECK(std::set<uint8_t>(bytes.begin(), bytes.end()).size() == 256);
+  auto b = tl::empty<bool>({1000});
+  b.random_(g);
+  CHECK(b.to<int64_t>().sum().item() == doctest::Approx(500).epsilon(0.15));
+  auto f = tl::empty<float>({100000});
+  f.random_(g);  // [0, 2^24]
+  const auto fv = f.to_vector();
+  CHECK(*std::min_element(fv.begin(), fv.end()) >= 0.f);
+  CHECK(*std::max_element(fv.begin(), fv.end()) <= 16777216.f);
+  CHECK(*std::max_element(fv.begin(), fv.end()) > 16000000.f);
+  CHECK(std::count_if(fv.begin(), fv.end(), [](float e) { return e != std::floor(e); }) == 0);
+  f.random_(10, g);
+  const auto tens = f.to_vector();
+  CHECK(std::set<float>(tens.begin(), tens.end()) == std::set<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  // int64 over its whole range: both signs appear.
+  auto l = tl::empty<int64_t>({1000});
+  l.random_(std::numeric_limits<int64_t>::min(), std::nullopt, g);
+  CHECK(l.min().item() < 0);
+  CHECK(l.max().item() > 0);
+  l.random_(g);  // [0, 2^63 - 1]
+  CHECK(l.min().item() >= 0);
+  CHECK(l.max().item() > (int64_t{1} << 62));
+  // The same seed gives the same fill; strided views are written in place.
+  tl::Generator g1(5), g2(5);
+  auto m = tl::zeros<double>({4, 6});
+  auto view = m.slice(1, 0, 6, 2);
+  view.exponential_(1.0, g1);
+  auto expected = tl::empty<double>({4, 3});
+  expected.exponential_(1.0, g2);
+  CHECK(view.contiguous().to_vector() == expected.to_vector());
+  CHECK(m.slice(1, 1, 6, 2).abs().sum().item() == 0.0);
+}
+
+TEST_CASE("in-place fill errors follow PyTorch's wording") {
+  const auto message = [](auto f) { return fixtures::error_message(f); };
+  auto x = tl::empty<float>({3});
+  CHECK(message([&] { x.bernoulli_(1.5); }) == "bernoulli_ expects p to be in [0, 1], but got p=1.5");
+  CHECK(message([&] {
+          x.bernoulli_(tl::tensor<float>({0.5f, 2.f, 0.1f}));
+        }) == "bernoulli: all elements of p must be in [0, 1], got 2");
+  CHECK(message([&] { x.exponential_(-1); }) == "exponential_ expects lambda >= 0.0, but found lambda=-1");
+  CHECK(message([&] { x.geometric_(0); }) == "geometric_ expects p to be in (0, 1), but got p=0");
+  CHECK(message([&] { x.geometric_(1); }) == "geometric_ expects p to be in (0, 1), but got p=1");
+  CHECK(message([&] { x.log_normal_(1, 0); }) == "log_normal_ expects std > 0.0, but found std=0");
+  CHECK(message([&] { x.random_(5, 5); }) == "random_ expects 'from' to be less than 'to', but got from=5 >= to=5");
+  auto u8 = tl::empty<uint8_t>({3});
+  CHECK(message([&] { u8.random_(300); }) == "to - 1 is out of bounds for uint8");
+  CHECK(message([&] { u8.random_(-3, 4); }) == "from is out of bounds for uint8");
+  auto leaf = tl::ones<float>({3}).requires_grad_();
+  CHECK_THROWS_AS(leaf.uniform_(), tl::AutogradError);
+  CHECK_THROWS_AS(leaf.bernoulli_(0.5), tl::AutogradError);
+  CHECK_THROWS_AS(x.bernoulli_(tl::ones<float>({2})), tl::ShapeError);
 }

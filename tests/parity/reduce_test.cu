@@ -1,5 +1,5 @@
 // Reductions of expressions, softmax, cat and stack, matrix products,
-// matrix_power, triangular solves and the statistics (aminmax, cov,
+// matrix_power, triangular solves, the LU family and the statistics (aminmax, cov,
 // corrcoef), multinomial, factories and random numbers, and the FFTs on the
 // GPU against the same operations on the CPU. Tolerances: reductions 1e-5
 // relative in float (different summation order); products 1e-5 (cuBLAS vs
@@ -269,6 +269,17 @@ TEST_CASE("CUDA: factories and random numbers equal the CPU's for the same seed"
                0, "bernoulli scalar");
   CHECK_THROWS_WITH_AS(tl::bernoulli(tl::Tensor<float>(p.cuda() + 1.5f), g1),
                        doctest::Contains("all elements of p must be in [0, 1]"), tl::ValueError);
+  // The in-place fills transform the same draws (ops/random_fill.hpp).
+  auto on_gpu = tl::empty<double>({4099}, {.device = tl::kCUDA});
+  auto on_cpu = tl::empty<double>({4099});
+  check_parity(on_gpu.exponential_(2.0, g1), on_cpu.exponential_(2.0, g2), 1e-14, 0, "exponential_");
+  check_parity(on_gpu.geometric_(0.3, g1), on_cpu.geometric_(0.3, g2), 0, 0, "geometric_");
+  check_parity(on_gpu.cauchy_(1.0, 2.0, g1), on_cpu.cauchy_(1.0, 2.0, g2), 1e-12, 1e-12, "cauchy_");
+  check_parity(on_gpu.log_normal_(0.0, 0.5, g1), on_cpu.log_normal_(0.0, 0.5, g2), 1e-14, 0, "log_normal_");
+  check_parity(on_gpu.bernoulli_(0.4, g1), on_cpu.bernoulli_(0.4, g2), 0, 0, "bernoulli_");
+  auto ints_gpu = tl::empty<int64_t>({4099}, {.device = tl::kCUDA});
+  auto ints_cpu = tl::empty<int64_t>({4099});
+  check_parity(ints_gpu.random_(g1), ints_cpu.random_(g2), 0, 0, "random_");
   CHECK(g1.get_state() == g2.get_state());
 }
 

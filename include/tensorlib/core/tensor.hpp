@@ -280,10 +280,32 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
 
   // In-place pointwise ops: InplaceMethods (core/inplace_methods.hpp).
 
-  /// Fills with values uniform on [from, to) (defined in ops/random.hpp).
+  // In-place random fills (defined in ops/random_fill.hpp).
+
+  /// Fills with values uniform on [from, to).
   Tensor& uniform_(double from = 0, double to = 1, Generator& gen = default_generator());
   /// Fills with normal values.
   Tensor& normal_(double mean = 0, double std = 1, Generator& gen = default_generator());
+  /// Fills with 1 (probability p) or 0.
+  Tensor& bernoulli_(double p = 0.5, Generator& gen = default_generator());
+  /// Fills with 1 where a uniform draw falls below p (broadcast to this shape), else 0.
+  template <Element P>
+  Tensor& bernoulli_(const Tensor<P>& p, Generator& gen = default_generator());
+  /// Fills with exponential values of rate lambd.
+  Tensor& exponential_(double lambd = 1, Generator& gen = default_generator());
+  /// Fills with the number of Bernoulli(p) trials up to the first success (>= 1).
+  Tensor& geometric_(double p, Generator& gen = default_generator());
+  /// Fills with exp of normal values of the given mean and std.
+  Tensor& log_normal_(double mean = 1, double std = 2, Generator& gen = default_generator());
+  /// Fills with Cauchy values of the given median and scale.
+  Tensor& cauchy_(double median = 0, double sigma = 1, Generator& gen = default_generator());
+  /// Fills with integers uniform on [from, to); without `to`, on [from, the
+  /// largest T] (2^digits for floating T, so that every value is exact).
+  Tensor& random_(int64_t from, std::optional<int64_t> to, Generator& gen = default_generator());
+  /// random_(0, to).
+  Tensor& random_(int64_t to, Generator& gen = default_generator());
+  /// random_(0, None).
+  Tensor& random_(Generator& gen = default_generator());
 
   // linear algebra (ops/linalg.hpp)
 

@@ -2,7 +2,8 @@
 /// \file
 /// Random tensors from counter-based Philox streams (Note [philox streams] in
 /// core/generator.hpp): `rand`, `randn`, `randint`, `randperm`, `normal`,
-/// `bernoulli`, their `*_like` forms and the in-place `uniform_`/`normal_`.
+/// `bernoulli` and their `*_like` forms (the in-place fills are in
+/// ops/random_fill.hpp).
 /// Each op documents which words of which block element i uses; the CUDA
 /// backend follows the same mapping.
 
@@ -95,14 +96,15 @@ struct NormalLane {
   TENSORLIB_HOST_DEVICE T operator()(const PhiloxBlock& w, int l) const { return normal_lane<T>(w, l); }
 };
 
-/// `randint`: low + the 64-bit word (2l, 2l + 1) scaled onto the range.
+/// `randint`: low + the 64-bit word (2l, 2l + 1) scaled onto the range; a
+/// range of 0 stands for all 2^64 values (`random_` over the whole int64).
 template <class T>
 struct IntegerLane {
   static constexpr int kPerBlock = 2;
   uint64_t low, range;
   TENSORLIB_HOST_DEVICE T operator()(const PhiloxBlock& w, int l) const {
     const uint64_t r = (uint64_t{w[2 * l]} << 32) | w[2 * l + 1];
-    return static_cast<T>(static_cast<int64_t>(low + mul_high(r, range)));
+    return static_cast<T>(static_cast<int64_t>(low + (range == 0 ? r : mul_high(r, range))));
   }
 };
 
@@ -319,25 +321,6 @@ auto randn_like(const E& like) {
 template <Expression E>
 auto randint_like(const E& like, int64_t low, int64_t high) {
   return randint<value_type_t<E>>(low, high, like.shape(), {.device = like.device()});
-}
-
-template <Element T>
-Tensor<T>& Tensor<T>::uniform_(double from, double to, Generator& gen) {
-  static_assert(is_floating<T>, "uniform_: the tensor must be floating point");
-  detail::check<ValueError>(from <= to, "uniform_: expects to return a [from, to) range, but found from=", from,
-                            " > to=", to);
-  const double largest = static_cast<double>(std::numeric_limits<T>::max());
-  detail::check<ValueError>(std::abs(from) <= largest, "uniform_: from is out of bounds for ", DTypeTraits<T>::name);
-  detail::check<ValueError>(std::abs(to) <= largest, "uniform_: to is out of bounds for ", DTypeTraits<T>::name);
-  detail::check<ValueError>(to - from <= largest, "uniform_: expects to-from <= the largest ", DTypeTraits<T>::name,
-                            ", but found to=", to, " and from=", from, " which result in to-from to exceed the limit");
-  return copy_(rand<T>(sizes(), gen, {.device = device()}) * (to - from) + from);
-}
-
-template <Element T>
-Tensor<T>& Tensor<T>::normal_(double mean, double std, Generator& gen) {
-  static_assert(is_floating<T>, "normal_: the tensor must be floating point");
-  return copy_(normal<T>(mean, std, sizes(), gen, {.device = device()}));
 }
 
 }  // namespace tensorlib
