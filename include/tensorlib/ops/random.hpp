@@ -277,6 +277,15 @@ void check_probabilities(const Tensor<T>& p) {
     check<ValueError>(pp[i] >= 0 && pp[i] <= 1, "bernoulli: all elements of p must be in [0, 1], got ", pp[i]);
 }
 
+/// Throws unless every element of `p` is in [0, 1], on any device (checked
+/// there; the offending value is looked up on the host only to report it).
+template <Element T>
+void check_probabilities_on_device(const Tensor<T>& p) {
+  if (p.is_cpu()) return check_probabilities(p);
+  NoGradGuard no_grad;
+  if (any(logical_not(logical_and(p >= T(0), p <= T(1)))).item()) check_probabilities(p.cpu());
+}
+
 /// (u < p) as T, u drawn by `rand` on p's device: one fused pass, not
 /// recorded (bernoulli has no gradient).
 template <Element T, class P>
@@ -292,13 +301,7 @@ Tensor<T> bernoulli_draw(const Shape& sizes, Device device, const P& p, Generato
 template <Element T>
 Tensor<T> bernoulli(const Tensor<T>& p, Generator& gen = default_generator()) {
   static_assert(is_floating<T>, "tl::bernoulli: probabilities must be floating point");
-  if (p.is_cpu()) {
-    detail::check_probabilities(p);
-  } else {
-    // Checked on the device; the offending value is looked up only to report it.
-    NoGradGuard no_grad;
-    if (any(logical_not(logical_and(p >= T(0), p <= T(1)))).item()) detail::check_probabilities(p.cpu());
-  }
+  detail::check_probabilities_on_device(p);
   return detail::bernoulli_draw<T>(p.sizes(), p.device(), p, gen);
 }
 /// 1 with probability p, else 0.
