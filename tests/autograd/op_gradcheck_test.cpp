@@ -799,3 +799,15 @@ TEST_CASE("lu, lu_factor, lu_unpack and lu_solve: PyTorch's gradients, gradcheck
     CHECK(empty.grad().sizes() == shape);
   }
 }
+
+TEST_CASE("logdet and dist: PyTorch's gradient, gradchecks") {
+  auto a = tl::tensor<double>({{2.0, 1.0}, {1.0, 3.0}}).requires_grad_();
+  tl::logdet(a).backward();
+  fixtures::check_close(a.grad(), tl::tensor<double>({{0.6, -0.2}, {-0.2, 0.4}}), 1e-14, 1e-14, "logdet");
+  tl::Generator gen(41);
+  auto m = tl::Tensor<double>(tl::rand<double>({2, 3, 3}, gen) + 2.0 * tl::eye<double>(3)).requires_grad_();
+  CHECK(check([](const Inputs& in) { return tl::logdet(in[0]); }, {m}));
+  auto x = leaf({2, 3}, gen), y = leaf({3}, gen);
+  for (const double p : {1.0, 2.0, 3.0})
+    CHECK(check([p](const Inputs& in) { return tl::dist(in[0], in[1], p); }, {x, y}));
+}

@@ -571,3 +571,39 @@ TEST_CASE("matrix_power errors follow PyTorch's wording") {
   CHECK_THROWS_AS((void)tl::linalg::matrix_power(tl::ones<int64_t>({2, 2}), -1), tl::TypeError);
   CHECK_THROWS_AS((void)tl::linalg::matrix_power(tl::zeros<double>({2, 2}), -1), tl::LinAlgError);
 }
+
+TEST_CASE("logdet and dist match PyTorch; the method forms equal the free functions") {
+  const auto a = tl::tensor<double>({{{2.0, 1.0}, {1.0, 3.0}}, {{0.0, 1.0}, {1.0, 0.0}}, {{1.0, 2.0}, {2.0, 4.0}}});
+  const auto ld = tl::logdet(a).to_vector();  // torch.logdet: log 5, NaN (det -1), -inf (singular)
+  CHECK(ld[0] == doctest::Approx(1.6094379124341005).epsilon(1e-14));
+  CHECK(std::isnan(ld[1]));
+  CHECK(ld[2] == -std::numeric_limits<double>::infinity());
+  CHECK(a.logdet().to_vector()[0] == ld[0]);
+  const auto x = tl::tensor<float>({{1.f, -2.f, 3.f}});
+  const auto y = tl::tensor<float>({{0.5f}, {2.f}});
+  // torch.dist(x, y, p) with broadcasting.
+  CHECK(tl::dist(x, y).item() == doctest::Approx(5.5452680587768555).epsilon(1e-6));
+  CHECK(tl::dist(x, y, 1).item() == 11.5f);
+  CHECK(tl::dist(x, y, std::numeric_limits<double>::infinity()).item() == 4.f);
+  CHECK(tl::dist(x, y, 0).item() == 6.f);
+  CHECK(x.dist(y, 3).item() == doctest::Approx(4.600614547729492).epsilon(1e-6));
+  CHECK((x * 1.f).dist(y).item() == tl::dist(x, y).item());
+  // Methods are the free functions, on tensors and on expressions.
+  const auto m = tl::tensor<double>({{4.0, 1.0, 0.5}, {1.0, 3.0, 0.2}, {0.5, 0.2, 2.0}});
+  CHECK(m.det().item() == tl::det(m).item());
+  CHECK((m * 2.0).det().item() == tl::det(m * 2.0).item());
+  CHECK(m.inverse().to_vector() == tl::inverse(m).to_vector());
+  CHECK(m.slogdet().logabsdet.item() == tl::linalg::slogdet(m).logabsdet.item());
+  CHECK(m.matrix_power(3).to_vector() == tl::linalg::matrix_power(m, 3).to_vector());
+  CHECK(m.trace().item() == 9.0);
+  CHECK(m.diag().to_vector() == std::vector<double>{4.0, 3.0, 2.0});
+  CHECK(m.diag(1).to_vector() == std::vector<double>{1.0, 0.2});
+  CHECK(m.diag().diag_embed().to_vector() == tl::diag_embed(tl::diag(m)).to_vector());
+  CHECK(m.cross(m * 2.0, 1).to_vector() == tl::cross(m, tl::Tensor<double>(m * 2.0), 1).to_vector());
+  CHECK(m.kron(tl::eye<double>(2)).to_vector() == tl::kron(m, tl::eye<double>(2)).to_vector());
+  const auto t = tl::zeros<float>({2, 3, 4});
+  CHECK(t.swapaxes(0, 2).sizes() == tl::Shape{4, 3, 2});
+  CHECK(t.swapdims(-1, 1).sizes() == tl::Shape{2, 4, 3});
+  CHECK(t.moveaxis(0, -1).sizes() == tl::Shape{3, 4, 2});
+  CHECK(tl::moveaxis(t, 2, 0).is_alias_of(t));
+}

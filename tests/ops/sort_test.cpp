@@ -580,3 +580,23 @@ TEST_CASE("quantile's errors use PyTorch's wording") {
                        tl::ValueError);
   CHECK_THROWS_AS(tl::quantile(x, 0.5, 1), tl::IndexError);
 }
+
+TEST_CASE("order statistics, histograms and unique as methods equal the free functions") {
+  const auto x = tl::tensor<float>({{3.f, 1.f, 2.f, 1.f}, {0.5f, NAN, 4.f, 4.f}});
+  CHECK(std::isnan(x.median().item()));  // NaN propagates, as in tl::median
+  CHECK(x.median(1).values.to_vector().size() == 2);
+  CHECK(x.median(1).indices.to_vector() == tl::median(x, 1).indices.to_vector());
+  CHECK(x.nanmedian().item() == tl::nanmedian(x).item());
+  CHECK(x.nanmedian(1, true).values.sizes() == tl::Shape{2, 1});
+  CHECK(x.kthvalue(2).indices.to_vector() == tl::kthvalue(x, 2).indices.to_vector());
+  CHECK(x.mode(1).values.to_vector() == tl::mode(x, 1).values.to_vector());
+  const auto row = x.select(0, 0);
+  CHECK(row.quantile(0.25).item() == tl::quantile(row, 0.25).item());
+  CHECK(x.nanquantile(0.5, 1).to_vector() == tl::nanquantile(x, 0.5, 1).to_vector());
+  CHECK((row * 2.f).median().item() == 2.f);  // the lower of the two middle values, as PyTorch
+  CHECK(row.histc(4, 0, 4).to_vector() == tl::histc(row, 4, 0, 4).to_vector());
+  const auto ints = tl::tensor<int64_t>({3, 1, 1, 0});
+  CHECK(ints.bincount(5).to_vector() == std::vector<int64_t>{1, 2, 0, 1, 0});
+  CHECK(ints.unique().output.to_vector() == std::vector<int64_t>{0, 1, 3});
+  CHECK(ints.unique(true, true).inverse_indices.to_vector() == std::vector<int64_t>{2, 1, 1, 0});
+}

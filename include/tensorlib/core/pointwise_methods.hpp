@@ -12,6 +12,7 @@
 
 #include <concepts>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 
 #include "tensorlib/core/dim_list.hpp"
@@ -207,6 +208,43 @@ class PointwiseMethods {
   auto logcumsumexp(int64_t dim) const;
   auto cummax(int64_t dim) const;
   auto cummin(int64_t dim) const;
+
+  /// Order statistics, matrices and counts: `x.name(...)` is `tl::name(x, ...)`
+  /// (ops/order_stats.hpp, ops/triangular.hpp, ops/solve.hpp,
+  /// ops/products.hpp, ops/histogram.hpp, ops/unique.hpp, ops/norms.hpp,
+  /// ops/rearrange.hpp document each); they evaluate an expression first.
+  auto median() const;
+  auto median(int64_t dim, bool keepdim = false) const;
+  auto nanmedian() const;
+  auto nanmedian(int64_t dim, bool keepdim = false) const;
+  auto kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  auto mode(int64_t dim = -1, bool keepdim = false) const;
+  auto quantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                std::string_view interpolation = "linear") const;
+  auto nanquantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                   std::string_view interpolation = "linear") const;
+  auto trace() const;
+  auto diag(int64_t diagonal = 0) const;
+  auto diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  auto det() const;
+  auto logdet() const;
+  auto slogdet() const;
+  auto inverse() const;
+  auto matrix_power(int64_t n) const;
+  template <Expression O>
+  auto cross(const O& other, std::optional<int64_t> dim = std::nullopt) const;
+  template <Expression O>
+  auto kron(const O& other) const;
+  template <Expression O>
+  auto dist(const O& other, double p = 2) const;
+  auto histc(int64_t bins = 100, double min = 0, double max = 0) const;
+  auto bincount(int64_t minlength = 0) const;
+  auto unique(bool sorted = true, bool return_inverse = false, bool return_counts = false,
+              std::optional<int64_t> dim = std::nullopt) const;
+  /// Views: the same as transpose(a, b) and movedim(source, destination).
+  auto swapaxes(int64_t axis0, int64_t axis1) const;
+  auto swapdims(int64_t dim0, int64_t dim1) const;
+  auto moveaxis(int64_t source, int64_t destination) const;
 
  protected:
   const Derived& self() const { return static_cast<const Derived&>(*this); }

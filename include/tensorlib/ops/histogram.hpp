@@ -170,4 +170,13 @@ Tensor<value_type_t<E>> histc(const E& input, int64_t bins = 100, double min = 0
   return out;
 }
 
+template <class Derived>
+auto PointwiseMethods<Derived>::histc(int64_t bins, double min, double max) const {
+  return tensorlib::histc(self(), bins, min, max);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::bincount(int64_t minlength) const {
+  return tensorlib::bincount(self(), minlength);
+}
+
 }  // namespace tensorlib

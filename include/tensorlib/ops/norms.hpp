@@ -25,6 +25,7 @@
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/broadcast.hpp"
+#include "tensorlib/expr/functions.hpp"
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/evaluate.hpp"
@@ -346,6 +347,18 @@ Tensor<T> cdist(const Tensor<T>& x1, const Tensor<T>& x2, double p = 2.0) {
     }
   });
   return out;
+}
+
+/// `torch.dist`: the p-norm of a - b over all elements (broadcast), a 0-d tensor.
+template <Expression A, Expression B>
+auto dist(const A& a, const B& b, double p = 2) {
+  return tensorlib::norm(sub(a, b), p);
+}
+
+template <class Derived>
+template <Expression O>
+auto PointwiseMethods<Derived>::dist(const O& other, double p) const {
+  return tensorlib::dist(self(), other, p);
 }
 
 }  // namespace tensorlib

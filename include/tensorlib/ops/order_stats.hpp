@@ -535,4 +535,39 @@ Tensor<T> nanquantile(const Tensor<T>& input, const Tensor<T>& q, std::optional<
   return detail::quantile(input, q, q.dim() == 0, dim, keepdim, interpolation, true, "quantile");
 }
 
+template <class Derived>
+auto PointwiseMethods<Derived>::median() const {
+  return tensorlib::median(self());
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::median(int64_t dim, bool keepdim) const {
+  return tensorlib::median(self(), dim, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::nanmedian() const {
+  return tensorlib::nanmedian(self());
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::nanmedian(int64_t dim, bool keepdim) const {
+  return tensorlib::nanmedian(self(), dim, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
+  return tensorlib::kthvalue(self(), k, dim, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::mode(int64_t dim, bool keepdim) const {
+  return tensorlib::mode(self(), dim, keepdim);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::quantile(double q, std::optional<int64_t> dim, bool keepdim,
+                                         std::string_view interpolation) const {
+  return tensorlib::quantile(Tensor<value_type_t<Derived>>(self()), q, dim, keepdim, interpolation);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::nanquantile(double q, std::optional<int64_t> dim, bool keepdim,
+                                            std::string_view interpolation) const {
+  return tensorlib::nanquantile(Tensor<value_type_t<Derived>>(self()), q, dim, keepdim, interpolation);
+}
+
 }  // namespace tensorlib

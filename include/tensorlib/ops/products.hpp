@@ -225,4 +225,21 @@ Tensor<T> matrix_power(const E& A_expr, int64_t n) {
 /// `torch.matrix_power`: `linalg::matrix_power`.
 using linalg::matrix_power;
 
+template <class Derived>
+auto PointwiseMethods<Derived>::matrix_power(int64_t n) const {
+  return tensorlib::matrix_power(self(), n);
+}
+template <class Derived>
+template <Expression O>
+auto PointwiseMethods<Derived>::cross(const O& other, std::optional<int64_t> dim) const {
+  using T = value_type_t<Derived>;
+  return tensorlib::cross(Tensor<T>(self()), Tensor<T>(other), dim);
+}
+template <class Derived>
+template <Expression O>
+auto PointwiseMethods<Derived>::kron(const O& other) const {
+  using T = value_type_t<Derived>;
+  return tensorlib::kron(Tensor<T>(self()), Tensor<T>(other));
+}
+
 }  // namespace tensorlib

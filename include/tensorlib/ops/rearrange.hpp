@@ -582,4 +582,30 @@ Tensor<T> Tensor<T>::movedim(int64_t source, int64_t destination) const {
   return tensorlib::movedim(*this, Shape{source}, Shape{destination});
 }
 
+/// Swaps two dimensions (torch.swapdims, same as `transpose`); a view.
+template <Expression E>
+Tensor<value_type_t<E>> swapdims(const E& input, int64_t dim0, int64_t dim1) {
+  const Tensor<value_type_t<E>> x = input;
+  return x.transpose(wrap_dim(dim0, x.dim(), "swapdims"), wrap_dim(dim1, x.dim(), "swapdims"));
+}
+
+/// torch.moveaxis: the same as `movedim`.
+template <Expression E>
+Tensor<value_type_t<E>> moveaxis(const E& input, int64_t source, int64_t destination) {
+  return movedim(input, source, destination);
+}
+
+template <class Derived>
+auto PointwiseMethods<Derived>::swapaxes(int64_t axis0, int64_t axis1) const {
+  return tensorlib::swapaxes(self(), axis0, axis1);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::swapdims(int64_t dim0, int64_t dim1) const {
+  return tensorlib::swapdims(self(), dim0, dim1);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::moveaxis(int64_t source, int64_t destination) const {
+  return tensorlib::moveaxis(self(), source, destination);
+}
+
 }  // namespace tensorlib

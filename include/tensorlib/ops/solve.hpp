@@ -21,6 +21,8 @@
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/broadcast.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/expr/operators.hpp"
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/linalg.hpp"
@@ -244,6 +246,32 @@ template <Expression E, class T = value_type_t<E>>
 Tensor<T> inverse(const E& A_expr) {
   const Tensor<T> A = detail::materialize(A_expr);
   return linalg::inv(A);
+}
+
+/// `torch.logdet`: log(det(A)) of each square matrix: NaN where the
+/// determinant is negative, -inf where it is 0. From slogdet, so it records
+/// with slogdet's gradient.
+template <Expression E, class T = value_type_t<E>>
+Tensor<T> logdet(const E& A_expr) {
+  const auto [sign, logabsdet] = linalg::slogdet(A_expr);
+  return where(sign < T(0), std::numeric_limits<T>::quiet_NaN(), logabsdet);
+}
+
+template <class Derived>
+auto PointwiseMethods<Derived>::det() const {
+  return tensorlib::det(self());
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::logdet() const {
+  return tensorlib::logdet(self());
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::slogdet() const {
+  return linalg::slogdet(self());
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::inverse() const {
+  return tensorlib::inverse(self());
 }
 
 }  // namespace tensorlib

@@ -263,4 +263,17 @@ Tensor<T> Tensor<T>::triu(int64_t diagonal) const {
   return tensorlib::triu(*this, diagonal);
 }
 
+template <class Derived>
+auto PointwiseMethods<Derived>::trace() const {
+  return tensorlib::trace(self());
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::diag(int64_t diagonal) const {
+  return tensorlib::diag(self(), diagonal);
+}
+template <class Derived>
+auto PointwiseMethods<Derived>::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
+  return tensorlib::diag_embed(self(), offset, dim1, dim2);
+}
+
 }  // namespace tensorlib

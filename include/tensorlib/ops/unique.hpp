@@ -252,4 +252,10 @@ UniqueResult<value_type_t<E>> unique_consecutive(const E& input, bool return_inv
   return detail::unique_flat(x, true, return_inverse, return_counts, "unique_consecutive");
 }
 
+template <class Derived>
+auto PointwiseMethods<Derived>::unique(bool sorted, bool return_inverse, bool return_counts,
+                                       std::optional<int64_t> dim) const {
+  return tensorlib::unique(self(), sorted, return_inverse, return_counts, dim);
+}
+
 }  // namespace tensorlib
