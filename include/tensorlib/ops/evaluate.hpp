@@ -228,7 +228,7 @@ Tensor<T>& Tensor<T>::operator=(const E& src) && {
 template <Element T>
 template <Scalar S>
 Tensor<T>& Tensor<T>::operator=(S value) && {
-  return fill_(detail::checked_scalar_cast<T>(value));
+  return this->fill_(detail::checked_scalar_cast<T>(value));
 }
 
 template <Element T>
