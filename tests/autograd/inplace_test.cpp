@@ -288,3 +288,13 @@ TEST_CASE("in-place writes: op results that view an internal temporary, broadcas
   CHECK_THROWS_AS(line.expand({2, 3}).index_fill_(0, tl::tensor<int64_t>({0}), 0.0), tl::Error);
   CHECK(line._version() == 0);
 }
+
+TEST_CASE("fill_diagonal_ on a non-leaf: the filled positions get no gradient (PyTorch's values)") {
+  auto x = tl::randn<double>({3, 3}).requires_grad_();
+  auto y = x.clone();
+  y.fill_diagonal_(0.0);
+  y.sum().backward();
+  CHECK(x.grad().to_vector() == tl::Tensor<double>(1.0 - tl::eye<double>(3)).to_vector());
+  auto leaf = tl::zeros<double>({2, 2}).requires_grad_();
+  CHECK_THROWS_AS(leaf.fill_diagonal_(1.0), tl::AutogradError);
+}

@@ -172,3 +172,35 @@ TEST_CASE("triangular errors follow PyTorch's wording") {
   CHECK_THROWS_AS(tl::tril(fake_cuda), tl::DeviceError);
   CHECK_THROWS_AS(tl::trace(fake_cuda), tl::DeviceError);
 }
+
+TEST_CASE("fill_diagonal_ matches PyTorch: tall with and without wrap, wide, cubes, strided views") {
+  const auto positions = [](const tl::Tensor<float>& x) { return tl::nonzero(x).to_vector(); };
+  auto tall = tl::zeros<float>({7, 3});
+  tall.fill_diagonal_(5.f, true);  // PyTorch: (0,0) (1,1) (2,2) (4,0) (5,1) (6,2)
+  CHECK(positions(tall) == std::vector<int64_t>{0, 0, 1, 1, 2, 2, 4, 0, 5, 1, 6, 2});
+  CHECK(tall.sum().item() == 30.f);
+  auto plain = tl::zeros<float>({7, 3});
+  plain.fill_diagonal_(5.f);
+  CHECK(positions(plain) == std::vector<int64_t>{0, 0, 1, 1, 2, 2});
+  auto wide = tl::zeros<int64_t>({3, 5});
+  wide.fill_diagonal_(2, true);  // wrap changes nothing on a wide matrix
+  CHECK(wide.to_vector() == std::vector<int64_t>{2, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 2, 0, 0});
+  auto cube = tl::zeros<float>({2, 2, 2});
+  cube.fill_diagonal_(1.f);
+  CHECK(positions(cube) == std::vector<int64_t>{0, 0, 0, 1, 1, 1});
+  // A transposed (column-major) tall view wraps by rows of the view.
+  auto base = tl::zeros<float>({3, 7});
+  base.t().fill_diagonal_(1.f, true);
+  CHECK(positions(base.t().contiguous()) == positions(tall));
+  // An empty matrix is left alone.
+  auto none = tl::zeros<float>({0, 3});
+  CHECK(none.fill_diagonal_(1.f, true).numel() == 0);
+}
+
+TEST_CASE("fill_diagonal_ errors follow PyTorch's wording") {
+  auto vec = tl::zeros<float>({3});
+  CHECK(fixtures::error_message([&] { vec.fill_diagonal_(1.f); }) == "fill_diagonal_: dimensions must larger than 1");
+  auto uneven = tl::zeros<float>({2, 3, 2});
+  CHECK(fixtures::error_message([&] { uneven.fill_diagonal_(1.f); }) ==
+        "fill_diagonal_: all dimensions of input must be of equal length");
+}

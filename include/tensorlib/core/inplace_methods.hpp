@@ -27,6 +27,9 @@ class InplaceMethods {
   Tensor<T>& fill_(T value);
   /// Sets every element to 0.
   Tensor<T>& zero_();
+  /// Sets the main diagonal (i, i, ..., i) to `value`; with `wrap`, a tall
+  /// matrix's diagonal restarts every cols + 1 rows (ops/triangular.hpp).
+  Tensor<T>& fill_diagonal_(T value, bool wrap = false);
   /// x += alpha * other.
   template <Operand O>
   Tensor<T>& add_(const O& other, T alpha = T(1));

@@ -276,4 +276,30 @@ auto PointwiseMethods<Derived>::diag_embed(int64_t offset, int64_t dim1, int64_t
   return tensorlib::diag_embed(self(), offset, dim1, dim2);
 }
 
+// Note [wrapped diagonal]
+// PyTorch (and NumPy) define fill_diagonal_'s wrap on the row-major order of
+// a tall (rows, cols) matrix: the elements at flat positions k (cols + 1).
+// Position k = b cols + c is row b (cols + 1) + c, column c: block b is a
+// diagonal starting at row b (cols + 1), so one row between blocks is left
+// out. Written as one strided diagonal view per block, it holds for any
+// strides (PyTorch's single strided view follows the flat order only when the
+// matrix is contiguous).
+template <Element T>
+Tensor<T>& InplaceMethods<T>::fill_diagonal_(T value, bool wrap) {
+  Tensor<T>& x = self();
+  const char* op = "fill_diagonal_";
+  detail::check<ShapeError>(x.dim() >= 2, op, ": dimensions must larger than 1");
+  const int64_t rows = x.size(0), cols = x.size(1);
+  for (int64_t d = 1; d < x.dim() && x.dim() > 2; ++d)
+    detail::check<ShapeError>(x.size(d) == rows, op, ": all dimensions of input must be of equal length");
+  int64_t step = 0;  // one step along every dimension at once
+  for (int64_t d = 0; d < x.dim(); ++d) step += x.stride(d);
+  const int64_t blocks = wrap && x.dim() == 2 && cols > 0 ? (rows + cols) / (cols + 1) : 1;  // Note [wrapped diagonal]
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t first = b * (cols + 1), length = std::min(cols, rows - first);
+    if (length > 0) x.as_strided({length}, {step}, x.storage_offset() + first * x.stride(0)).fill_(value);
+  }
+  return x;
+}
+
 }  // namespace tensorlib
