@@ -173,7 +173,10 @@ TEST_CASE("lu errors follow PyTorch's wording") {
   // Pivots are not looked at when P is not asked for (PyTorch too).
   CHECK(tl::lu_unpack(tl::eye<float>(3).expand({2, 3, 3}), tl::ones<int32_t>({3, 3}), true, false).L.sizes() ==
         tl::Shape{2, 3, 3});
-  const auto [LU, piv] = tl::linalg::lu_factor(tl::Tensor<float>(tl::eye<float>(3) * 2.f));
+  // Named references, not structured bindings: clang 14 cannot capture those in lambdas.
+  const auto factor = tl::linalg::lu_factor(tl::Tensor<float>(tl::eye<float>(3) * 2.f));
+  const auto& LU = factor.LU;
+  const auto& piv = factor.pivots;
   CHECK(message([&] {
           (void)tl::linalg::lu_solve(LU, piv, tl::ones<float>({2, 3}));
         }) == "linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 2x3)");
