@@ -94,6 +94,7 @@
 #include "tensorlib/ops/special.hpp"
 #include "tensorlib/ops/statistics.hpp"
 #include "tensorlib/ops/svd.hpp"
+#include "tensorlib/ops/swap_axes.hpp"
 #include "tensorlib/ops/triangular.hpp"
 #include "tensorlib/ops/triangular_solve.hpp"
 #include "tensorlib/ops/unique.hpp"

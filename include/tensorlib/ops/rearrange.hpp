@@ -2,7 +2,7 @@
 /// \file
 /// Rearranging elements: copies (`repeat`, `tile`, `repeat_interleave`,
 /// `flip`, `fliplr`, `flipud`, `roll`, `rot90`, `cartesian_prod`,
-/// `combinations`) and views that alias their input (`movedim`, `swapaxes`,
+/// `combinations`) and views that alias their input (`movedim`,
 /// `broadcast_to`, `broadcast_tensors`, `meshgrid`), with PyTorch's
 /// semantics. Copies run as one strided pass of the pointwise executor
 /// (Note [copies as strided views]) or as block copies (backend/cpu/block_copy.hpp).
@@ -431,13 +431,6 @@ Tensor<value_type_t<E>> movedim(const E& input, int64_t source, int64_t destinat
   return movedim(input, Shape{source}, Shape{destination});
 }
 
-/// Swaps two dimensions (torch.swapaxes, same as `transpose`); a view.
-template <Expression E>
-Tensor<value_type_t<E>> swapaxes(const E& input, int64_t axis0, int64_t axis1) {
-  const Tensor<value_type_t<E>> x = input;
-  return x.transpose(wrap_dim(axis0, x.dim(), "swapaxes"), wrap_dim(axis1, x.dim(), "swapaxes"));
-}
-
 /// The input broadcast to `size` (-1 keeps a size): a view with stride 0
 /// along broadcast dims (torch.broadcast_to, same as `expand`).
 template <Expression E>
@@ -580,32 +573,6 @@ Tensor<T> Tensor<T>::movedim(const Shape& source, const Shape& destination) cons
 template <Element T>
 Tensor<T> Tensor<T>::movedim(int64_t source, int64_t destination) const {
   return tensorlib::movedim(*this, Shape{source}, Shape{destination});
-}
-
-/// Swaps two dimensions (torch.swapdims, same as `transpose`); a view.
-template <Expression E>
-Tensor<value_type_t<E>> swapdims(const E& input, int64_t dim0, int64_t dim1) {
-  const Tensor<value_type_t<E>> x = input;
-  return x.transpose(wrap_dim(dim0, x.dim(), "swapdims"), wrap_dim(dim1, x.dim(), "swapdims"));
-}
-
-/// torch.moveaxis: the same as `movedim`.
-template <Expression E>
-Tensor<value_type_t<E>> moveaxis(const E& input, int64_t source, int64_t destination) {
-  return movedim(input, source, destination);
-}
-
-template <class Derived>
-auto PointwiseMethods<Derived>::swapaxes(int64_t axis0, int64_t axis1) const {
-  return tensorlib::swapaxes(self(), axis0, axis1);
-}
-template <class Derived>
-auto PointwiseMethods<Derived>::swapdims(int64_t dim0, int64_t dim1) const {
-  return tensorlib::swapdims(self(), dim0, dim1);
-}
-template <class Derived>
-auto PointwiseMethods<Derived>::moveaxis(int64_t source, int64_t destination) const {
-  return tensorlib::moveaxis(self(), source, destination);
 }
 
 }  // namespace tensorlib
