@@ -73,6 +73,7 @@
 #include "tensorlib/ops/index_common.hpp"
 #include "tensorlib/ops/index_ops.hpp"
 #include "tensorlib/ops/inplace.hpp"
+#include "tensorlib/ops/inplace_views.hpp"
 #include "tensorlib/ops/join.hpp"
 #include "tensorlib/ops/linalg.hpp"
 #include "tensorlib/ops/linalg_batch.hpp"

@@ -41,6 +41,19 @@ TEST_CASE("CUDA: copies to and from the GPU keep values, shapes and layouts") {
   CHECK(d.to_vector().size() == 105);
 }
 
+TEST_CASE("CUDA: in-place views change a device tensor's geometry as on the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(3);
+  auto x = tl::randn({2, 1, 3, 4}, g);
+  auto d = x.cuda();
+  x.transpose_(0, 3).squeeze_(2).unsqueeze_(0).as_strided_({3, 4}, {1, 5}, 2);
+  d.transpose_(0, 3).squeeze_(2).unsqueeze_(0).as_strided_({3, 4}, {1, 5}, 2);
+  CHECK(d.is_cuda());
+  CHECK(d.sizes() == x.sizes());
+  CHECK(d.strides() == x.strides());
+  check_parity(tl::Tensor<float>(d * 2.f), tl::Tensor<float>(x * 2.f), 0, 0, "in-place views");
+}
+
 TEST_CASE("CUDA: a 6-op chain of 3 inputs runs as exactly one kernel and matches the CPU") {
   if (no_gpu()) return;
   tl::Generator g(1);

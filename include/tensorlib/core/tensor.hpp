@@ -251,6 +251,25 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
   /// A view with explicit sizes, strides and storage offset (bounds-checked).
   Tensor as_strided(const Shape& sizes, const Shape& strides, std::optional<int64_t> offset = std::nullopt) const;
 
+  // In-place views (defined in ops/inplace_views.hpp): this tensor, and every
+  // handle of it, takes the view's geometry and history (Note [in-place views]).
+
+  /// `t()` in place.
+  Tensor& t_();
+  /// `transpose(dim0, dim1)` in place.
+  Tensor& transpose_(int64_t dim0, int64_t dim1);
+  /// `transpose_`, NumPy's and PyTorch's other names for it.
+  Tensor& swapaxes_(int64_t axis0, int64_t axis1) { return transpose_(axis0, axis1); }
+  Tensor& swapdims_(int64_t dim0, int64_t dim1) { return transpose_(dim0, dim1); }
+  /// `unsqueeze(dim)` in place.
+  Tensor& unsqueeze_(int64_t dim);
+  /// `squeeze()` in place.
+  Tensor& squeeze_();
+  /// `squeeze(dim)` in place.
+  Tensor& squeeze_(int64_t dim);
+  /// `as_strided(sizes, strides, offset)` in place.
+  Tensor& as_strided_(const Shape& sizes, const Shape& strides, std::optional<int64_t> offset = std::nullopt);
+
   // Copies (defined in ops/copy.hpp).
 
   /// This tensor if already contiguous, else a contiguous copy.

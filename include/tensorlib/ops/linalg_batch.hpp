@@ -68,6 +68,14 @@ void check_square(const Tensor<T>& a, const char* op) {
                     " by ", a.size(-1), " matrices");
 }
 
+/// The equation's right-hand side `b` (a batch of matrices) fits an n x n
+/// coefficient matrix: AX = B reads its rows, XA = B its columns.
+template <Element T>
+void check_equation_shapes(const Tensor<T>& b, int64_t n, bool left, const char* op) {
+  check<ShapeError>(b.size(left ? -2 : -1) == n, op, ": Incompatible shapes of A and B for the equation ",
+                    left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", b.size(-2), "x", b.size(-1), ")");
+}
+
 /// The batch dimensions of a (*, m, n) shape.
 inline Shape batch_of(const Shape& s) {
   Shape b = s;

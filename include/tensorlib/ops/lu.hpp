@@ -260,9 +260,7 @@ Tensor<T> lu_solve(const EL& LU_expr, const Tensor<int32_t>& pivots, const EB& B
   detail::check_square(LU, "torch.linalg.lu_solve");
   detail::check<ShapeError>(B.dim() >= 2, op, ": The input tensor B must have at least 2 dimensions.");
   const int64_t n = LU.size(-1);
-  detail::check<ShapeError>((left ? B.size(-2) : B.size(-1)) == n, op,
-                            ": Incompatible shapes of A and B for the equation ", left ? "AX = B" : "XA = B", " (", n,
-                            "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
+  detail::check_equation_shapes(B, n, left, op);
   detail::check<ShapeError>(pivots.dim() >= 1 && pivots.size(-1) == n, op,
                             ": Number of pivots per batch should be same as the dimension of the matrix");
   Shape lu_but_last = LU.sizes();

@@ -123,8 +123,7 @@ Tensor<T> solve(const EA& A_expr, const EB& B_expr, bool left = true) {
   a_but_last.resize(A.dim() - 1);
   const bool vector_case = B.dim() == 1 || (B.dim() == A.dim() - 1 && B.sizes() == a_but_last);
   const Tensor<T> B2 = vector_case ? B.unsqueeze(-1) : B;
-  detail::check<ShapeError>(B2.size(left ? -2 : -1) == n, op, ": Incompatible shapes of A and B for the equation ",
-                            left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", B2.size(-2), "x", B2.size(-1), ")");
+  detail::check_equation_shapes(B2, n, left, op);
   detail::check<ShapeError>(left || !vector_case, op,
                             ": Vector broadcasting of the left hand side is not supported for left=False. In this "
                             "case linalg.solve is equivalent to B / A.squeeze(-1)");

@@ -74,9 +74,7 @@ Tensor<T> solve_triangular(const EA& A_expr, const EB& B_expr, bool upper, bool 
   detail::check_square(A, op);
   detail::check<ShapeError>(B.dim() >= 2, op, ": The input tensor B must have at least 2 dimensions.");
   const int64_t n = A.size(-1);
-  detail::check<ShapeError>((left ? B.size(-2) : B.size(-1)) == n, op,
-                            ": Incompatible shapes of A and B for the equation ", left ? "AX = B" : "XA = B", " (", n,
-                            "x", n, " and ", B.size(-2), "x", B.size(-1), ")");
+  detail::check_equation_shapes(B, n, left, op);
   // X A = B is A^T X^T = B^T, and A^T has the other triangle.
   if (!left) return linalg::solve_triangular(A.mT(), B.mT(), !upper, true, unitriangular).mT().contiguous();
   if (detail::records_grad(A, B)) return autograd::solve_triangular(A, B, upper, unitriangular);
