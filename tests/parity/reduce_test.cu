@@ -213,6 +213,22 @@ TEST_CASE("CUDA: lu_factor, lu, lu_unpack and lu_solve match the CPU, results on
   CHECK_THROWS_AS((void)tl::linalg::lu_solve(LU, cpu_pivots, rhs.cuda()), tl::DeviceError);
 }
 
+TEST_CASE("CUDA: matrix_exp and its gradient match the CPU, results on the input's device") {
+  if (no_gpu()) return;
+  tl::Generator g(19);
+  const auto a = tl::randn<double>({2, 3, 3}, g);
+  const auto e = tl::linalg::matrix_exp(a.cuda());
+  CHECK(e.is_cuda());
+  check_parity(e, tl::linalg::matrix_exp(a), 0, 0, "matrix_exp");
+  check_parity(tl::matrix_exp(a.to<float>().cuda()), tl::matrix_exp(a.to<float>()), 0, 0, "matrix_exp float");
+  auto da = a.cuda().requires_grad_();
+  auto ha = a.clone().requires_grad_();
+  tl::linalg::matrix_exp(da).sum().backward();
+  tl::linalg::matrix_exp(ha).sum().backward();
+  CHECK(da.grad().is_cuda());
+  check_parity(da.grad(), ha.grad(), 0, 0, "matrix_exp gradient");
+}
+
 TEST_CASE("CUDA: multinomial draws the CPU's samples for the same seed") {
   if (no_gpu()) return;
   // Note [multinomial sampling]: the same uniforms on both devices; the keys

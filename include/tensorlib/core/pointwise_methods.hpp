@@ -211,7 +211,7 @@ class PointwiseMethods {
 
   /// Order statistics, matrices and counts: `x.name(...)` is `tl::name(x, ...)`
   /// (ops/order_stats.hpp, ops/triangular.hpp, ops/solve.hpp,
-  /// ops/products.hpp, ops/histogram.hpp, ops/unique.hpp, ops/norms.hpp,
+  /// ops/products.hpp, ops/matrix_exp.hpp, ops/histogram.hpp, ops/unique.hpp, ops/norms.hpp,
   /// ops/rearrange.hpp document each); they evaluate an expression first.
   auto median() const;
   auto median(int64_t dim, bool keepdim = false) const;
@@ -231,6 +231,7 @@ class PointwiseMethods {
   auto slogdet() const;
   auto inverse() const;
   auto matrix_power(int64_t n) const;
+  auto matrix_exp() const;
   template <Expression O>
   auto cross(const O& other, std::optional<int64_t> dim = std::nullopt) const;
   template <Expression O>
