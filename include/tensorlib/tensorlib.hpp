@@ -82,6 +82,7 @@
 #include "tensorlib/ops/masked.hpp"
 #include "tensorlib/ops/matrix_exp.hpp"
 #include "tensorlib/ops/multinomial.hpp"
+#include "tensorlib/ops/mvlgamma.hpp"
 #include "tensorlib/ops/norms.hpp"
 #include "tensorlib/ops/order_stats.hpp"
 #include "tensorlib/ops/products.hpp"

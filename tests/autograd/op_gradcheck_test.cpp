@@ -839,3 +839,34 @@ TEST_CASE("matrix_exp: PyTorch's gradients, gradchecks once and twice") {
   tl::linalg::matrix_exp(empty).sum().backward();
   CHECK(empty.grad().sizes() == tl::Shape{2, 0, 0});
 }
+
+TEST_CASE("polygamma and digamma: gradients once and twice (digamma's second derivative is polygamma(2, x))") {
+  tl::Generator gen(43);
+  auto x = tl::Tensor<double>(tl::rand<double>({2, 3}, gen) * 3.0 + 0.2).requires_grad_();
+  for (const int64_t n : {0, 1, 2, 4}) {
+    CAPTURE(n);
+    const auto f = [n](const Inputs& in) { return tl::Tensor<double>(tl::polygamma(n, in[0])); };
+    CHECK(check(f, {x}));
+    CHECK(tl::autograd::gradgradcheck(f, {x}));
+  }
+  const auto psi = [](const Inputs& in) { return tl::Tensor<double>(tl::digamma(in[0]) * in[0]); };
+  CHECK(tl::autograd::gradgradcheck(psi, {x}));
+  // d^2/dx^2 sum digamma(x) = polygamma(2, x), through the fused backward's
+  // second-order pass.
+  const tl::Tensor<double> y = tl::digamma(x).sum();
+  const auto g = tl::autograd::grad<double>({y}, {x}, {}, true, true);
+  const auto h = tl::autograd::grad<double>({g[0].sum()}, {x});
+  fixtures::check_close(h[0], tl::Tensor<double>(tl::polygamma(2, x.detach())), 1e-13, 1e-13, "digamma''");
+}
+
+TEST_CASE("mvlgamma: PyTorch's gradient and gradchecks once and twice") {
+  const auto& c = fixtures::load("special.txt")["mvlgamma_grad/3"];
+  auto x = c.get<double>("x").requires_grad_();
+  tl::mvlgamma(x, 3).sum().backward();
+  fixtures::check_close(x.grad(), c.get<double>("gx"), 1e-13, 1e-13, "mvlgamma");
+  tl::Generator gen(47);
+  auto a = tl::Tensor<double>(tl::rand<double>({2, 3}, gen) * 4.0 + 2.0).requires_grad_();
+  const auto f = [](const Inputs& in) { return tl::mvlgamma(in[0], 4); };
+  CHECK(check(f, {a}));
+  CHECK(tl::autograd::gradgradcheck(f, {a}));
+}

@@ -1,4 +1,4 @@
-// Double backward of erf, lgamma, sigmoid, logit, the exponentials,
+// Double backward of erf, lgamma, digamma, polygamma, sigmoid, logit, the exponentials,
 // logarithms and roots on the GPU against the CPU (second_order_parity.hpp):
 // it compiles the second-order kernel of each functor's nested dual forms (a
 // user's nvcc file gets them for every expression it differentiates). The
@@ -24,6 +24,8 @@ TEST_CASE(
   unary("erfc", [](const T& a) { return tl::erfc(a); });
   unary("erfinv", [](const T& a) { return tl::erfinv(a); });
   unary("lgamma", [](const T& a) { return tl::lgamma(a); });
+  unary("digamma", [](const T& a) { return tl::digamma(a); });
+  unary("polygamma 2", [](const T& a) { return tl::polygamma(2, a); });
   unary("sigmoid", [](const T& a) { return tl::sigmoid(a); });
   unary("logit", [](const T& a) { return tl::logit(a); });
   unary("logit eps", [](const T& a) { return tl::logit(a, 0.3); });

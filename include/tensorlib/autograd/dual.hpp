@@ -30,6 +30,7 @@
 /// slope and a tangent goes through `scaled`.
 
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <string_view>
 #include <type_traits>
@@ -434,12 +435,19 @@ TENSORLIB_HOST_DEVICE Dual<T, K> lgamma(const Dual<T, K>& x) {
   using math::lgamma;
   return x.chain(lgamma(x.value), digamma(x.value));
 }
-/// Digamma; derivative trigamma.
+/// Digamma; derivative trigamma, polygamma(1, x).
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> digamma(const Dual<T, K>& x) {
   using math::digamma;
-  using math::map_lanes;
-  return x.chain(digamma(x.value), map_lanes(x.value, [](detail::scalar_t<T> v) { return math::trigamma(v); }));
+  using math::polygamma;
+  return x.chain(digamma(x.value), polygamma(1, x.value));
+}
+/// The n-th derivative of digamma; derivative polygamma(n + 1, x), so it
+/// differentiates again on nested duals.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> polygamma(int64_t n, const Dual<T, K>& x) {
+  using math::polygamma;
+  return x.chain(polygamma(n, x.value), polygamma(n + 1, x.value));
 }
 
 // ---- powers and remainders ----

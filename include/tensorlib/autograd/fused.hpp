@@ -25,8 +25,7 @@
 /// on nested duals `Dual<Dual<T, 1>, A>`. Its outputs are g * (H u) for
 /// every leaf and J u for g, so double backward and Hessian-vector products
 /// through pointwise chains cost one pass each. A third derivative through
-/// the same expression is refused (NotImplementedError), as is the second
-/// derivative of digamma (it would need polygamma).
+/// the same expression is refused (NotImplementedError).
 ///
 /// The pass is instantiated for every fused expression type a program
 /// materializes (create_graph is a run-time choice), which costs compile
@@ -103,14 +102,6 @@ void check_leaf_versions(const E& expr, const uint32_t* versions, const std::str
 }
 
 }  // namespace detail
-
-/// Whether the second-order pass can run on E: every functor's dual form
-/// differentiates again on nested duals. digamma's would need polygamma.
-template <class N>
-inline constexpr bool twice_differentiable = true;
-template <class F, class... Cs>
-inline constexpr bool twice_differentiable<Map<F, Cs...>> =
-    !std::is_same_v<F, fn::Digamma> && (twice_differentiable<Cs> && ...);
 
 namespace detail {
 
@@ -327,13 +318,8 @@ class FusedBackward final : public Node {
         ": create_graph=true through a fused pointwise expression needs its second-order pass, which this "
         "code was compiled without (TENSORLIB_NO_DOUBLE_BACKWARD is defined)"));
 #else
-    if constexpr (twice_differentiable<E>) {
-      auto node = std::make_shared<FusedGradBackward<T>>(*expr_, lanes_, g, name_);
-      for (const auto& o : outs) set_history(o, node);
-    } else {
-      throw NotImplementedError(::tensorlib::detail::concat(
-          name(), ": create_graph=true through digamma (its second derivative needs polygamma) is not implemented"));
-    }
+    auto node = std::make_shared<FusedGradBackward<T>>(*expr_, lanes_, g, name_);
+    for (const auto& o : outs) set_history(o, node);
 #endif
   }
 

@@ -160,6 +160,9 @@ class InplaceMethods {
   Tensor<T>& cos_();
   Tensor<T>& cosh_();
   Tensor<T>& digamma_();
+  Tensor<T>& polygamma_(int64_t n);
+  /// `mvlgamma(p)` in place (ops/mvlgamma.hpp).
+  Tensor<T>& mvlgamma_(int64_t p);
   Tensor<T>& erf_();
   Tensor<T>& erfc_();
   Tensor<T>& erfinv_();

@@ -46,6 +46,9 @@ class PointwiseMethods {
   auto cos() const;
   auto cosh() const;
   auto digamma() const;
+  auto polygamma(int64_t n) const;
+  /// The multivariate log-gamma function of dimension p (ops/mvlgamma.hpp).
+  auto mvlgamma(int64_t p) const;
   auto erf() const;
   auto erfc() const;
   auto erfinv() const;

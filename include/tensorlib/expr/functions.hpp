@@ -93,6 +93,13 @@ auto digamma(const E& x) {
   return make_map(fn::Digamma{}, x);
 }
 
+/// The n-th derivative of digamma, n >= 0 (`torch.polygamma(n, x)`).
+template <Expression E>
+auto polygamma(int64_t n, const E& x) {
+  detail::check<ValueError>(n >= 0, "polygamma(n, x) does not support negative n.");
+  return make_map(fn::Polygamma{n}, x);
+}
+
 /// Error function.
 template <Expression E>
 auto erf(const E& x) {

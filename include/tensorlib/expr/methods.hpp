@@ -56,6 +56,10 @@ auto PointwiseMethods<D>::digamma() const {
   return tensorlib::digamma(self());
 }
 template <class D>
+auto PointwiseMethods<D>::polygamma(int64_t n) const {
+  return tensorlib::polygamma(n, self());
+}
+template <class D>
 auto PointwiseMethods<D>::erf() const {
   return tensorlib::erf(self());
 }

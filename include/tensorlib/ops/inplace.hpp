@@ -288,6 +288,10 @@ Tensor<T>& InplaceMethods<T>::digamma_() {
   return detail::write_result_in_place(self(), tensorlib::digamma(self()), "digamma_");
 }
 template <Element T>
+Tensor<T>& InplaceMethods<T>::polygamma_(int64_t n) {
+  return detail::write_result_in_place(self(), tensorlib::polygamma(n, self()), "polygamma_");
+}
+template <Element T>
 Tensor<T>& InplaceMethods<T>::erf_() {
   return detail::write_result_in_place(self(), tensorlib::erf(self()), "erf_");
 }

@@ -66,6 +66,10 @@ auto psi(const E& x) {
   return tensorlib::digamma(x);
 }
 template <Expression E>
+auto polygamma(int64_t n, const E& x) {
+  return tensorlib::polygamma(n, x);
+}
+template <Expression E>
 auto sinc(const E& x) {
   return tensorlib::sinc(x);
 }

@@ -5,6 +5,8 @@
 /// generic kernel in expr/math (the same code the scalar path runs), or, for
 /// rare functions without a packet kernel, applies the scalar kernel per lane.
 
+#include <cstdint>
+
 #include "tensorlib/backend/cpu/simd.hpp"
 #include "tensorlib/expr/math/exp_log.hpp"
 #include "tensorlib/expr/math/hyperbolic.hpp"
@@ -145,6 +147,10 @@ inline Vec<T> lgamma(Vec<T> x) {
 template <Lane T>
 inline Vec<T> digamma(Vec<T> x) {
   return map_lanes(x, [](T v) { return math::digamma(v); });
+}
+template <Lane T>
+inline Vec<T> polygamma(int64_t n, Vec<T> x) {
+  return map_lanes(x, [n](T v) { return math::polygamma(n, v); });
 }
 template <Lane T>
 inline Vec<T> fmod(Vec<T> x, Vec<T> y) {

@@ -1,8 +1,9 @@
 #pragma once
 /// \file
-/// Special-function functors: erf, erfc, erfinv, lgamma, digamma, sigmoid,
-/// logit. Integral operands compute in float.
+/// Special-function functors: erf, erfc, erfinv, lgamma, digamma, polygamma,
+/// sigmoid, logit. Integral operands compute in float.
 
+#include <cstdint>
 #include <limits>
 #include <string_view>
 
@@ -66,6 +67,18 @@ struct Digamma {
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
     using math::digamma;
     return digamma(x);
+  }
+};
+
+/// The n-th derivative of digamma (n >= 0; tl::polygamma checks it).
+struct Polygamma {
+  static constexpr std::string_view name = "polygamma";
+  using promotion = promotion::CommonFloating;
+  int64_t n = 0;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::polygamma;
+    return polygamma(n, x);
   }
 };
 
