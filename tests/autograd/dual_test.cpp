@@ -47,15 +47,13 @@ void check_unary(const char* name, const F& f, const std::vector<double>& points
     CHECK(y.value == doctest::Approx(f(x)).epsilon(1e-14));
     const double fd = central([&](double v) { return f(v); }, x);
     CHECK(y.tangent[0] == doctest::Approx(fd).epsilon(1e-6).scale(1e-3));
-    {
-      const N1 y2 = tl::autograd::apply_dual(f, N1::variable(with_tangent(x, 1.0), 0));
-      CHECK(y2.value.value == doctest::Approx(y.value).epsilon(1e-14));
-      CHECK(y2.tangent[0].value == doctest::Approx(y.tangent[0]).epsilon(1e-14));
-      CHECK(y2.value.tangent[0] == doctest::Approx(y.tangent[0]).epsilon(1e-14));  // the inner level agrees
-      const double fd2 =
-          central([&](double v) { return tl::autograd::apply_dual(f, D1::variable(v, 0)).tangent[0]; }, x);
-      CHECK(y2.tangent[0].tangent[0] == doctest::Approx(fd2).epsilon(1e-5).scale(1e-3));
-    }
+    // Second derivatives on nested duals.
+    const N1 y2 = tl::autograd::apply_dual(f, N1::variable(with_tangent(x, 1.0), 0));
+    CHECK(y2.value.value == doctest::Approx(y.value).epsilon(1e-14));
+    CHECK(y2.tangent[0].value == doctest::Approx(y.tangent[0]).epsilon(1e-14));
+    CHECK(y2.value.tangent[0] == doctest::Approx(y.tangent[0]).epsilon(1e-14));  // the inner level agrees
+    const double fd2 = central([&](double v) { return tl::autograd::apply_dual(f, D1::variable(v, 0)).tangent[0]; }, x);
+    CHECK(y2.tangent[0].tangent[0] == doctest::Approx(fd2).epsilon(1e-5).scale(1e-3));
   }
 }
 
@@ -138,6 +136,7 @@ TEST_CASE("dual tangents of unary functors match finite differences") {
   check_unary("lgamma", fn::Lgamma{}, kNonInteger);
   check_unary("digamma", fn::Digamma{}, kNonInteger);
   check_unary("polygamma 2", fn::Polygamma{2}, kNonInteger);
+  check_unary("entr", fn::Entr{}, kPositive);
   check_unary("sigmoid", fn::Sigmoid{}, kReal);
   check_unary("logit", fn::Logit{}, kOpenUnit);
   check_unary("logit eps", fn::Logit{.eps = 0.1}, kOpenUnit);

@@ -870,3 +870,15 @@ TEST_CASE("mvlgamma: PyTorch's gradient and gradchecks once and twice") {
   CHECK(check(f, {a}));
   CHECK(tl::autograd::gradgradcheck(f, {a}));
 }
+
+TEST_CASE("special::entr: PyTorch's gradient (inf at 0, NaN below), gradchecks once and twice") {
+  const auto& c = fixtures::load("special.txt")["entr_grad"];
+  auto x = c.get<double>("x").requires_grad_();
+  tl::Tensor<double>(tl::special::entr(x)).sum().backward();
+  fixtures::check_close(x.grad(), c.get<double>("gx"), 1e-15, 0, "entr");
+  tl::Generator gen(53);
+  auto a = tl::Tensor<double>(tl::rand<double>({2, 3}, gen) * 2.0 + 0.1).requires_grad_();
+  const auto f = [](const Inputs& in) { return tl::Tensor<double>(tl::special::entr(in[0] * in[0])); };
+  CHECK(check(f, {a}));
+  CHECK(tl::autograd::gradgradcheck(f, {a}));
+}

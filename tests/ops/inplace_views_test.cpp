@@ -167,6 +167,16 @@ TEST_CASE("in-place views refuse leaves that require grad, and saved tensors see
                        tl::AutogradError);
   CHECK(leaf.sizes() == tl::Shape{2, 3});
   CHECK(view.sizes() == tl::Shape{1, 3});
+  // with torch.no_grad(): v = y[0:1]; then v.t_(): PyTorch's "A view was
+  // created in no_grad mode and is being modified inplace with grad mode enabled".
+  const tl::Tensor<double> nonleaf = leaf * 2.0;
+  tl::Tensor<double> untracked;
+  {
+    tl::NoGradGuard no_grad;
+    untracked = nonleaf.narrow(0, 0, 1);
+  }
+  CHECK_THROWS_WITH_AS(untracked.t_(), doctest::Contains("t_: A view was created in no_grad mode"), tl::AutogradError);
+  CHECK(untracked.sizes() == tl::Shape{1, 3});
   {
     // PyTorch: with torch.no_grad(): k.t_() on a leaf only changes its shape.
     tl::NoGradGuard no_grad;
@@ -176,7 +186,7 @@ TEST_CASE("in-place views refuse leaves that require grad, and saved tensors see
   CHECK(leaf.requires_grad());
   CHECK(leaf.is_leaf());
 
-  // x = torch.randn(2, 3, requires_grad=True); y = x * 1; z = y * y; y.t_();
+  // x = torch.randn(2, 3, requires_grad=True); y = x.exp(); z = y * y; y.t_();
   // z.sum().backward(): "one of the variables needed for gradient computation
   // has been modified by an inplace operation: ... is at version 1; expected
   // version 0 instead."

@@ -25,7 +25,9 @@ TEST_CASE("matrix_exp matches PyTorch in double and float") {
     // so they are within float rounding of PyTorch's double result.
     fixtures::check_close(tl::linalg::matrix_exp(a.to<float>()), c.get<double>("exp").to<float>(), 2e-6, 1e-6,
                           name + " float");
-    CHECK(tl::allclose(c.get<float>("exp_float"), c.get<double>("exp").to<float>(), 1e-4, 1e-5));
+    // PyTorch's own float path (computed in float) is within 1e-5 of it.
+    fixtures::check_close(tl::linalg::matrix_exp(a.to<float>()), c.get<float>("exp_float"), 2e-5, 1e-5,
+                          name + " against PyTorch's float");
   }
   // exp(diag(800, 1)) overflows in one element only, in double as PyTorch
   // gives it; PyTorch's float path gives NaN everywhere, ours the rounded
@@ -72,9 +74,10 @@ TEST_CASE("matrix_exp obeys the exponential's laws") {
     const auto m = tl::tensor<double>({{bad, 0.0}, {0.0, 1.0}});
     for (const double v : tl::linalg::matrix_exp(m).to_vector()) CHECK(std::isnan(v));
   }
-  // Element sums that overflow double still give a finite scaling.
+  // Element sums that overflow double still give a finite scaling (s = 1022)
+  // and the overflowed exponential, not NaN.
   const auto huge = tl::full<double>({2, 2}, 1e308);
-  for (const double v : tl::linalg::matrix_exp(huge).to_vector()) CHECK_FALSE(std::isfinite(v));
+  for (const double v : tl::linalg::matrix_exp(huge).to_vector()) CHECK(v == std::numeric_limits<double>::infinity());
 }
 
 TEST_CASE("matrix_exp gives PyTorch's errors") {

@@ -13,7 +13,7 @@ TEST_CASE("CUDA: unary float functors match PyTorch") {
   });
 }
 
-TEST_CASE("CUDA: polygamma matches the CPU at every order, poles and large arguments included") {
+TEST_CASE("CUDA: polygamma and entr match the CPU, poles and large arguments included") {
   if (cuda_support::no_gpu()) return;
   const auto x = tl::tensor<double>({-3.0, -2.5, -0.5, 0.0, 1e-3, 0.5, 1.0, 3.7, 8.9, 9.1, 100.0, 1e8});
   for (const int64_t n : {0, 1, 2, 5}) {
@@ -25,4 +25,6 @@ TEST_CASE("CUDA: polygamma matches the CPU at every order, poles and large argum
     cuda_support::check_parity(tl::Tensor<float>(tl::polygamma(n, x.to<float>().cuda())),
                                tl::Tensor<float>(tl::polygamma(n, x.to<float>())), 1e-6, 0, "polygamma float");
   }
+  cuda_support::check_parity(tl::Tensor<double>(tl::special::entr(x.cuda())), tl::Tensor<double>(tl::special::entr(x)),
+                             1e-15, 0, "entr");
 }

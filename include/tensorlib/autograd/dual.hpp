@@ -31,6 +31,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numbers>
 #include <string_view>
 #include <type_traits>
@@ -443,11 +444,13 @@ TENSORLIB_HOST_DEVICE Dual<T, K> digamma(const Dual<T, K>& x) {
   return x.chain(digamma(x.value), polygamma(1, x.value));
 }
 /// The n-th derivative of digamma; derivative polygamma(n + 1, x), so it
-/// differentiates again on nested duals.
+/// differentiates again on nested duals. (Past n = 170 both are infinite or
+/// NaN; the largest n keeps its own order rather than overflow.)
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> polygamma(int64_t n, const Dual<T, K>& x) {
   using math::polygamma;
-  return x.chain(polygamma(n, x.value), polygamma(n + 1, x.value));
+  const int64_t next = n < std::numeric_limits<int64_t>::max() ? n + 1 : n;
+  return x.chain(polygamma(n, x.value), polygamma(next, x.value));
 }
 
 // ---- powers and remainders ----

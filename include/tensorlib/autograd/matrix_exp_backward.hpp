@@ -11,6 +11,7 @@
 /// (and differentiates matrix_exp again).
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "tensorlib/autograd/op_backward.hpp"

@@ -258,8 +258,9 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
   Tensor& t_();
   /// `transpose(dim0, dim1)` in place.
   Tensor& transpose_(int64_t dim0, int64_t dim1);
-  /// `transpose_`, NumPy's and PyTorch's other names for it.
+  /// `transpose_` under NumPy's name.
   Tensor& swapaxes_(int64_t axis0, int64_t axis1) { return transpose_(axis0, axis1); }
+  /// `transpose_` under PyTorch's other name.
   Tensor& swapdims_(int64_t dim0, int64_t dim1) { return transpose_(dim0, dim1); }
   /// `unsqueeze(dim)` in place.
   Tensor& unsqueeze_(int64_t dim);

@@ -96,7 +96,7 @@ auto digamma(const E& x) {
 /// The n-th derivative of digamma, n >= 0 (`torch.polygamma(n, x)`).
 template <Expression E>
 auto polygamma(int64_t n, const E& x) {
-  detail::check<ValueError>(n >= 0, "polygamma(n, x) does not support negative n.");
+  detail::check<ValueError>(n >= 0, "polygamma(n, x) does not support negative n, got ", n);
   return make_map(fn::Polygamma{n}, x);
 }
 

@@ -12,14 +12,17 @@
 /// with y's old history as its input, PyTorch's TBackward. Nothing is written,
 /// but the tensor's version is bumped, as PyTorch does: a node that saved it
 /// before would now read it with other sizes, and refuses to. A leaf that
-/// requires grad, or a view of one, is refused while grad mode is on (PyTorch's
+/// requires grad, a view of one, and a view taken under NoGradGuard of a
+/// tensor that requires grad are refused while grad mode is on (PyTorch's
 /// errors); under NoGradGuard it only changes shape. A view stays a view of
-/// the same base.
+/// the same base. On a 1-D or 0-D tensor `t_` changes nothing, and keeps its
+/// history (PyTorch records a TBackward that passes the gradient through).
 
 #include <cstdint>
 #include <optional>
 #include <utility>
 
+#include "tensorlib/core/autograd_meta.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/shape.hpp"
@@ -40,6 +43,12 @@ Tensor<T>& inplace_view(Tensor<T>& self, const char* op, ViewFn view) {
     const TensorImpl* base = impl.view_base.get();
     check<AutogradError>(!(base && base->requires_grad() && !base->autograd->grad_fn), op,
                          ": a view of a leaf Variable that requires grad is being used in an in-place operation.");
+    check<AutogradError>(!(base && base->requires_grad() && !self.requires_grad()), op,
+                         ": A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+                         "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                         "code by moving both the view and the inplace either both inside the no_grad block (if you "
+                         "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+                         "tracked).");
   }
   const Tensor<T> viewed = view(std::as_const(self));
   impl.sizes = viewed.sizes();

@@ -6,6 +6,7 @@
 /// double for float inputs too (Note [linalg working precision]).
 
 #include <cstdint>
+#include <vector>
 
 #include "tensorlib/backend/cpu/matrix_exp.hpp"
 #include "tensorlib/core/pointwise_methods.hpp"

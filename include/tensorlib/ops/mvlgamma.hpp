@@ -11,8 +11,10 @@
 /// checked against (p - 1) / 2 (which would synchronize with a GPU): below
 /// it, lgamma's poles and negative values give inf or a finite value.
 
+#include <cmath>
 #include <cstdint>
 #include <numbers>
+#include <type_traits>
 
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
@@ -34,7 +36,7 @@ template <Expression E, class T = floating_t<value_type_t<E>>>
 Tensor<T> mvlgamma(const E& x, int64_t p) {
   static_assert(!std::is_same_v<value_type_t<E>, bool>,
                 "mvlgamma: the input may not be a boolean tensor (as in PyTorch); convert it with .to<float>()");
-  detail::check<ValueError>(p >= 1, "mvlgamma: p has to be greater than or equal to 1");
+  detail::check<ValueError>(p >= 1, "mvlgamma: p has to be greater than or equal to 1, got ", p);
   const Tensor<T> a = cast<T>(x);
   // 0, -1/2, ..., -(p - 1)/2, as a trailing dimension.
   const Tensor<T> shifts = arange<T>(0.0, -0.5 * static_cast<double>(p), -0.5, {.device = a.device()});

@@ -69,6 +69,12 @@ template <Expression E>
 auto polygamma(int64_t n, const E& x) {
   return tensorlib::polygamma(n, x);
 }
+/// Elementwise entropy -x log(x): 0 at 0, -inf for x < 0 (torch.special
+/// only, as in PyTorch).
+template <Expression E>
+auto entr(const E& x) {
+  return make_map(fn::Entr{}, x);
+}
 template <Expression E>
 auto sinc(const E& x) {
   return tensorlib::sinc(x);

@@ -133,8 +133,8 @@ using UnaryFloatFunctors =
                tl::fn::Log2, tl::fn::Log10, tl::fn::Log1p, tl::fn::Sqrt, tl::fn::Rsqrt, tl::fn::Sin, tl::fn::Cos,
                tl::fn::Tan, tl::fn::Asin, tl::fn::Acos, tl::fn::Atan, tl::fn::Sinh, tl::fn::Cosh, tl::fn::Tanh,
                tl::fn::Asinh, tl::fn::Acosh, tl::fn::Atanh, tl::fn::Erf, tl::fn::Erfc, tl::fn::Erfinv, tl::fn::Lgamma,
-               tl::fn::Digamma, tl::fn::Sigmoid, tl::fn::Logit, tl::fn::Relu, tl::fn::Gelu, tl::fn::Silu,
-               tl::fn::Softplus, tl::fn::Hardtanh, tl::fn::LeakyRelu, tl::fn::Elu>;
+               tl::fn::Digamma, tl::fn::Polygamma, tl::fn::Entr, tl::fn::Sigmoid, tl::fn::Logit, tl::fn::Relu,
+               tl::fn::Gelu, tl::fn::Silu, tl::fn::Softplus, tl::fn::Hardtanh, tl::fn::LeakyRelu, tl::fn::Elu>;
 
 }  // namespace
 
@@ -142,6 +142,7 @@ TEST_CASE("every float functor gives bit-identical results on packets and on sca
   std::apply([](auto... f) { (check_packet_matches_scalar(f, sweep<float>()), ...); }, UnaryFloatFunctors{});
   std::apply([](auto... f) { (check_packet_matches_scalar(f, sweep<double>()), ...); }, UnaryFloatFunctors{});
   check_packet_matches_scalar(tl::fn::Gelu{true}, sweep<float>());
+  check_packet_matches_scalar(tl::fn::Polygamma{3}, sweep<double>());
   check_packet_matches_scalar(tl::fn::Clamp<float>{-1.f, 2.f, true, true}, sweep<float>());
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Special-function functors: erf, erfc, erfinv, lgamma, digamma, polygamma,
-/// sigmoid, logit. Integral operands compute in float.
+/// entr, sigmoid, logit. Integral operands compute in float.
 
 #include <cstdint>
 #include <limits>
@@ -79,6 +79,28 @@ struct Polygamma {
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
     using math::polygamma;
     return polygamma(n, x);
+  }
+};
+
+/// Elementwise entropy -x log(x) (torch.special.entr): 0 at 0, -inf below,
+/// NaN for NaN.
+struct Entr {
+  static constexpr std::string_view name = "entr";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::log;
+    using math::select;
+    const T minus_inf(-std::numeric_limits<double>::infinity());
+    const T y = select(x > T(0), -x * log(x), x);  // a NaN x stays NaN
+    return select(x < T(0), minus_inf, select(x == T(0), T(0), y));
+  }
+  /// PyTorch's -(1 + log x) everywhere: +inf at 0, NaN below (the formula
+  /// would give the selected constants' 0 there).
+  template <class T>
+  TENSORLIB_HOST_DEVICE T derivative(T x, T) const {
+    using math::log;
+    return -(T(1) + log(x));
   }
 };
 

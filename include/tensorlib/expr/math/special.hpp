@@ -276,7 +276,8 @@ TENSORLIB_HOST_DEVICE inline float trigamma(float x) { return static_cast<float>
 /// The Hurwitz zeta function zeta(s, q) = sum_{k >= 0} (q + k)^-s, for s > 1
 /// (PyTorch's special.zeta conventions: inf at s = 1 and at the poles q = 0,
 /// -1, ...; NaN for s < 1, and for q < 0 with a non-integral s, where the
-/// powers are not real). Terms are summed until q + k >= 9 (at least nine),
+/// powers are not real). Terms are summed until q + k >= 9 (at least nine:
+/// so about |q| of them for a negative q, as in PyTorch),
 /// then the rest is the Euler-Maclaurin formula: with a = q + k,
 ///     a^(1-s) / (s-1) + a^-s / 2 + sum_j B_2j / (2j)! s (s+1) ... (s+2j-2) a^(-s-2j+1),
 /// whose twelve terms reach double precision for a >= 9.
@@ -305,7 +306,7 @@ TENSORLIB_HOST_DEVICE inline double zeta(double s, double q) {
     if (s != std::floor(s)) return nan;
   }
   double sum = 0, a = q;
-  for (int k = 0; k < 9 || a < 9; ++k, a += 1) {
+  for (int64_t k = 0; k < 9 || a < 9; ++k, a += 1) {
     const double term = std::pow(a, -s);
     sum += term;
     if (k >= 9 && std::fabs(term) <= eps * std::fabs(sum)) return sum;
@@ -330,7 +331,7 @@ TENSORLIB_HOST_DEVICE inline double polygamma(int64_t n, double x) {
   if (n == 0) return digamma(x);
   if (n == 1) return trigamma(x);
   double factorial = 1;  // inf from n = 171 on, as PyTorch's exp(lgamma(n + 1))
-  for (int64_t i = 2; i <= n; ++i) factorial *= static_cast<double>(i);
+  for (int64_t i = 2; i <= n && i <= 171; ++i) factorial *= static_cast<double>(i);
   return (n % 2 ? factorial : -factorial) * zeta(static_cast<double>(n) + 1, x);
 }
 TENSORLIB_HOST_DEVICE inline float polygamma(int64_t n, float x) {

@@ -1,8 +1,9 @@
-// polygamma (fn::Polygamma, math::polygamma and math::zeta in
-// expr/math/special.hpp): values against PyTorch 1.13
-// (tests/fixtures/generate_special.py), closed forms where PyTorch's own
-// trigamma is inaccurate, the recurrence, and the op's forms and errors.
-// Gradients are in tests/autograd/op_gradcheck_test.cpp.
+// The special functors added after the first fixtures (expr/functors/special.hpp):
+// polygamma (math::polygamma and math::zeta in expr/math/special.hpp) and
+// entr. Values against PyTorch 1.13 (tests/fixtures/generate_special.py),
+// closed forms where PyTorch's own trigamma is inaccurate, the recurrence,
+// and the ops' forms and errors. Gradients are in
+// tests/autograd/op_gradcheck_test.cpp.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -76,5 +77,20 @@ TEST_CASE("polygamma's forms: the method, in place, special::, integers, and PyT
   // Integers compute in the default floating type, as in PyTorch.
   const tl::Tensor<float> from_int = tl::polygamma(2, tl::tensor<int64_t>({1, 2}));
   CHECK(from_int.to_vector() == tl::Tensor<float>(tl::polygamma(2, tl::tensor<float>({1.f, 2.f}))).to_vector());
-  CHECK_THROWS_WITH_AS((void)tl::polygamma(-1, x), "polygamma(n, x) does not support negative n.", tl::ValueError);
+  CHECK_THROWS_WITH_AS((void)tl::polygamma(-1, x), "polygamma(n, x) does not support negative n, got -1",
+                       tl::ValueError);
+}
+
+TEST_CASE("special::entr matches PyTorch at 0, -0, below 0, the infinities and NaN") {
+  const auto& c = fixtures::load("special.txt")["entr"];
+  const auto x = c.get<double>("x");
+  fixtures::check_close(tl::Tensor<double>(tl::special::entr(x)), c.get<double>("y"), 1e-15, 0, "double");
+  fixtures::check_close(tl::Tensor<float>(tl::special::entr(x.to<float>())), c.get<float>("y_float"), 1e-6, 0, "float");
+  // The signs of the zeros: entr(-0) = +0, entr(1) = -0.
+  const auto zeros = tl::Tensor<double>(tl::special::entr(tl::tensor<double>({-0.0, 1.0}))).to_vector();
+  CHECK_FALSE(std::signbit(zeros[0]));
+  CHECK(std::signbit(zeros[1]));
+  // Integers compute in the default floating type.
+  const tl::Tensor<float> from_int = tl::special::entr(tl::tensor<int64_t>({0, 2}));
+  CHECK(from_int.to_vector() == std::vector<float>{0.f, -2.f * std::log(2.f)});
 }
