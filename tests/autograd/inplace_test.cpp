@@ -261,24 +261,40 @@ TEST_CASE("in-place writes: op results that view an internal temporary, broadcas
   into_view.narrow(0, 0, 2).copy_(row * 1.0);
   into_view.sum().backward();
   check_values(row.grad(), {13.0, 13.0, 13.0});
-  // A view made under NoGradGuard, written with grad on, goes through its base.
+  // A view made under NoGradGuard of a tensor that requires grad: written
+  // with grad on, PyTorch refuses (Note [views made under no_grad]); written
+  // under no_grad, the write is not recorded.
   tl::Tensor<double> base = row * 1.0;
   tl::Tensor<double> v;
-  {
-    tl::NoGradGuard no_grad;
-    v = base.narrow(0, 1, 2);
-  }
-  v.mul_(3.0);
-  CHECK(base.grad_fn()->name() == "CopySlices");
-  row.grad().zero_();
-  base.sum().backward();
-  check_values(row.grad(), {1.0, 3.0, 3.0});
   tl::Tensor<double> leaf_view;
   {
     tl::NoGradGuard no_grad;
+    v = base.narrow(0, 1, 2);
     leaf_view = row.narrow(0, 0, 1);
   }
-  CHECK_THROWS_AS(leaf_view.fill_(0.0), tl::AutogradError);
+  const auto no_grad_view = doctest::Contains("A view was created in no_grad mode and is being modified inplace");
+  CHECK_THROWS_WITH_AS(v.mul_(3.0), no_grad_view, tl::AutogradError);
+  CHECK_THROWS_WITH_AS(v.fill_(1.0), no_grad_view, tl::AutogradError);
+  CHECK_THROWS_WITH_AS(v.copy_(tl::ones<double>({2})), no_grad_view, tl::AutogradError);
+  CHECK_THROWS_WITH_AS(v.uniform_(), no_grad_view, tl::AutogradError);
+  CHECK_THROWS_WITH_AS(v.index_fill_(0, tl::tensor<int64_t>({0}), 0.0), no_grad_view, tl::AutogradError);
+  CHECK_THROWS_WITH_AS(v.add_(row.narrow(0, 0, 2)), no_grad_view, tl::AutogradError);
+  CHECK_THROWS_WITH_AS(leaf_view.fill_(0.0), doctest::Contains("fill_: A view was created in no_grad mode"),
+                       tl::AutogradError);
+  CHECK(base._version() == 0);
+  check_values(base, {1.0, 2.0, 3.0});
+  {
+    tl::NoGradGuard no_grad;
+    v.mul_(3.0);
+  }
+  CHECK(base.grad_fn()->name() != "CopySlices");
+  row.grad().zero_();
+  base.sum().backward();
+  check_values(row.grad(), {1.0, 1.0, 1.0});
+  check_values(base, {1.0, 6.0, 9.0});
+  // A view (made with grad on) of a view made under no_grad is refused too.
+  tl::Tensor<double> inner = v.narrow(0, 0, 1);
+  CHECK_THROWS_WITH_AS(inner.mul_(2.0), no_grad_view, tl::AutogradError);
   // Refused before writing: a source that reads the view's base, an
   // overlapping view.
   tl::Tensor<double> square = tl::Tensor<double>(m * 1.0);

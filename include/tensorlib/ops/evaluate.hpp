@@ -114,11 +114,31 @@ void refuse_untracked_grad(const char* op, const Es&... operands) {
                      " results yet; compute in float, or under tl::NoGradGuard");
 }
 
+/// Note [views made under no_grad]
+/// PyTorch refuses an in-place write, with grad mode on, into a view made
+/// under no_grad of a tensor that requires grad: whether the write should
+/// reach the base's history is ambiguous. Such a view is the one that does
+/// not require grad while its base does (a view made with grad mode on
+/// records a node). PyTorch also refuses such a view of a tensor that does
+/// not require grad when the written value does; here that write is
+/// recorded through the base (Note [in-place on graph tensors]), as a view
+/// made with grad mode on would be.
+inline void check_not_no_grad_view(const TensorImpl& t, const char* op) {
+  const TensorImpl* base = t.view_base.get();
+  check<AutogradError>(!(base && base->requires_grad() && !t.requires_grad()), op,
+                       ": A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+                       "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                       "code by moving both the view and the inplace either both inside the no_grad block (if you "
+                       "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+                       "tracked).");
+}
+
 /// Starts an in-place write into `dst`: refuses what autograd cannot follow
 /// yet and records the write in the version counter that saved tensors check.
 /// `other_requires_grad`: a tensor written into `dst` requires grad.
 template <Element T>
 void begin_inplace(const Tensor<T>& dst, const char* op, bool other_requires_grad) {
+  if (is_grad_enabled()) check_not_no_grad_view(*dst.impl(), op);
   if (is_grad_enabled() && dst.requires_grad()) {
     check<AutogradError>(!dst.is_leaf(), op,
                          ": a leaf Variable that requires grad is being used in an in-place operation.");
@@ -129,12 +149,13 @@ void begin_inplace(const Tensor<T>& dst, const char* op, bool other_requires_gra
   dst.storage().bump_version();
 }
 
-/// Whether an in-place write into `t` must go through autograd besides its
-/// sources': it requires grad, or it views a tensor that does (a view made
-/// under NoGradGuard).
+/// Whether an in-place write into `t`, with grad mode on, must go through
+/// autograd besides its sources': it requires grad. Refuses a view made
+/// under no_grad (Note [views made under no_grad]).
 template <Element T>
-bool in_graph(const Tensor<T>& t) {
-  return t.requires_grad() || (t.impl()->view_base && t.impl()->view_base->requires_grad());
+bool in_graph(const Tensor<T>& t, const char* op) {
+  check_not_no_grad_view(*t.impl(), op);
+  return t.requires_grad();
 }
 
 /// An in-place op on a tensor that takes part in autograd (it requires grad,
@@ -144,7 +165,7 @@ bool in_graph(const Tensor<T>& t) {
 template <Element T, class F>
 bool inplace_through(const Tensor<T>& self, const char* op, bool other_requires_grad, F&& out_of_place) {
   if constexpr (differentiable<T> && !is_dual_tag(scalar_type_of<T>)) {
-    if (is_grad_enabled() && (in_graph(self) || other_requires_grad)) {
+    if (is_grad_enabled() && (in_graph(self, op) || other_requires_grad)) {
       autograd::rebase_with(self, op, std::forward<F>(out_of_place));
       return true;
     }
@@ -193,7 +214,7 @@ void write_into(const Tensor<T>& dst, const E& src, const char* op) {
   bool src_requires_grad = false;
   for_each_tensor(src, [&](const auto& leaf) { src_requires_grad = src_requires_grad || leaf.requires_grad(); });
   if constexpr (differentiable<T> && !is_dual_tag(scalar_type_of<T>)) {
-    if (is_grad_enabled() && (in_graph(dst) || src_requires_grad))
+    if (is_grad_enabled() && (in_graph(dst, op) || src_requires_grad))
       return autograd::write_recorded(dst, src, op);  // Note [in-place on graph tensors]
   } else if constexpr (is_reduced_float<T>) {
     check<TypeError>(!is_grad_enabled() || !src_requires_grad, op, ": autograd does not follow ", DTypeTraits<T>::name,

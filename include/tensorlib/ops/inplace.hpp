@@ -37,7 +37,7 @@ template <Element T>
 Tensor<T>& InplaceMethods<T>::fill_(T value) {
   detail::check_no_internal_overlap(self(), "fill_");
   if constexpr (differentiable<T> && !is_dual_tag(scalar_type_of<T>)) {
-    if (is_grad_enabled() && detail::in_graph(self())) {
+    if (is_grad_enabled() && detail::in_graph(self(), "fill_")) {
       autograd::fill_recorded(self(), value);  // Note [in-place on graph tensors]
       return self();
     }

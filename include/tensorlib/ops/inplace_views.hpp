@@ -27,6 +27,7 @@
 #include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/views.hpp"
 
 namespace tensorlib {
@@ -40,15 +41,10 @@ Tensor<T>& inplace_view(Tensor<T>& self, const char* op, ViewFn view) {
   if (is_grad_enabled()) {
     check<AutogradError>(!(self.requires_grad() && self.is_leaf()), op,
                          ": a leaf Variable that requires grad is being used in an in-place operation.");
+    check_not_no_grad_view(impl, op);  // before the next check, as PyTorch orders them
     const TensorImpl* base = impl.view_base.get();
     check<AutogradError>(!(base && base->requires_grad() && !base->autograd->grad_fn), op,
                          ": a view of a leaf Variable that requires grad is being used in an in-place operation.");
-    check<AutogradError>(!(base && base->requires_grad() && !self.requires_grad()), op,
-                         ": A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
-                         "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
-                         "code by moving both the view and the inplace either both inside the no_grad block (if you "
-                         "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
-                         "tracked).");
   }
   const Tensor<T> viewed = view(std::as_const(self));
   impl.sizes = viewed.sizes();
