@@ -111,6 +111,7 @@
 #include "tensorlib/autograd/cast_backward.hpp"
 #include "tensorlib/autograd/decomposition_backward.hpp"
 #include "tensorlib/autograd/dual.hpp"
+#include "tensorlib/autograd/dual_special.hpp"
 #include "tensorlib/autograd/engine.hpp"
 #include "tensorlib/autograd/fft_backward.hpp"
 #include "tensorlib/autograd/forward_ad.hpp"

@@ -137,6 +137,13 @@ TEST_CASE("dual tangents of unary functors match finite differences") {
   check_unary("digamma", fn::Digamma{}, kNonInteger);
   check_unary("polygamma 2", fn::Polygamma{2}, kNonInteger);
   check_unary("entr", fn::Entr{}, kPositive);
+  check_unary("erfcx", fn::Erfcx{}, kReal);
+  check_unary("i0", fn::I0{}, kReal);
+  check_unary("i0e", fn::I0e{}, kReal);
+  check_unary("i1", fn::I1{}, kReal);
+  check_unary("i1e", fn::I1e{}, kReal);
+  check_unary("log_ndtr", fn::LogNdtr{}, kReal);
+  check_unary("ndtri", fn::Ndtri{}, kOpenUnit);
   check_unary("sigmoid", fn::Sigmoid{}, kReal);
   check_unary("logit", fn::Logit{}, kOpenUnit);
   check_unary("logit eps", fn::Logit{.eps = 0.1}, kOpenUnit);

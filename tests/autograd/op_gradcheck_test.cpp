@@ -13,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fixtures.hpp"
@@ -881,4 +882,38 @@ TEST_CASE("special::entr: PyTorch's gradient (inf at 0, NaN below), gradchecks o
   const auto f = [](const Inputs& in) { return tl::Tensor<double>(tl::special::entr(in[0] * in[0])); };
   CHECK(check(f, {a}));
   CHECK(tl::autograd::gradgradcheck(f, {a}));
+}
+
+TEST_CASE("i0, i0e, i1, i1e, erfcx, log_ndtr, ndtri: PyTorch's gradients, gradchecks once and twice") {
+  const auto& f = fixtures::load("special.txt");
+  using Fn = tl::Tensor<double> (*)(const tl::Tensor<double>&);
+  const std::pair<const char*, Fn> cases[] = {
+      {"i0", [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::i0(x)); }},
+      {"i0e", [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::i0e(x)); }},
+      {"i1", [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::i1(x)); }},
+      {"i1e", [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::i1e(x)); }},
+      {"erfcx", [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::erfcx(x)); }},
+      {"log_ndtr", [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::log_ndtr(x)); }},
+      {"ndtri", [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::ndtri(x)); }},
+  };
+  tl::Generator gen(59);
+  // Both signs and both sides of the Bessel functions' switch at |x| = 30.
+  const auto wide = tl::tensor<double>({{-31.0, -3.5, -0.4}, {0.3, 2.0, 30.5}});
+  const auto moderate = tl::tensor<double>({{-4.0, -1.5, -0.4}, {0.3, 2.0, 26.0}});  // erfcx(-31) overflows
+  const auto probabilities = tl::Tensor<double>(tl::rand<double>({2, 3}, gen) * 0.98 + 0.01);
+  for (const auto& entry : cases) {
+    const std::string name = entry.first;
+    const Fn fn = entry.second;
+    CAPTURE(name);
+    const auto& c = f[name + "_grad"];
+    auto x = c.get<double>("x").requires_grad_();
+    fn(x).sum().backward();
+    // erfcx' = 2x erfcx(x) - 2/sqrt(pi) cancels for large x (by 2x^2 at 35),
+    // in PyTorch's formula and ours alike.
+    fixtures::check_close(x.grad(), c.get<double>("gx"), name == "erfcx" ? 1e-11 : 1e-13, 1e-300, name);
+    auto a = (name == "ndtri" ? probabilities : name == "erfcx" ? moderate : wide).clone().requires_grad_();
+    const auto g = [fn](const Inputs& in) { return fn(in[0]); };
+    CHECK(check(g, {a}));
+    CHECK(tl::autograd::gradgradcheck(g, {a}));
+  }
 }

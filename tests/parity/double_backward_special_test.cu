@@ -1,7 +1,6 @@
-// Double backward of erf, lgamma, digamma, polygamma, sigmoid, logit, the exponentials,
-// logarithms and roots on the GPU against the CPU (second_order_parity.hpp):
-// it compiles the second-order kernel of each functor's nested dual forms (a
-// user's nvcc file gets them for every expression it differentiates). The
+// Double backward of erf, lgamma, digamma, polygamma, i0, i1e, erfcx, log_ndtr, ndtri, sigmoid, logit, the
+// exponentials, logarithms and roots on the GPU against the CPU (second_order_parity.hpp): it compiles the second-order
+// kernel of each functor's nested dual forms (a user's nvcc file gets them for every expression it differentiates). The
 // functors are spread over three files because nvcc's time grows faster
 // than a file's kernels (Compile time in docs/architecture.md).
 // Tolerances: 1e-4 relative in float.
@@ -26,6 +25,11 @@ TEST_CASE(
   unary("lgamma", [](const T& a) { return tl::lgamma(a); });
   unary("digamma", [](const T& a) { return tl::digamma(a); });
   unary("polygamma 2", [](const T& a) { return tl::polygamma(2, a); });
+  unary("i0", [](const T& a) { return tl::i0(a); });
+  unary("i1e", [](const T& a) { return tl::special::i1e(a); });
+  unary("erfcx", [](const T& a) { return tl::special::erfcx(a); });
+  unary("log_ndtr", [](const T& a) { return tl::special::log_ndtr(a); });
+  unary("ndtri", [](const T& a) { return tl::special::ndtri(a); });
   unary("sigmoid", [](const T& a) { return tl::sigmoid(a); });
   unary("logit", [](const T& a) { return tl::logit(a); });
   unary("logit eps", [](const T& a) { return tl::logit(a, 0.3); });

@@ -28,3 +28,26 @@ TEST_CASE("CUDA: polygamma and entr match the CPU, poles and large arguments inc
   cuda_support::check_parity(tl::Tensor<double>(tl::special::entr(x.cuda())), tl::Tensor<double>(tl::special::entr(x)),
                              1e-15, 0, "entr");
 }
+
+TEST_CASE("CUDA: i0, i0e, i1, i1e, erfcx, log_ndtr and ndtri match the CPU across their expansions and tails") {
+  if (cuda_support::no_gpu()) return;
+  // Both sides of the Bessel functions' switch at 30 and of erfcx's at 25,
+  // the overflows, the tails of ndtri, signed zeros.
+  const auto x = tl::tensor<double>(
+      {-750.0, -40.0, -26.5, -3.0, -0.0, 0.0, 1e-300, 0.4, 1.0, 24.9, 25.1, 29.9, 30.1, 90.0, 712.0, 1e10});
+  const auto p = tl::tensor<double>({0.0, 5e-324, 1e-300, 1e-11, 0.01, 0.2499, 0.25, 0.5, 0.7501, 0.999, 1.0});
+  const auto both = [](const char* name, const tl::Tensor<double>& in, auto f) {
+    // The same double kernels on both sides, up to the device's exp, log,
+    // erfc and erfinv (a few ulp).
+    cuda_support::check_parity(tl::Tensor<double>(f(in.cuda())), tl::Tensor<double>(f(in)), 1e-13, 0, name);
+    const auto in_float = in.to<float>();
+    cuda_support::check_parity(tl::Tensor<float>(f(in_float.cuda())), tl::Tensor<float>(f(in_float)), 1e-6, 0, name);
+  };
+  both("i0", x, [](const auto& t) { return tl::i0(t); });
+  both("i0e", x, [](const auto& t) { return tl::special::i0e(t); });
+  both("i1", x, [](const auto& t) { return tl::special::i1(t); });
+  both("i1e", x, [](const auto& t) { return tl::special::i1e(t); });
+  both("erfcx", x, [](const auto& t) { return tl::special::erfcx(t); });
+  both("log_ndtr", x, [](const auto& t) { return tl::special::log_ndtr(t); });
+  both("ndtri", p, [](const auto& t) { return tl::special::ndtri(t); });
+}

@@ -30,8 +30,6 @@
 /// slope and a tangent goes through `scaled`.
 
 #include <cmath>
-#include <cstdint>
-#include <limits>
 #include <numbers>
 #include <string_view>
 #include <type_traits>
@@ -43,7 +41,6 @@
 #include "tensorlib/expr/math/inverse_trig.hpp"
 #include "tensorlib/expr/math/power.hpp"
 #include "tensorlib/expr/math/primitives.hpp"
-#include "tensorlib/expr/math/special.hpp"
 #include "tensorlib/expr/math/trig.hpp"
 
 namespace tensorlib::autograd {
@@ -399,60 +396,6 @@ TENSORLIB_HOST_DEVICE Dual<T, K> atanh(const Dual<T, K>& x) {
   return x.chain(atanh(x.value), T(1) / (T(1) - x.value * x.value));
 }
 
-// ---- special functions ----
-
-/// Error function; derivative 2/sqrt(pi) e^(-x^2).
-template <class T, int K>
-TENSORLIB_HOST_DEVICE Dual<T, K> erf(const Dual<T, K>& x) {
-  using math::erf;
-  using math::exp;
-  using S = detail::scalar_t<T>;
-  constexpr S two_over_sqrt_pi = S(2) * std::numbers::inv_sqrtpi_v<S>;
-  return x.chain(erf(x.value), T(two_over_sqrt_pi) * exp(-x.value * x.value));
-}
-/// Complementary error function.
-template <class T, int K>
-TENSORLIB_HOST_DEVICE Dual<T, K> erfc(const Dual<T, K>& x) {
-  using math::erfc;
-  using math::exp;
-  using S = detail::scalar_t<T>;
-  constexpr S two_over_sqrt_pi = S(2) * std::numbers::inv_sqrtpi_v<S>;
-  return x.chain(erfc(x.value), T(-two_over_sqrt_pi) * exp(-x.value * x.value));
-}
-/// Inverse error function; derivative sqrt(pi)/2 e^(y^2).
-template <class T, int K>
-TENSORLIB_HOST_DEVICE Dual<T, K> erfinv(const Dual<T, K>& x) {
-  using math::erfinv;
-  using math::exp;
-  using S = detail::scalar_t<T>;
-  constexpr S sqrt_pi_over_2 = S(0.5) / std::numbers::inv_sqrtpi_v<S>;
-  const T y = erfinv(x.value);
-  return x.chain(y, T(sqrt_pi_over_2) * exp(y * y));
-}
-/// log |Gamma(x)|; derivative digamma.
-template <class T, int K>
-TENSORLIB_HOST_DEVICE Dual<T, K> lgamma(const Dual<T, K>& x) {
-  using math::digamma;
-  using math::lgamma;
-  return x.chain(lgamma(x.value), digamma(x.value));
-}
-/// Digamma; derivative trigamma, polygamma(1, x).
-template <class T, int K>
-TENSORLIB_HOST_DEVICE Dual<T, K> digamma(const Dual<T, K>& x) {
-  using math::digamma;
-  using math::polygamma;
-  return x.chain(digamma(x.value), polygamma(1, x.value));
-}
-/// The n-th derivative of digamma; derivative polygamma(n + 1, x), so it
-/// differentiates again on nested duals. (Past n = 170 both are infinite or
-/// NaN; the largest n keeps its own order rather than overflow.)
-template <class T, int K>
-TENSORLIB_HOST_DEVICE Dual<T, K> polygamma(int64_t n, const Dual<T, K>& x) {
-  using math::polygamma;
-  const int64_t next = n < std::numeric_limits<int64_t>::max() ? n + 1 : n;
-  return x.chain(polygamma(n, x.value), polygamma(next, x.value));
-}
-
 // ---- powers and remainders ----
 
 /// a^b; d/da = b a^(b-1) (0 where b == 0), d/db = a^b log(a) (0 where
@@ -546,3 +489,7 @@ struct ScalarOf<autograd::Dual<T, K>> {
   using type = scalar_of_t<T>;
 };
 }  // namespace tensorlib::math
+
+// The special functions on duals (erf ... ndtri) live beside; every user of
+// Dual sees them.
+#include "tensorlib/autograd/dual_special.hpp"  // IWYU pragma: export

@@ -163,6 +163,7 @@ class InplaceMethods {
   Tensor<T>& polygamma_(int64_t n);
   /// `mvlgamma(p)` in place (ops/mvlgamma.hpp).
   Tensor<T>& mvlgamma_(int64_t p);
+  Tensor<T>& i0_();
   Tensor<T>& erf_();
   Tensor<T>& erfc_();
   Tensor<T>& erfinv_();

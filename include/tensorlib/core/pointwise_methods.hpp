@@ -49,6 +49,7 @@ class PointwiseMethods {
   auto polygamma(int64_t n) const;
   /// The multivariate log-gamma function of dimension p (ops/mvlgamma.hpp).
   auto mvlgamma(int64_t p) const;
+  auto i0() const;
   auto erf() const;
   auto erfc() const;
   auto erfinv() const;

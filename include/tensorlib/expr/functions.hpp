@@ -100,6 +100,12 @@ auto polygamma(int64_t n, const E& x) {
   return make_map(fn::Polygamma{n}, x);
 }
 
+/// Modified Bessel function of the first kind of order 0 (`torch.i0`).
+template <Expression E>
+auto i0(const E& x) {
+  return make_map(fn::I0{}, x);
+}
+
 /// Error function.
 template <Expression E>
 auto erf(const E& x) {

@@ -60,6 +60,10 @@ auto PointwiseMethods<D>::polygamma(int64_t n) const {
   return tensorlib::polygamma(n, self());
 }
 template <class D>
+auto PointwiseMethods<D>::i0() const {
+  return tensorlib::i0(self());
+}
+template <class D>
 auto PointwiseMethods<D>::erf() const {
   return tensorlib::erf(self());
 }

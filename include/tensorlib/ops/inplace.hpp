@@ -292,6 +292,10 @@ Tensor<T>& InplaceMethods<T>::polygamma_(int64_t n) {
   return detail::write_result_in_place(self(), tensorlib::polygamma(n, self()), "polygamma_");
 }
 template <Element T>
+Tensor<T>& InplaceMethods<T>::i0_() {
+  return detail::write_result_in_place(self(), tensorlib::i0(self()), "i0_");
+}
+template <Element T>
 Tensor<T>& InplaceMethods<T>::erf_() {
   return detail::write_result_in_place(self(), tensorlib::erf(self()), "erf_");
 }

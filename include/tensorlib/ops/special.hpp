@@ -75,6 +75,40 @@ template <Expression E>
 auto entr(const E& x) {
   return make_map(fn::Entr{}, x);
 }
+/// e^(x^2) erfc(x), finite where erfc(x) underflows (torch.special only).
+template <Expression E>
+auto erfcx(const E& x) {
+  return make_map(fn::Erfcx{}, x);
+}
+template <Expression E>
+auto i0(const E& x) {
+  return tensorlib::i0(x);
+}
+/// e^-|x| I0(x), the exponentially scaled modified Bessel function of order 0.
+template <Expression E>
+auto i0e(const E& x) {
+  return make_map(fn::I0e{}, x);
+}
+/// I1(x), the modified Bessel function of the first kind of order 1.
+template <Expression E>
+auto i1(const E& x) {
+  return make_map(fn::I1{}, x);
+}
+/// e^-|x| I1(x).
+template <Expression E>
+auto i1e(const E& x) {
+  return make_map(fn::I1e{}, x);
+}
+/// log of the standard normal CDF, finite far into the lower tail.
+template <Expression E>
+auto log_ndtr(const E& x) {
+  return make_map(fn::LogNdtr{}, x);
+}
+/// The standard normal quantile: ndtr(ndtri(p)) = p on [0, 1], NaN outside.
+template <Expression E>
+auto ndtri(const E& x) {
+  return make_map(fn::Ndtri{}, x);
+}
 template <Expression E>
 auto sinc(const E& x) {
   return tensorlib::sinc(x);

@@ -133,8 +133,9 @@ using UnaryFloatFunctors =
                tl::fn::Log2, tl::fn::Log10, tl::fn::Log1p, tl::fn::Sqrt, tl::fn::Rsqrt, tl::fn::Sin, tl::fn::Cos,
                tl::fn::Tan, tl::fn::Asin, tl::fn::Acos, tl::fn::Atan, tl::fn::Sinh, tl::fn::Cosh, tl::fn::Tanh,
                tl::fn::Asinh, tl::fn::Acosh, tl::fn::Atanh, tl::fn::Erf, tl::fn::Erfc, tl::fn::Erfinv, tl::fn::Lgamma,
-               tl::fn::Digamma, tl::fn::Polygamma, tl::fn::Entr, tl::fn::Sigmoid, tl::fn::Logit, tl::fn::Relu,
-               tl::fn::Gelu, tl::fn::Silu, tl::fn::Softplus, tl::fn::Hardtanh, tl::fn::LeakyRelu, tl::fn::Elu>;
+               tl::fn::Digamma, tl::fn::Polygamma, tl::fn::Entr, tl::fn::Erfcx, tl::fn::I0, tl::fn::I0e, tl::fn::I1,
+               tl::fn::I1e, tl::fn::LogNdtr, tl::fn::Ndtri, tl::fn::Sigmoid, tl::fn::Logit, tl::fn::Relu, tl::fn::Gelu,
+               tl::fn::Silu, tl::fn::Softplus, tl::fn::Hardtanh, tl::fn::LeakyRelu, tl::fn::Elu>;
 
 }  // namespace
 

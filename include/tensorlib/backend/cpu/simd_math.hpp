@@ -8,9 +8,11 @@
 #include <cstdint>
 
 #include "tensorlib/backend/cpu/simd.hpp"
+#include "tensorlib/expr/math/bessel.hpp"
 #include "tensorlib/expr/math/exp_log.hpp"
 #include "tensorlib/expr/math/hyperbolic.hpp"
 #include "tensorlib/expr/math/inverse_trig.hpp"
+#include "tensorlib/expr/math/normal_cdf.hpp"
 #include "tensorlib/expr/math/power.hpp"
 #include "tensorlib/expr/math/special.hpp"
 #include "tensorlib/expr/math/trig.hpp"
@@ -151,6 +153,34 @@ inline Vec<T> digamma(Vec<T> x) {
 template <Lane T>
 inline Vec<T> polygamma(int64_t n, Vec<T> x) {
   return map_lanes(x, [n](T v) { return math::polygamma(n, v); });
+}
+template <Lane T>
+inline Vec<T> erfcx(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::erfcx(v); });
+}
+template <Lane T>
+inline Vec<T> i0(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::i0(v); });
+}
+template <Lane T>
+inline Vec<T> i0e(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::i0e(v); });
+}
+template <Lane T>
+inline Vec<T> i1(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::i1(v); });
+}
+template <Lane T>
+inline Vec<T> i1e(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::i1e(v); });
+}
+template <Lane T>
+inline Vec<T> log_ndtr(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::log_ndtr(v); });
+}
+template <Lane T>
+inline Vec<T> ndtri(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::ndtri(v); });
 }
 template <Lane T>
 inline Vec<T> fmod(Vec<T> x, Vec<T> y) {

@@ -1,14 +1,18 @@
 #pragma once
 /// \file
-/// Special-function functors: erf, erfc, erfinv, lgamma, digamma, polygamma,
-/// entr, sigmoid, logit. Integral operands compute in float.
+/// Special-function functors: erf, erfc, erfinv, erfcx, lgamma, digamma,
+/// polygamma, entr, the modified Bessel functions i0, i0e, i1, i1e, the
+/// normal distribution's log_ndtr and ndtri, sigmoid, logit. Integral
+/// operands compute in float.
 
 #include <cstdint>
 #include <limits>
 #include <string_view>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/expr/math/bessel.hpp"
 #include "tensorlib/expr/math/exp_log.hpp"
+#include "tensorlib/expr/math/normal_cdf.hpp"
 #include "tensorlib/expr/math/primitives.hpp"
 #include "tensorlib/expr/math/special.hpp"
 #include "tensorlib/expr/promotion.hpp"
@@ -45,6 +49,17 @@ struct Erfinv {
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
     using math::erfinv;
     return erfinv(x);
+  }
+};
+
+/// Scaled complementary error function e^(x^2) erfc(x) (torch.special.erfcx).
+struct Erfcx {
+  static constexpr std::string_view name = "erfcx";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::erfcx;
+    return erfcx(x);
   }
 };
 
@@ -101,6 +116,72 @@ struct Entr {
   TENSORLIB_HOST_DEVICE T derivative(T x, T) const {
     using math::log;
     return -(T(1) + log(x));
+  }
+};
+
+/// Modified Bessel function of the first kind of order 0 (torch.i0).
+struct I0 {
+  static constexpr std::string_view name = "i0";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::i0;
+    return i0(x);
+  }
+};
+
+/// Exponentially scaled I0: e^-|x| I0(x) (torch.special.i0e).
+struct I0e {
+  static constexpr std::string_view name = "i0e";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::i0e;
+    return i0e(x);
+  }
+};
+
+/// Modified Bessel function of the first kind of order 1 (torch.special.i1).
+struct I1 {
+  static constexpr std::string_view name = "i1";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::i1;
+    return i1(x);
+  }
+};
+
+/// Exponentially scaled I1: e^-|x| I1(x) (torch.special.i1e).
+struct I1e {
+  static constexpr std::string_view name = "i1e";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::i1e;
+    return i1e(x);
+  }
+};
+
+/// log of the standard normal CDF (torch.special.log_ndtr).
+struct LogNdtr {
+  static constexpr std::string_view name = "log_ndtr";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::log_ndtr;
+    return log_ndtr(x);
+  }
+};
+
+/// Quantile (inverse CDF) of the standard normal distribution (torch.special.ndtri).
+struct Ndtri {
+  static constexpr std::string_view name = "ndtri";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::ndtri;
+    return ndtri(x);
   }
 };
 

@@ -1,0 +1,147 @@
+#pragma once
+/// \file
+/// The special functions on `Dual<T, K>` (autograd/dual.hpp, which includes
+/// this header at its end): the value from the math kernel, the derivative
+/// from a closed form (Note [dual derivatives at special points]). Each
+/// derivative is written with functions that have dual forms themselves, so
+/// nested duals (second order) differentiate again.
+
+#include <cstdint>
+#include <limits>
+#include <numbers>
+
+#include "tensorlib/autograd/dual.hpp"
+#include "tensorlib/core/config.hpp"
+#include "tensorlib/expr/math/bessel.hpp"
+#include "tensorlib/expr/math/exp_log.hpp"
+#include "tensorlib/expr/math/normal_cdf.hpp"
+#include "tensorlib/expr/math/primitives.hpp"
+#include "tensorlib/expr/math/special.hpp"
+
+namespace tensorlib::autograd {
+
+/// Error function; derivative 2/sqrt(pi) e^(-x^2).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> erf(const Dual<T, K>& x) {
+  using math::erf;
+  using math::exp;
+  using S = detail::scalar_t<T>;
+  constexpr S two_over_sqrt_pi = S(2) * std::numbers::inv_sqrtpi_v<S>;
+  return x.chain(erf(x.value), T(two_over_sqrt_pi) * exp(-x.value * x.value));
+}
+/// Complementary error function.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> erfc(const Dual<T, K>& x) {
+  using math::erfc;
+  using math::exp;
+  using S = detail::scalar_t<T>;
+  constexpr S two_over_sqrt_pi = S(2) * std::numbers::inv_sqrtpi_v<S>;
+  return x.chain(erfc(x.value), T(-two_over_sqrt_pi) * exp(-x.value * x.value));
+}
+/// Inverse error function; derivative sqrt(pi)/2 e^(y^2).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> erfinv(const Dual<T, K>& x) {
+  using math::erfinv;
+  using math::exp;
+  using S = detail::scalar_t<T>;
+  constexpr S sqrt_pi_over_2 = S(0.5) / std::numbers::inv_sqrtpi_v<S>;
+  const T y = erfinv(x.value);
+  return x.chain(y, T(sqrt_pi_over_2) * exp(y * y));
+}
+/// log |Gamma(x)|; derivative digamma.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> lgamma(const Dual<T, K>& x) {
+  using math::digamma;
+  using math::lgamma;
+  return x.chain(lgamma(x.value), digamma(x.value));
+}
+/// Digamma; derivative trigamma, polygamma(1, x).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> digamma(const Dual<T, K>& x) {
+  using math::digamma;
+  using math::polygamma;
+  return x.chain(digamma(x.value), polygamma(1, x.value));
+}
+/// The n-th derivative of digamma; derivative polygamma(n + 1, x), so it
+/// differentiates again on nested duals. (Past n = 170 both are infinite or
+/// NaN; the largest n keeps its own order rather than overflow.)
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> polygamma(int64_t n, const Dual<T, K>& x) {
+  using math::polygamma;
+  const int64_t next = n < std::numeric_limits<int64_t>::max() ? n + 1 : n;
+  return x.chain(polygamma(n, x.value), polygamma(next, x.value));
+}
+/// Scaled complementary error function; derivative 2x erfcx(x) - 2/sqrt(pi).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> erfcx(const Dual<T, K>& x) {
+  using math::erfcx;
+  using S = detail::scalar_t<T>;
+  constexpr S two_over_sqrt_pi = S(2) * std::numbers::inv_sqrtpi_v<S>;
+  const T y = erfcx(x.value);
+  return x.chain(y, T(2) * x.value * y - T(two_over_sqrt_pi));
+}
+
+// Note [modified Bessel functions] (expr/math/bessel.hpp); the derivatives
+// are PyTorch's (derivatives.yaml): I0' = I1, I1' = I0 - I1/x (1/2 at 0),
+// i0e' = i1e - sgn(x) i0e, i1e' = i0e - i1e (sgn(x) + 1/x) (1/2 at 0).
+
+/// I0; derivative I1.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> i0(const Dual<T, K>& x) {
+  using math::i0;
+  using math::i1;
+  return x.chain(i0(x.value), i1(x.value));
+}
+/// e^-|x| I0(x); derivative i1e(x) - sgn(x) i0e(x).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> i0e(const Dual<T, K>& x) {
+  using math::i0e;
+  using math::i1e;
+  const T y = i0e(x.value);
+  return x.chain(y, i1e(x.value) - detail::sign_of(x.value) * y);
+}
+/// I1; derivative I0(x) - I1(x)/x, 1/2 at 0.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> i1(const Dual<T, K>& x) {
+  using math::i0;
+  using math::i1;
+  using math::select;
+  const T y = i1(x.value);
+  const auto at_zero = x.value == T(0);
+  const T safe_x = select(at_zero, T(1), x.value);
+  return x.chain(y, select(at_zero, T(0.5), i0(x.value) - y / safe_x));
+}
+/// e^-|x| I1(x); derivative i0e(x) - i1e(x) (sgn(x) + 1/x), 1/2 at 0.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> i1e(const Dual<T, K>& x) {
+  using math::i0e;
+  using math::i1e;
+  using math::select;
+  const T y = i1e(x.value);
+  const auto at_zero = x.value == T(0);
+  const T safe_x = select(at_zero, T(1), x.value);
+  return x.chain(y, select(at_zero, T(0.5), i0e(x.value) - y * (detail::sign_of(x.value) + T(1) / safe_x)));
+}
+
+/// log Phi(x); derivative phi(x) / Phi(x) = e^(-x^2/2 - log Phi(x)) / sqrt(2 pi).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> log_ndtr(const Dual<T, K>& x) {
+  using math::exp;
+  using math::log_ndtr;
+  using S = detail::scalar_t<T>;
+  constexpr S inv_sqrt_2pi = std::numbers::inv_sqrtpi_v<S> / std::numbers::sqrt2_v<S>;
+  const T y = log_ndtr(x.value);
+  return x.chain(y, T(inv_sqrt_2pi) * exp(-(x.value * x.value) / T(2) - y));
+}
+/// Phi^-1(p); derivative sqrt(2 pi) e^(y^2/2).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> ndtri(const Dual<T, K>& x) {
+  using math::exp;
+  using math::ndtri;
+  using S = detail::scalar_t<T>;
+  constexpr S sqrt_2pi = std::numbers::sqrt2_v<S> / std::numbers::inv_sqrtpi_v<S>;
+  const T y = ndtri(x.value);
+  return x.chain(y, T(sqrt_2pi) * exp(y * y / T(2)));
+}
+
+}  // namespace tensorlib::autograd
