@@ -1,5 +1,5 @@
 // Autograd of other ops on the GPU against the same graphs on the CPU:
-// scans, cdist, triangles, repeat_interleave, FFTs (the adjoint transform
+// scans (logcumsumexp too), matrix_exp, cdist, triangles, repeat_interleave, FFTs (the adjoint transform
 // through cuFFT), as_strided, decompositions recorded through the host,
 // unfold, addcmul, addcdiv, diff, mT and take_along_dim. Tolerances: 1e-5
 // relative in float, 1e-12 in double, unless a test states its own.
@@ -127,4 +127,24 @@ TEST_CASE("CUDA autograd: unfold, addcmul, addcdiv, diff, mT and take_along_dim 
   gpu_loss.backward();
   check_parity(gx.grad(), x.grad(), 1e-5, 1e-6, "x");
   check_parity(gt.grad(), t.grad(), 1e-5, 1e-5, "t");
+}
+
+TEST_CASE("CUDA autograd: logcumsumexp's and matrix_exp's gradients match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(14);
+  auto leaf = tl::randn<double>({5, 7}, g).requires_grad_();
+  auto gleaf = gpu_leaf(leaf);
+  const auto up = tl::randn<double>({5, 7}, g);
+  (tl::logcumsumexp(leaf, 1) * up).sum().backward();
+  (tl::logcumsumexp(gleaf, 1) * up.cuda()).sum().backward();
+  check_parity(gleaf.grad(), leaf.grad(), 1e-12, 1e-12, "logcumsumexp");
+  // matrix_exp runs on the host (Note [decompositions of CUDA tensors]); its
+  // backward's block matrix is assembled on the GPU.
+  const auto a = tl::randn<double>({2, 3, 3}, g);
+  auto da = a.cuda().requires_grad_();
+  auto ha = a.clone().requires_grad_();
+  tl::linalg::matrix_exp(da).sum().backward();
+  tl::linalg::matrix_exp(ha).sum().backward();
+  CHECK(da.grad().is_cuda());
+  check_parity(da.grad(), ha.grad(), 1e-12, 1e-12, "matrix_exp");
 }

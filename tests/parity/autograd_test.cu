@@ -4,8 +4,9 @@
 // and a layer with a matrix product. Tolerances: 1e-5 relative in float
 // (the device's math and fused multiply-adds round differently from the
 // host's; broadcast gradients are sums in another order), 1e-12 in double.
-// The backward of other ops on the GPU is in autograd_ops_test.cu, forward
-// mode in forward_ad_test.cu.
+// LBFGS's trajectory (its closure differentiates) is here too. The backward
+// of other ops on the GPU is in autograd_ops_test.cu, forward mode in
+// forward_ad_test.cu.
 
 #include <doctest/doctest.h>
 
@@ -112,6 +113,23 @@ TEST_CASE("CUDA autograd: double precision and a float leaf crossing a promotion
   check_parity(gb.grad(), b.grad(), 1e-12, 1e-13, "double leaf");
 }
 
+TEST_CASE("CUDA autograd: mm, mv and matmul backward through a sum (gradients of stride 0)") {
+  if (no_gpu()) return;
+  tl::Generator gen(21);
+  auto a = tl::randn({9, 7}, gen).requires_grad_(), b = tl::randn({7, 5}, gen).requires_grad_();
+  auto v = tl::randn({7}, gen).requires_grad_();
+  auto ga = gpu_leaf(a), gb = gpu_leaf(b), gv = gpu_leaf(v);
+  tl::mm(a, b).sum().backward();
+  tl::mm(ga, gb).sum().backward();
+  tl::mv(a, v).sum().backward();
+  tl::mv(ga, gv).sum().backward();
+  tl::matmul(a, b).mean().backward();
+  tl::matmul(ga, gb).mean().backward();
+  check_parity(ga.grad(), a.grad(), 1e-5, 1e-6, "a");
+  check_parity(gb.grad(), b.grad(), 1e-5, 1e-6, "b");
+  check_parity(gv.grad(), v.grad(), 1e-5, 1e-6, "v");
+}
+
 TEST_CASE("CUDA autograd: a linear layer with a fused activation trains like the CPU") {
   if (no_gpu()) return;
   tl::Generator gen(15);
@@ -173,4 +191,45 @@ TEST_CASE("CUDA autograd: selecting functors mask an infinite gradient on the GP
   f(gx).sum().backward();
   check_parity(gx.grad(), x.grad(), 1e-6, 1e-7, "masked gradient");
   CHECK(x.grad().to_vector()[2] == 0.0f);
+}
+
+TEST_CASE("CUDA: LBFGS with the strong-Wolfe line search follows its CPU trajectory") {
+  if (no_gpu()) return;
+  // Rosenbrock in 8 dimensions, in double: the GPU's reductions sum in
+  // another order, so the trajectories agree to rounding. (Here, not in
+  // optim_test.cu: its closure differentiates, and test_parity is built
+  // without the fused backward.)
+  const auto start = tl::tensor<double>({-1.2, 1.0, -0.5, 0.8, 1.5, -1.0, 0.3, 0.0});
+  auto cpu_x = start.clone().requires_grad_();
+  auto gpu_x = start.cuda().requires_grad_();
+  tl::optim::LBFGS<double> on_cpu({cpu_x},
+                                  {.lr = 1, .max_iter = 10, .history_size = 5, .line_search_fn = "strong_wolfe"});
+  tl::optim::LBFGS<double> on_gpu({gpu_x},
+                                  {.lr = 1, .max_iter = 10, .history_size = 5, .line_search_fn = "strong_wolfe"});
+  const auto rosenbrock = [](const tl::Tensor<double>& x) {
+    const auto head = x.narrow(0, 0, 7), tail = x.narrow(0, 1, 7);
+    return tl::Tensor<double>(tl::sum(100.0 * tl::square(tail - tl::square(head)) + tl::square(1.0 - head)));
+  };
+  for (int step = 0; step < 5; ++step) {
+    const auto l_cpu = on_cpu.step([&] {
+      on_cpu.zero_grad();
+      tl::Tensor<double> loss = rosenbrock(cpu_x);
+      loss.backward();
+      return loss;
+    });
+    const auto l_gpu = on_gpu.step([&] {
+      on_gpu.zero_grad();
+      tl::Tensor<double> loss = rosenbrock(gpu_x);
+      loss.backward();
+      return loss;
+    });
+    CHECK(l_gpu.is_cuda());
+    CHECK(l_gpu.item() == doctest::Approx(l_cpu.item()).epsilon(1e-9));
+  }
+  CHECK(on_gpu.state()->d.is_cuda());
+  CHECK(tl::allclose(gpu_x.detach().cpu(), cpu_x.detach(), 1e-8, 1e-10));
+  // Its state round-trips on the GPU too.
+  tl::optim::LBFGS<double> fresh({start.cuda().requires_grad_()});
+  fresh.load_state_dict(on_gpu.state_dict());
+  CHECK(fresh.state()->prev_flat_grad.is_cuda());
 }

@@ -138,7 +138,8 @@ TEST_CASE("CUDA: nan_to_num, logaddexp, logaddexp2 and xlogy match the CPU on sp
   auto m = tl::randn({6, 33}, g);
   m.index_put_({tl::tensor<int64_t>({2}), tl::tensor<int64_t>({5})}, tl::scalar_tensor(nan));
   const auto q = tl::tensor<float>({0.0f, 0.25f, 0.9f});
-  check_parity(tl::quantile(m.cuda(), q.cuda(), 1), tl::quantile(m, q, 1), 0, 0, "quantile");
+  // The linear interpolation is one fused multiply-add on the GPU: an ulp.
+  check_parity(tl::quantile(m.cuda(), q.cuda(), 1), tl::quantile(m, q, 1), 3e-7, 1e-7, "quantile");
   check_parity(tl::nanquantile(m.cuda(), 0.4, 0, true, "nearest"), tl::nanquantile(m, 0.4, 0, true, "nearest"), 0, 0,
                "nanquantile");
 }

@@ -352,13 +352,25 @@ void dispatch_bmm(const Tensor<T>& out, const Tensor<T>& a, const Tensor<T>& b, 
       }
       return;
     }
-    case DeviceType::CUDA:
+    case DeviceType::CUDA: {
 #if TENSORLIB_CUDA_RUNTIME
-      cuda::gemm_batched(out, a, b, alpha, beta, op);
+      // cuBLAS reads rows or columns in place; other layouts (an expanded
+      // gradient of stride 0, overlapping rows) are copied first, and an
+      // output it cannot write is computed into a contiguous copy.
+      const Tensor<T> ca = cuda::gemm_reads(a) ? a : a.contiguous();
+      const Tensor<T> cb = cuda::gemm_reads(b) ? b : b.contiguous();
+      if (cuda::gemm_writes(out)) {
+        cuda::gemm_batched(out, ca, cb, alpha, beta, op);
+      } else {
+        const Tensor<T> staged = out.is_contiguous() ? out.clone() : out.contiguous();  // beta reads out
+        cuda::gemm_batched(staged, ca, cb, alpha, beta, op);
+        dispatch_pointwise(out, staged);
+      }
       return;
 #else
       no_cuda_backend(op);
 #endif
+    }
   }
 }
 

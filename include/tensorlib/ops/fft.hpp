@@ -183,6 +183,9 @@ Tensor<T> transform_dim_cuda(const Tensor<T>& x, bool complex_in, int64_t d, Kin
     lines = scale_pairs(lines, T(1), inverse ? T(1) : T(-1));  // fresh (cuFFT may overwrite it), conjugated for hfft
   else
     lines = lines.contiguous();
+  // cuFFT reads real input as if it were complex too: it needs the
+  // alignment of a (re, im) pair, which a view at an odd offset lacks.
+  if (reinterpret_cast<std::uintptr_t>(lines.data_ptr()) % (2 * sizeof(T)) != 0) lines = lines.clone();
   const bool complex_out = kind != Kind::C2R;
   Shape out_shape = lines.sizes();
   if (kind == Kind::C2R) out_shape.erase(nd);

@@ -45,7 +45,7 @@ struct ClampValue {
 /// `norm_type`-norm (the norm of the per-parameter norms; `inf` for the
 /// largest magnitude) is at most `max_norm`: each gradient is multiplied by
 /// min(1, max_norm / (total + 1e-6)). Returns the total norm before
-/// clipping (0-d). With `error_if_nonfinite`, a NaN or infinite total is an
+/// clipping (0-d, on the gradients' device). With `error_if_nonfinite`, a NaN or infinite total is an
 /// error instead of being applied. Parameters without gradients are skipped.
 template <Element T>
 Tensor<T> clip_grad_norm_(const std::vector<Tensor<T>>& params, double max_norm, double norm_type = 2,
@@ -76,7 +76,7 @@ Tensor<T> clip_grad_norm_(const std::vector<Tensor<T>>& params, double max_norm,
       "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`");
   const T coef = std::min(static_cast<T>(max_norm) / (total_t + T(1e-6)), T(1));
   for (auto& g : grads) fused_update(clip_detail::Scale<T>{coef}, g);
-  return full<T>({}, total_t);
+  return full<T>({}, total_t, {.device = grads.front().device()});  // on the gradients' device, as PyTorch
 }
 
 /// Clamps every gradient element of `params` into [-clip_value, clip_value]

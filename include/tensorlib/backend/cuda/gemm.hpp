@@ -13,14 +13,19 @@
 /// So C = A B (row-major) is computed as C^T = B^T A^T (column-major), and an
 /// operand whose rows are contiguous is passed untransposed, one whose
 /// columns are contiguous (a transposed view) with CUBLAS_OP_T. Operands
-/// with neither layout, and outputs whose rows are not contiguous, are
-/// rejected here; ops/ makes them contiguous first.
+/// with neither layout (a broadcast row of stride 0, overlapping rows), and
+/// outputs whose rows are not contiguous, are rejected here; ops/ makes them
+/// contiguous first (detail::dispatch_bmm, with `gemm_reads` and
+/// `gemm_writes`).
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
+#include <limits>
 #include <mutex>
 
 #include "tensorlib/backend/cuda/runtime.hpp"
@@ -98,6 +103,21 @@ inline bool as_operand(int64_t rows, int64_t cols, int64_t rs, int64_t cs, Opera
 
 }  // namespace detail
 
+/// Whether cuBLAS reads the matrices of the 3-d tensor `t` (batch, rows,
+/// cols) in place (Note [row-major cuBLAS]).
+template <Element T>
+bool gemm_reads(const Tensor<T>& t) {
+  detail::Operand o{};
+  return detail::as_operand(t.size(1), t.size(2), t.stride(1), t.stride(2), o);
+}
+/// Whether cuBLAS writes the matrices of the 3-d tensor `t` in place (rows
+/// contiguous).
+template <Element T>
+bool gemm_writes(const Tensor<T>& t) {
+  detail::Operand o{};
+  return detail::as_operand(t.size(1), t.size(2), t.stride(1), t.stride(2), o) && o.op == CUBLAS_OP_N;
+}
+
 /// Whether float32 products may use TF32 tensor cores (PyTorch's
 /// `torch.backends.cuda.matmul.allow_tf32`, off by default).
 inline void set_allow_tf32(bool allow) { detail::allow_tf32_flag() = allow; }
@@ -122,6 +142,10 @@ void gemm_batched(const Tensor<T>& out, const Tensor<T>& a, const Tensor<T>& b, 
     tensorlib::detail::check<ValueError>(ok, op,
                                          ": cuBLAS needs operands with contiguous rows or columns (got strides ",
                                          a.strides(), ", ", b.strides(), " and ", out.strides(), ")");
+    constexpr int64_t int_max = std::numeric_limits<int>::max();
+    const bool fits = std::max({batch, m, n, k, oa.ld, ob.ld, oc.ld}) <= int_max;
+    tensorlib::detail::check<ValueError>(fits, op, ": cuBLAS takes sizes and leading dimensions below 2^31 (got ",
+                                         a.sizes(), " @ ", b.sizes(), ")");
     cublasHandle_t h = detail::cublas_handle(device);
     detail::check_cublas(cublasSetStream(h, current_stream(device).handle()), "cublasSetStream");
     const auto i = [](int64_t v) { return static_cast<int>(v); };
