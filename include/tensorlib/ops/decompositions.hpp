@@ -58,18 +58,9 @@ Tensor<T> cholesky(const E& A_expr, bool upper = false) {
   const char* op = "linalg.cholesky";
   detail::check_square(A, op);
   const int64_t n = A.size(-1);
-  const Tensor<T> As = detail::as_matrix_batch(A);
-  auto out = empty<T>(A.sizes(), {.device = A.device()});
-  const T* pa = As.data_ptr();
-  T* po = out.data_ptr();
   // upper: the lower factor of A^T (which reads A's upper triangle), transposed back.
-  const auto [bad, info] = detail::for_each_matrix(A.device(), op, As.size(0), n * n * n / 3 + 1, [&](int64_t b) {
-    std::vector<double> l(static_cast<std::size_t>(n * n));
-    detail::load_matrix(pa + b * n * n, n, n, l.data(), upper);
-    const int64_t code = cpu::cholesky_lower(l.data(), n);
-    if (code == 0) detail::store_matrix(l.data(), n, n, po + b * n * n, upper);
-    return code;
-  });
+  const auto [out, bad, info] = detail::map_square_matrices(
+      A, op, n * n * n / 3 + 1, upper, upper, [](double* l, int64_t size) { return cpu::cholesky_lower(l, size); });
   if (info != 0)
     detail::throw_linalg_error(op, A.dim() > 2, bad,
                                detail::concat("The factorization could not be completed because the input is not "

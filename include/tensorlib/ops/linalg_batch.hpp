@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -126,6 +127,31 @@ std::pair<int64_t, int64_t> for_each_matrix(Device device, const char* op, int64
   for (int64_t b = 0; b < count; ++b)
     if (info[static_cast<std::size_t>(b)] != 0) return {b, info[static_cast<std::size_t>(b)]};
   return {-1, 0};
+}
+
+/// The loop of the ops that map each square matrix of `A` (a CPU tensor,
+/// checked square) to a matrix of its size: loads the matrix into a double
+/// buffer (transposed when `load_transposed`), runs `kernel(m, n) -> info`
+/// on it, and where info is 0 stores the buffer (transposed when
+/// `store_transposed`) at the same place of a new tensor shaped like A.
+/// Returns that tensor and for_each_matrix's {first failing matrix, info}.
+template <Element T, class Kernel>
+std::tuple<Tensor<T>, int64_t, int64_t> map_square_matrices(const Tensor<T>& A, const char* op, int64_t flops,
+                                                            bool load_transposed, bool store_transposed,
+                                                            const Kernel& kernel) {
+  const int64_t n = A.size(-1);
+  const Tensor<T> As = as_matrix_batch(A);
+  auto out = empty<T>(A.sizes(), {.device = A.device()});
+  const T* pa = As.data_ptr();
+  T* po = out.data_ptr();
+  const auto result = for_each_matrix(A.device(), op, As.size(0), flops, [&](int64_t b) {
+    std::vector<double> m(static_cast<std::size_t>(n * n));
+    load_matrix(pa + b * n * n, n, n, m.data(), load_transposed);
+    const int64_t info = kernel(m.data(), n);
+    if (info == 0) store_matrix(m.data(), n, n, po + b * n * n, store_transposed);
+    return info;
+  });
+  return {out, result.first, result.second};
 }
 
 /// Throws PyTorch's LinAlgError text for matrix `index` of a batch:

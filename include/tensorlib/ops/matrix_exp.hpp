@@ -6,7 +6,7 @@
 /// double for float inputs too (Note [linalg working precision]).
 
 #include <cstdint>
-#include <vector>
+#include <tuple>
 
 #include "tensorlib/backend/cpu/matrix_exp.hpp"
 #include "tensorlib/core/pointwise_methods.hpp"
@@ -37,18 +37,10 @@ Tensor<T> matrix_exp(const E& A_expr) {
   if (detail::records_grad(A)) return autograd::matrix_exp(A);
   detail::check_square(A, op);
   const int64_t n = A.size(-1);
-  const Tensor<T> As = detail::as_matrix_batch(A);
-  auto out = empty<T>(A.sizes(), {.device = A.device()});
-  const T* pa = As.data_ptr();
-  T* po = out.data_ptr();
-  detail::for_each_matrix(A.device(), op, As.size(0), 20 * n * n * n, [&](int64_t b) {
-    std::vector<double> x(static_cast<std::size_t>(n * n));
-    detail::load_matrix(pa + b * n * n, n, n, x.data());
-    cpu::matrix_exp(x.data(), n);
-    detail::store_matrix(x.data(), n, n, po + b * n * n);
+  return std::get<0>(detail::map_square_matrices(A, op, 20 * n * n * n, false, false, [](double* x, int64_t size) {
+    cpu::matrix_exp(x, size);
     return int64_t{0};
-  });
-  return out;
+  }));
 }
 
 }  // namespace linalg

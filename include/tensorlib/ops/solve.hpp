@@ -9,6 +9,7 @@
 /// Shapes: (*) batch dimensions, broadcast between A and B in `solve`;
 /// (n, n) A; (n, k) right-hand sides.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -165,21 +166,20 @@ Tensor<T> inv(const E& A_expr) {
   const char* op = "linalg.inv";
   detail::check_square(A, op);
   const int64_t n = A.size(-1);
-  const Tensor<T> As = detail::as_matrix_batch(A);
-  auto out = empty<T>(A.sizes(), {.device = A.device()});
-  const T* pa = As.data_ptr();
-  T* po = out.data_ptr();
-  const auto [bad, info] = detail::for_each_matrix(A.device(), op, As.size(0), 2 * n * n * n, [&](int64_t b) {
-    std::vector<double> lu(static_cast<std::size_t>(n * n)), x(static_cast<std::size_t>(n * n), 0.0);
-    std::vector<int64_t> piv(static_cast<std::size_t>(n));
-    detail::load_matrix(pa + b * n * n, n, n, lu.data(), true);  // Note [LU of the transpose]
-    const int64_t code = cpu::lu_factor(lu.data(), n, piv.data());
-    if (code != 0) return code;
-    for (int64_t i = 0; i < n; ++i) x[static_cast<std::size_t>(i * n + i)] = 1.0;
-    cpu::lu_solve_transposed(lu.data(), piv.data(), n, x.data(), n);
-    detail::store_matrix(x.data(), n, n, po + b * n * n);
-    return int64_t{0};
-  });
+  // The LU of A^T (Note [LU of the transpose]) is formed in place of the
+  // loaded matrix's copy; the loaded matrix becomes I and then A^-1.
+  const auto [out, bad, info] =
+      detail::map_square_matrices(A, op, 2 * n * n * n, true, false, [](double* m, int64_t size) {
+        const auto count = static_cast<std::size_t>(size * size);
+        std::vector<double> lu(m, m + count);
+        std::vector<int64_t> piv(static_cast<std::size_t>(size));
+        const int64_t code = cpu::lu_factor(lu.data(), size, piv.data());
+        if (code != 0) return code;
+        std::fill(m, m + count, 0.0);
+        for (int64_t i = 0; i < size; ++i) m[i * size + i] = 1.0;
+        cpu::lu_solve_transposed(lu.data(), piv.data(), size, m, size);
+        return int64_t{0};
+      });
   if (info != 0)
     detail::throw_linalg_error(op, A.dim() > 2, bad,
                                detail::concat("The diagonal element ", info,
