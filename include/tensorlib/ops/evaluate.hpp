@@ -122,7 +122,11 @@ void refuse_untracked_grad(const char* op, const Es&... operands) {
 /// records a node). PyTorch also refuses such a view of a tensor that does
 /// not require grad when the written value does; here that write is
 /// recorded through the base (Note [in-place on graph tensors]), as a view
-/// made with grad mode on would be.
+/// made with grad mode on would be. The test reads the view's state, not
+/// how it was made (PyTorch's CreationMeta): a view made with grad mode on
+/// of a leaf that only later called requires_grad_() is refused with this
+/// message too, where PyTorch says "a view of a leaf Variable that requires
+/// grad"; both are AutogradErrors.
 inline void check_not_no_grad_view(const TensorImpl& t, const char* op) {
   const TensorImpl* base = t.view_base.get();
   check<AutogradError>(!(base && base->requires_grad() && !t.requires_grad()), op,
