@@ -25,6 +25,7 @@
 #include "tensorlib/backend/cpu/thread_pool.hpp"
 #include "tensorlib/backend/cuda/registry.hpp"
 #include "tensorlib/core/any_tensor.hpp"
+#include "tensorlib/core/config.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/stats.hpp"
 #include "tensorlib/core/tensor.hpp"
@@ -62,7 +63,7 @@ class AdjointLeaf {
   void seek(const int64_t* index, const cpu::LoopPlan& plan) { leaf_.seek(index, plan); }
   void advance(int64_t k) { leaf_.advance(k); }
   void begin_block(int64_t c0, int64_t n, cpu::Scratch& scratch) { leaf_.begin_block(c0, n, scratch); }
-  [[gnu::always_inline]] auto forward(int64_t j, int n) const {
+  TENSORLIB_FORCE_INLINE auto forward(int64_t j, int n) const {
     if constexpr (Packets) {
       using V = decltype(leaf_.template load<false>(j, n));
       return ValueTape<V, differentiable<T>>{leaf_.template load<false>(j, n)};
@@ -71,7 +72,7 @@ class AdjointLeaf {
     }
   }
   template <class Tape, class Adj, class Acc>
-  [[gnu::always_inline]] void backward(const Tape&, const Adj& adj, Acc* acc) const {
+  TENSORLIB_FORCE_INLINE void backward(const Tape&, const Adj& adj, Acc* acc) const {
     if (lane_ >= 0) acc[lane_] += convert<Acc>(adj);
   }
 
@@ -88,7 +89,7 @@ class AdjointConst {
   void seek(const int64_t*, const cpu::LoopPlan&) {}
   void advance(int64_t) {}
   void begin_block(int64_t, int64_t, cpu::Scratch&) {}
-  [[gnu::always_inline]] auto forward(int64_t, int) const {
+  TENSORLIB_FORCE_INLINE auto forward(int64_t, int) const {
     if constexpr (Packets)
       return ValueTape<cpu::packet_t<T>, false>{cpu::packet_t<T>(value_)};
     else
@@ -184,17 +185,17 @@ class AdjointRoot : public SweepRootBase<T, Tree> {
  public:
   using Base::Base;
   template <bool Materialized>
-  [[gnu::always_inline]] LaneAdjoints<cpu::packet_t<T>, K> load(int64_t j, int n) const {
+  TENSORLIB_FORCE_INLINE LaneAdjoints<cpu::packet_t<T>, K> load(int64_t j, int n) const {
     return sweep<cpu::packet_t<T>>(grad_.template load<false>(j, n), j, n);
   }
   template <bool Materialized>
-  [[gnu::always_inline]] LaneAdjoints<T, K> scalar(int64_t j) const {
+  TENSORLIB_FORCE_INLINE LaneAdjoints<T, K> scalar(int64_t j) const {
     return sweep<T>(grad_.template scalar<false>(j), j, 1);
   }
 
  private:
   template <class V>
-  [[gnu::always_inline]] LaneAdjoints<V, K> sweep(const V& grad, int64_t j, int n) const {
+  TENSORLIB_FORCE_INLINE LaneAdjoints<V, K> sweep(const V& grad, int64_t j, int n) const {
     return sweep_element<V, K>(tree_, grad, j, n);
   }
 };
@@ -212,7 +213,7 @@ class AdjointSink {
   void advance(int64_t k) { cursor_.advance(k); }
   void begin_block(int64_t c0, cpu::Scratch&) { offset_ = (cursor_.row - cursor_.base) + c0 * cursor_.inner; }
   void end_block(int64_t) const {}
-  [[gnu::always_inline]] void store(int64_t j, const LaneAdjoints<packet, K>& v, int n) const {
+  TENSORLIB_FORCE_INLINE void store(int64_t j, const LaneAdjoints<packet, K>& v, int n) const {
     for (int l = 0; l < lanes_; ++l) {
       const packet& r = v.lane[l];
       T* p = bases_[l] + offset_ + j * cursor_.inner;
@@ -226,7 +227,7 @@ class AdjointSink {
       }
     }
   }
-  [[gnu::always_inline]] void put(int64_t j, const LaneAdjoints<T, K>& v) const {
+  TENSORLIB_FORCE_INLINE void put(int64_t j, const LaneAdjoints<T, K>& v) const {
     for (int l = 0; l < lanes_; ++l) bases_[l][offset_ + j * cursor_.inner] = v.lane[l];
   }
 

@@ -102,7 +102,7 @@ TENSORLIB_HOST_DEVICE auto lift(const A& a) {
 /// `from` as a value of To (the adjoint crossing a floating cast; duals
 /// convert component by component).
 template <class To, class From>
-[[gnu::always_inline]] TENSORLIB_HOST_DEVICE inline To convert(const From& from) {
+TENSORLIB_FORCE_INLINE TENSORLIB_HOST_DEVICE inline To convert(const From& from) {
   if constexpr (std::is_same_v<To, From>) {
     return from;
   } else if constexpr (is_dual<To>) {
@@ -185,11 +185,11 @@ template <class F, class... Cs>
 class AdjointNode {
  public:
   AdjointNode(const F& f, tensorlib::detail::Tuple<Cs...> children) : f_(f), children_(std::move(children)) {}
-  [[gnu::always_inline]] TENSORLIB_HOST_DEVICE auto forward(int64_t j, int n) const {
+  TENSORLIB_FORCE_INLINE TENSORLIB_HOST_DEVICE auto forward(int64_t j, int n) const {
     return forward_children(j, n, std::index_sequence_for<Cs...>{});
   }
   template <class Tape, class Adj, class Acc>
-  [[gnu::always_inline]] TENSORLIB_HOST_DEVICE void backward(const Tape& tape, const Adj& adj, Acc* acc) const {
+  TENSORLIB_FORCE_INLINE TENSORLIB_HOST_DEVICE void backward(const Tape& tape, const Adj& adj, Acc* acc) const {
     if constexpr (Tape::active) backward_children(tape, adj, acc, std::index_sequence_for<Cs...>{});
   }
 
@@ -201,13 +201,13 @@ class AdjointNode {
   // No lambdas on the per-element path: GCC does not inline them into the
   // row loop, and a tape returned through memory costs 10x.
   template <std::size_t... I>
-  [[gnu::always_inline]] TENSORLIB_HOST_DEVICE auto forward_children(int64_t j, int n,
+  TENSORLIB_FORCE_INLINE TENSORLIB_HOST_DEVICE auto forward_children(int64_t j, int n,
                                                                      std::index_sequence<I...> seq) const {
     return local(std::tuple{tensorlib::detail::get<I>(children_).forward(j, n)...}, seq);
   }
 
   template <class Tapes, std::size_t... I>
-  [[gnu::always_inline]] TENSORLIB_HOST_DEVICE auto local(Tapes&& tapes, std::index_sequence<I...>) const {
+  TENSORLIB_FORCE_INLINE TENSORLIB_HOST_DEVICE auto local(Tapes&& tapes, std::index_sequence<I...>) const {
     using Ts = std::remove_cvref_t<Tapes>;
     constexpr int A = (0 + ... + int(std::tuple_element_t<I, Ts>::active));
     if constexpr (is_cast_v<F>) {
@@ -259,7 +259,7 @@ class AdjointNode {
   // The functor on seeded duals: its dual form when every operand is one
   // (Note [dual derivatives at special points]), else its formula.
   template <class... A>
-  [[gnu::always_inline]] TENSORLIB_HOST_DEVICE auto evaluate(const A&... a) const {
+  TENSORLIB_FORCE_INLINE TENSORLIB_HOST_DEVICE auto evaluate(const A&... a) const {
     using D = typename FirstDual<A...>::type;
     if constexpr ((std::is_same_v<A, D> && ...) &&
                   std::is_same_v<std::remove_cvref_t<std::invoke_result_t<const F&, const A&...>>, D>)
@@ -269,7 +269,7 @@ class AdjointNode {
   }
 
   template <class D, bool Active, class V>
-  [[gnu::always_inline]] TENSORLIB_HOST_DEVICE static auto seed(const V& v, int slot) {
+  TENSORLIB_FORCE_INLINE TENSORLIB_HOST_DEVICE static auto seed(const V& v, int slot) {
     if constexpr (Active)
       return D::variable(v, slot);
     else
@@ -277,12 +277,12 @@ class AdjointNode {
   }
 
   template <class Tape, class Adj, class Acc, std::size_t... I>
-  [[gnu::always_inline]] TENSORLIB_HOST_DEVICE void backward_children(const Tape& tape, const Adj& adj, Acc* acc,
+  TENSORLIB_FORCE_INLINE TENSORLIB_HOST_DEVICE void backward_children(const Tape& tape, const Adj& adj, Acc* acc,
                                                                       std::index_sequence<I...>) const {
     (backward_child<I>(tape, adj, acc), ...);
   }
   template <std::size_t I, class Tape, class Adj, class Acc>
-  [[gnu::always_inline]] TENSORLIB_HOST_DEVICE void backward_child(const Tape& tape, const Adj& adj, Acc* acc) const {
+  TENSORLIB_FORCE_INLINE TENSORLIB_HOST_DEVICE void backward_child(const Tape& tape, const Adj& adj, Acc* acc) const {
     using Ts = decltype(tape.children);
     using Child = std::tuple_element_t<I, Ts>;
     if constexpr (Child::active) {
@@ -314,7 +314,7 @@ struct LaneAdjoints {
 /// A root whose every path to a lane was cut (a comparison, an integer
 /// cast) has no gradient.
 template <class V, int K, class Tree>
-[[gnu::always_inline]] TENSORLIB_HOST_DEVICE inline LaneAdjoints<V, K> sweep_element(const Tree& tree, const V& grad,
+TENSORLIB_FORCE_INLINE TENSORLIB_HOST_DEVICE inline LaneAdjoints<V, K> sweep_element(const Tree& tree, const V& grad,
                                                                                      int64_t j, int n) {
   LaneAdjoints<V, K> out;
   for (auto& l : out.lane) l = V(scalar_t<V>(0));

@@ -28,6 +28,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "tensorlib/core/config.hpp"
+
 namespace tensorlib::detail {
 
 /// Element I of a tuple, of type T (value-initialized when the tuple is
@@ -51,11 +53,11 @@ template <std::size_t... I, class... Ts>
 struct TupleBase<std::index_sequence<I...>, Ts...> : TupleLeaf<I, Ts>... {
   constexpr TupleBase() = default;
   // Not explicit: nodes are built with braces, `K(f, {child...})`.
-  [[gnu::always_inline]] constexpr TupleBase(Ts... ts) requires(sizeof...(Ts) > 0)
+  TENSORLIB_FORCE_INLINE constexpr TupleBase(Ts... ts) requires(sizeof...(Ts) > 0)
       : TupleLeaf<I, Ts>{std::move(ts)}... {}
-  [[gnu::always_inline]] constexpr TupleBase(const TupleBase& o)
+  TENSORLIB_FORCE_INLINE constexpr TupleBase(const TupleBase& o)
       : TupleLeaf<I, Ts>{static_cast<const TupleLeaf<I, Ts>&>(o).value}... {}
-  [[gnu::always_inline]] constexpr TupleBase(TupleBase&& o) noexcept
+  TENSORLIB_FORCE_INLINE constexpr TupleBase(TupleBase&& o) noexcept
       : TupleLeaf<I, Ts>{std::move(static_cast<TupleLeaf<I, Ts>&>(o).value)}... {}
   constexpr TupleBase& operator=(const TupleBase& o) {
     ((static_cast<TupleLeaf<I, Ts>&>(*this).value = static_cast<const TupleLeaf<I, Ts>&>(o).value), ...);
@@ -78,15 +80,15 @@ Tuple(Ts...) -> Tuple<Ts...>;
 
 /// Element I of a tuple (the leaf's type is deduced from the tuple's base).
 template <std::size_t I, class T>
-[[gnu::always_inline]] constexpr T& get(TupleLeaf<I, T>& leaf) noexcept {
+TENSORLIB_FORCE_INLINE constexpr T& get(TupleLeaf<I, T>& leaf) noexcept {
   return leaf.value;
 }
 template <std::size_t I, class T>
-[[gnu::always_inline]] constexpr const T& get(const TupleLeaf<I, T>& leaf) noexcept {
+TENSORLIB_FORCE_INLINE constexpr const T& get(const TupleLeaf<I, T>& leaf) noexcept {
   return leaf.value;
 }
 template <std::size_t I, class T>
-[[gnu::always_inline]] constexpr T&& get(TupleLeaf<I, T>&& leaf) noexcept {
+TENSORLIB_FORCE_INLINE constexpr T&& get(TupleLeaf<I, T>&& leaf) noexcept {
   return static_cast<T&&>(leaf.value);
 }
 

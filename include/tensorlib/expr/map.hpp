@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "tensorlib/core/config.hpp"
 #include "tensorlib/core/device.hpp"
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/error.hpp"
@@ -71,7 +72,7 @@ std::optional<Device> device_of(const N& n) {
 /// autograd/dual.hpp). Reduced floats compute in float and round a result of
 /// their own type back (Note [reduced floats] in core/half.hpp).
 template <class F, class... A>
-[[gnu::always_inline]] TENSORLIB_HOST_DEVICE inline decltype(auto) invoke_functor(const F& f, const A&... a) {
+TENSORLIB_FORCE_INLINE TENSORLIB_HOST_DEVICE inline decltype(auto) invoke_functor(const F& f, const A&... a) {
   if constexpr ((is_reduced_float<A> || ...)) {
     using R = std::remove_cvref_t<std::invoke_result_t<const F&, const A&...>>;
     if constexpr (is_reduced_float<R>)

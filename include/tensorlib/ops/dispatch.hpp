@@ -356,13 +356,19 @@ void dispatch_bmm(const Tensor<T>& out, const Tensor<T>& a, const Tensor<T>& b, 
 #if TENSORLIB_CUDA_RUNTIME
       // cuBLAS reads rows or columns in place; other layouts (an expanded
       // gradient of stride 0, overlapping rows) are copied first, and an
-      // output it cannot write is computed into a contiguous copy.
+      // output it cannot write (never a contiguous one) is computed in a
+      // contiguous buffer, which holds a copy of `out` only when beta reads it.
       const Tensor<T> ca = cuda::gemm_reads(a) ? a : a.contiguous();
       const Tensor<T> cb = cuda::gemm_reads(b) ? b : b.contiguous();
       if (cuda::gemm_writes(out)) {
         cuda::gemm_batched(out, ca, cb, alpha, beta, op);
       } else {
-        const Tensor<T> staged = out.is_contiguous() ? out.clone() : out.contiguous();  // beta reads out
+        const Shape strides = contiguous_strides(out.sizes());
+        const Tensor<T> staged =
+            beta == T(0)
+                ? Tensor<T>::from_storage(make_storage(out.numel() * int64_t{sizeof(T)}, {.device = out.device()}, op),
+                                          out.sizes(), strides, 0)
+                : out.contiguous();
         cuda::gemm_batched(staged, ca, cb, alpha, beta, op);
         dispatch_pointwise(out, staged);
       }

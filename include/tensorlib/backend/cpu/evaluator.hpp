@@ -36,6 +36,7 @@
 #include "tensorlib/backend/cpu/simd.hpp"
 #include "tensorlib/backend/cpu/simd_math.hpp"
 #include "tensorlib/backend/cpu/transpose.hpp"
+#include "tensorlib/core/config.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/core/tuple.hpp"
 #include "tensorlib/expr/map.hpp"
@@ -219,12 +220,12 @@ class LeafEval {
   static constexpr bool has_candidates = false;
   bool any_hoisted() const { return false; }
   template <bool Materialized>
-  [[gnu::always_inline]] T scalar(int64_t j) const {
+  TENSORLIB_FORCE_INLINE T scalar(int64_t j) const {
     return block_[j];
   }
   /// Lanes j .. j+n-1 of the block (n <= packet size; missing lanes are 0).
   template <bool Materialized>
-  [[gnu::always_inline]] packet load(int64_t j, int n) const {
+  TENSORLIB_FORCE_INLINE packet load(int64_t j, int n) const {
     return n == packet::size ? packet::load(block_ + j) : packet::load_partial(block_ + j, n);
   }
 
@@ -262,11 +263,11 @@ class ConstEval {
   static constexpr bool has_candidates = false;
   bool any_hoisted() const { return false; }
   template <bool Materialized>
-  [[gnu::always_inline]] T scalar(int64_t) const {
+  TENSORLIB_FORCE_INLINE T scalar(int64_t) const {
     return value_;
   }
   template <bool Materialized>
-  [[gnu::always_inline]] packet load(int64_t, int) const {
+  TENSORLIB_FORCE_INLINE packet load(int64_t, int) const {
     return splat_;
   }
 
@@ -383,14 +384,14 @@ class MapEval {
   // Materialized == true only in runs that hoist: candidates then read their
   // block (see materialize) and the loop body has no hoisting test at all.
   template <bool Materialized>
-  [[gnu::always_inline]] value_type scalar(int64_t j) const {
+  TENSORLIB_FORCE_INLINE value_type scalar(int64_t j) const {
     if constexpr (Candidate && Materialized)
       return block_[j];
     else
       return compute_scalar<Materialized>(j);
   }
   template <bool Materialized>
-  [[gnu::always_inline]] packet load(int64_t j, int n) const {
+  TENSORLIB_FORCE_INLINE packet load(int64_t j, int n) const {
     if constexpr (Candidate && Materialized)
       return n == W ? packet::load(block_ + j) : packet::load_partial(block_ + j, n);
     else
@@ -436,7 +437,7 @@ class MapEval {
   // Below a candidate nothing is materialized, so the candidate's own
   // computations (compute_block, compute_row_constant) use <false>.
   template <bool Materialized = false>
-  [[gnu::always_inline]] value_type compute_scalar(int64_t j) const {
+  TENSORLIB_FORCE_INLINE value_type compute_scalar(int64_t j) const {
     return tensorlib::detail::apply(
         [&](const auto&... c) {
           return static_cast<value_type>(invoke_functor(f_, c.template scalar<Materialized>(j)...));
@@ -444,7 +445,7 @@ class MapEval {
         children_);
   }
   template <bool Materialized = false>
-  [[gnu::always_inline]] packet compute_load(int64_t j, int n) const {
+  TENSORLIB_FORCE_INLINE packet compute_load(int64_t j, int n) const {
     return tensorlib::detail::apply([&](const auto&... c) { return f_(c.template load<Materialized>(j, n)...); },
                                     children_);
   }
@@ -485,8 +486,8 @@ class BlockWriter {
  public:
   using packet = packet_t<T>;
 
-  [[gnu::always_inline]] void put(int64_t j, T v) const { block_[j] = v; }
-  [[gnu::always_inline]] void store(int64_t j, const packet& p, int n) const {
+  TENSORLIB_FORCE_INLINE void put(int64_t j, T v) const { block_[j] = v; }
+  TENSORLIB_FORCE_INLINE void store(int64_t j, const packet& p, int n) const {
     if (n == packet::size)
       p.store(block_ + j);
     else
