@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
 #include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "fixtures.hpp"
@@ -264,6 +267,44 @@ TEST_CASE("in-place fill errors follow PyTorch's wording") {
   CHECK_THROWS_AS(leaf.uniform_(), tl::AutogradError);
   CHECK(message([&] { leaf.bernoulli_(0.5); }).rfind("bernoulli_: ", 0) == 0);  // the fill's own name
   CHECK_THROWS_AS(x.bernoulli_(tl::ones<float>({2})), tl::ShapeError);
+}
+
+TEST_CASE("a refused fill draws nothing from its generator") {
+  // PyTorch checks the target before its kernel draws; so does every fill
+  // here (detail::check_fill_target), so the next draw is the one a fresh
+  // generator gives.
+  auto leaf = tl::ones<float>({4}).requires_grad_();
+  auto expanded = tl::zeros<float>({1}).expand({4});
+  const auto base = tl::ones<float>({6}).requires_grad_();
+  tl::Tensor<float> no_grad_view;
+  {
+    tl::NoGradGuard no_grad;
+    no_grad_view = base.narrow(0, 1, 4);
+  }
+  const std::vector<std::pair<std::string, std::function<void(tl::Tensor<float>&, tl::Generator&)>>> fills{
+      {"uniform_", [](auto& t, auto& g) { t.uniform_(0, 1, g); }},
+      {"normal_", [](auto& t, auto& g) { t.normal_(0, 1, g); }},
+      {"bernoulli_", [](auto& t, auto& g) { t.bernoulli_(0.5, g); }},
+      {"bernoulli_ (tensor)", [](auto& t, auto& g) { t.bernoulli_(tl::full<float>({4}, 0.5f), g); }},
+      {"exponential_", [](auto& t, auto& g) { t.exponential_(1, g); }},
+      {"geometric_", [](auto& t, auto& g) { t.geometric_(0.5, g); }},
+      {"log_normal_", [](auto& t, auto& g) { t.log_normal_(1, 2, g); }},
+      {"cauchy_", [](auto& t, auto& g) { t.cauchy_(0, 1, g); }},
+      {"random_", [](auto& t, auto& g) { t.random_(0, 10, g); }},
+  };
+  tl::Generator fresh_gen(7);
+  const tl::Tensor<float> fresh = tl::rand<float>({8}, fresh_gen);
+  for (const auto& entry : fills) {
+    const std::string& name = entry.first;
+    const auto& fill = entry.second;
+    CAPTURE(name);
+    tl::Generator gen(7);
+    CHECK_THROWS_AS(fill(leaf, gen), tl::AutogradError);
+    CHECK_THROWS_AS(fill(expanded, gen), tl::Error);
+    CHECK_THROWS_AS(fill(no_grad_view, gen), tl::AutogradError);
+    CHECK(tl::equal(tl::rand<float>({8}, gen), fresh));
+  }
+  CHECK(base._version() == 0);
 }
 
 TEST_CASE("fills of 16-bit floats: random_ keeps to its bounds where they are not exact, the rest are distributed") {

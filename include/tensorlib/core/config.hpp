@@ -37,13 +37,21 @@
 
 // The fused loops rely on the whole expression tree being inlined into one
 // loop body; GCC's heuristics give up on deep trees without this hint.
-// Note [forced inlining when optimizing]: only optimized builds (and device
-// code) force it. At -O0 clang inlines such a function at every call and
-// still emits its body (no dead-code pass runs), so forcing only adds code:
-// in the sanitizer build of test_autograd the rows loop, with three inlined
-// copies of the block loop, was 18 KB per expression, and the block loops'
-// own bodies 9 MB of the file's 96 MB.
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__OPTIMIZE__) || defined(__CUDA_ARCH__))
+// Note [forced inlining at -O0]: clang forces it only where it
+// optimizes (and in device code). At -O0 clang inlines such a function at
+// every call and still emits its body (no dead-code pass runs), so forcing
+// only adds code: in the sanitizer build of test_autograd the rows loop, with
+// three inlined copies of the block loop, was 18 KB per expression, and the
+// block loops' own bodies 9 MB of the file's 96 MB. g++ at -O0 drops the
+// bodies it inlined, so there forcing saves code, and it stays on: the host
+// pass of tests/parity/reduce_test.cu took 38 s with it, 43.5 s without.
+#if defined(__clang__)
+#if defined(__OPTIMIZE__) || defined(__CUDA_ARCH__)
+#define TENSORLIB_FORCE_INLINE __attribute__((always_inline))
+#else
+#define TENSORLIB_FORCE_INLINE
+#endif
+#elif defined(__GNUC__)
 #define TENSORLIB_FORCE_INLINE __attribute__((always_inline))
 #else
 #define TENSORLIB_FORCE_INLINE

@@ -29,6 +29,7 @@
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/generator.hpp"
+#include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/half.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/build.hpp"
@@ -70,6 +71,20 @@ double held_integer(int64_t v, bool up) {
   return v >= 0 ? held : -held;
 }
 
+/// The refusals of a write into `dst` that do not depend on what is written
+/// (internal overlap, a view made under no_grad, a leaf that requires grad),
+/// checked before a fill draws, so that a refused fill leaves its generator
+/// where it was, as PyTorch's (whose autograd checks run before the kernel).
+/// The write itself checks them again, with the rest.
+template <Element T>
+void check_fill_target(const Tensor<T>& dst, const char* op) {
+  check_no_internal_overlap(dst, op);
+  if (!is_grad_enabled()) return;
+  check_not_no_grad_view(*dst.impl(), op);
+  check<AutogradError>(!(dst.requires_grad() && dst.is_leaf()), op,
+                       ": a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
 }  // namespace detail
 
 template <Element T>
@@ -82,6 +97,7 @@ Tensor<T>& Tensor<T>::uniform_(double from, double to, Generator& gen) {
   detail::check<ValueError>(std::abs(to) <= largest, "uniform_: to is out of bounds for ", DTypeTraits<T>::name);
   detail::check<ValueError>(to - from <= largest, "uniform_: expects to-from <= the largest ", DTypeTraits<T>::name,
                             ", but found to=", to, " and from=", from, " which result in to-from to exceed the limit");
+  detail::check_fill_target(*this, "uniform_");
   detail::write_into(*this, rand<T>(sizes(), gen, {.device = device()}) * (to - from) + from, "uniform_");
   return *this;
 }
@@ -89,6 +105,7 @@ Tensor<T>& Tensor<T>::uniform_(double from, double to, Generator& gen) {
 template <Element T>
 Tensor<T>& Tensor<T>::normal_(double mean, double std, Generator& gen) {
   static_assert(is_floating<T>, "normal_: the tensor must be floating point");
+  detail::check_fill_target(*this, "normal_");
   detail::write_into(*this, normal<T>(mean, std, sizes(), gen, {.device = device()}), "normal_");
   return *this;
 }
@@ -96,6 +113,7 @@ Tensor<T>& Tensor<T>::normal_(double mean, double std, Generator& gen) {
 template <Element T>
 Tensor<T>& Tensor<T>::bernoulli_(double p, Generator& gen) {
   detail::check<ValueError>(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  detail::check_fill_target(*this, "bernoulli_");
   using D = detail::draw_t<T>;
   detail::write_into(*this, cast<T>(detail::bernoulli_draw<D>(sizes(), device(), static_cast<D>(p), gen)),
                      "bernoulli_");
@@ -109,6 +127,7 @@ Tensor<T>& Tensor<T>::bernoulli_(const Tensor<P>& p, Generator& gen) {
   if (p.device() != device()) detail::throw_device_mismatch("bernoulli_", device(), p.device());
   const Tensor<P> probs = p.detach().expand(sizes());
   detail::check_probabilities_on_device(probs);
+  detail::check_fill_target(*this, "bernoulli_");
   detail::write_into(*this, cast<T>(detail::bernoulli_draw<P>(sizes(), device(), probs, gen)), "bernoulli_");
   return *this;
 }
@@ -118,6 +137,7 @@ Tensor<T>& Tensor<T>::exponential_(double lambd, Generator& gen) {
   static_assert(is_floating<T>, "exponential_: the tensor must be floating point (as in PyTorch)");
   detail::check<ValueError>(lambd >= 0, "exponential_ expects lambda >= 0.0, but found lambda=", lambd);
   if (lambd == 0) return this->fill_(std::numeric_limits<T>::infinity());  // -log1p(-0) / 0 would be NaN
+  detail::check_fill_target(*this, "exponential_");
   using D = detail::draw_t<T>;
   detail::write_into(*this, cast<T>(-log1p(-rand<D>(sizes(), gen, {.device = device()})) / static_cast<D>(lambd)),
                      "exponential_");
@@ -128,6 +148,7 @@ template <Element T>
 Tensor<T>& Tensor<T>::geometric_(double p, Generator& gen) {
   static_assert(!std::is_same_v<T, bool>, "geometric_: not implemented for bool tensors (as in PyTorch)");
   detail::check<ValueError>(p > 0 && p < 1, "geometric_ expects p to be in (0, 1), but got p=", p);
+  detail::check_fill_target(*this, "geometric_");
   using D = std::conditional_t<std::is_same_v<T, float>, float, double>;
   const auto trials = ceil(log1p(-rand<D>(sizes(), gen, {.device = device()})) / static_cast<D>(std::log1p(-p)));
   detail::write_into(*this, cast<T>(maximum(trials, D(1))), "geometric_");
@@ -138,6 +159,7 @@ template <Element T>
 Tensor<T>& Tensor<T>::log_normal_(double mean, double std, Generator& gen) {
   static_assert(is_floating<T>, "log_normal_: the tensor must be floating point (as in PyTorch)");
   detail::check<ValueError>(std > 0, "log_normal_ expects std > 0.0, but found std=", std);
+  detail::check_fill_target(*this, "log_normal_");
   using D = detail::draw_t<T>;
   detail::write_into(*this, cast<T>(exp(normal<D>(mean, std, sizes(), gen, {.device = device()}))), "log_normal_");
   return *this;
@@ -146,6 +168,7 @@ Tensor<T>& Tensor<T>::log_normal_(double mean, double std, Generator& gen) {
 template <Element T>
 Tensor<T>& Tensor<T>::cauchy_(double median, double sigma, Generator& gen) {
   static_assert(is_floating<T>, "cauchy_: the tensor must be floating point (as in PyTorch)");
+  detail::check_fill_target(*this, "cauchy_");
   using D = detail::draw_t<T>;
   // The angle in double: float's pi exceeds pi, so tan at u = 0 would be positive.
   const auto angle = (cast<double>(rand<D>(sizes(), gen, {.device = device()})) - 0.5) * (detail::kTwoPi / 2);
@@ -179,6 +202,7 @@ Tensor<T>& Tensor<T>::random_(int64_t from, std::optional<int64_t> to, Generator
   }
   // [from, to_inc] has to_inc - from + 1 values, 0 standing for all 2^64.
   const uint64_t range = static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1;
+  detail::check_fill_target(*this, "random_");
   detail::write_into(*this,
                      detail::random_tensor<int64_t>(sizes(), {.device = device()}, gen,
                                                     detail::IntegerLane<int64_t>{static_cast<uint64_t>(from), range}),

@@ -21,6 +21,7 @@
 #include "tensorlib/backend/cpu/loop_plan.hpp"
 #include "tensorlib/backend/cpu/thread_pool.hpp"
 #include "tensorlib/backend/cpu/transpose.hpp"
+#include "tensorlib/core/config.hpp"
 #include "tensorlib/core/stats.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/broadcast.hpp"

@@ -30,6 +30,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -85,7 +86,7 @@ class ThreadPool {
   /// rethrows the first exception a task threw.
   template <class Task>
   void run(int ntasks, const Task& task) {
-    run(ntasks, &task, [](const void* ctx, int i) { (*static_cast<const Task*>(ctx))(i); });
+    run(ntasks, std::addressof(task), [](const void* ctx, int i) { (*static_cast<const Task*>(ctx))(i); });
   }
 
   /// The same with the task erased to a context and a function (Note
@@ -215,8 +216,12 @@ inline void run_chunks(int64_t begin, int64_t end, int64_t grain, const void* co
 /// parallel. Chunk boundaries depend only on the range, grain and thread count.
 template <class F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
-  detail::run_chunks(begin, end, grain, &f,
-                     [](const void* ctx, int64_t b, int64_t e) { (*static_cast<const F*>(ctx))(b, e); });
+  if constexpr (std::is_function_v<F>) {  // a function, whose address is no object pointer
+    parallel_for(begin, end, grain, [&f](int64_t b, int64_t e) { f(b, e); });
+  } else {
+    detail::run_chunks(begin, end, grain, std::addressof(f),
+                       [](const void* ctx, int64_t b, int64_t e) { (*static_cast<const F*>(ctx))(b, e); });
+  }
 }
 
 }  // namespace tensorlib::cpu
