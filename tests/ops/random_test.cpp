@@ -281,6 +281,8 @@ TEST_CASE("a refused fill draws nothing from its generator") {
     tl::NoGradGuard no_grad;
     no_grad_view = base.narrow(0, 1, 4);
   }
+  const auto other_leaf = tl::ones<float>({6}).requires_grad_();
+  auto leaf_view = other_leaf.narrow(0, 2, 4);  // with grad mode on: a view of a leaf
   const std::vector<std::pair<std::string, std::function<void(tl::Tensor<float>&, tl::Generator&)>>> fills{
       {"uniform_", [](auto& t, auto& g) { t.uniform_(0, 1, g); }},
       {"normal_", [](auto& t, auto& g) { t.normal_(0, 1, g); }},
@@ -302,9 +304,11 @@ TEST_CASE("a refused fill draws nothing from its generator") {
     CHECK_THROWS_AS(fill(leaf, gen), tl::AutogradError);
     CHECK_THROWS_AS(fill(expanded, gen), tl::Error);
     CHECK_THROWS_AS(fill(no_grad_view, gen), tl::AutogradError);
+    CHECK_THROWS_WITH_AS(fill(leaf_view, gen), doctest::Contains("a view of a leaf Variable"), tl::AutogradError);
     CHECK(tl::equal(tl::rand<float>({8}, gen), fresh));
   }
   CHECK(base._version() == 0);
+  CHECK(other_leaf._version() == 0);
 }
 
 TEST_CASE("fills of 16-bit floats: random_ keeps to its bounds where they are not exact, the rest are distributed") {

@@ -96,21 +96,21 @@ class ZeroGradBackward final : public Node {
   std::string name_;
 };
 
-/// Refuses what Note [in-place on graph tensors] does not build; true when
-/// `dst` is a view written through its base (CopySlices), false when it is
-/// alone in its memory.
+/// Refuses what Note [in-place on graph tensors] does not build, changing
+/// nothing (the random fills call it before they draw: ops/random_fill.hpp).
 template <Element T>
-bool view_write(const Tensor<T>& dst, const char* op) {
+void check_view_write(const Tensor<T>& dst, const char* op) {
   ::tensorlib::detail::check<AutogradError>(!(dst.requires_grad() && dst.is_leaf()), op,
                                             ": a leaf Variable that requires grad is being used in an in-place "
                                             "operation.");
   ::tensorlib::detail::check_no_internal_overlap(dst, op);
-  std::shared_ptr<TensorImpl>& base = dst.impl()->view_base;
   // A view of a tensor nothing else holds (an op's internal temporary, e.g.
-  // reshape's copy or matmul's batched result) is alone in its memory.
-  if (base && base.use_count() == 1) base.reset();
-  const long users = dst.storage().use_count();
-  if (users == 1) return false;
+  // reshape's copy or matmul's batched result) is alone in its memory:
+  // view_write drops such a base, and with it one user of the storage.
+  const std::shared_ptr<TensorImpl>& held = dst.impl()->view_base;
+  const TensorImpl* base = held && held.use_count() > 1 ? held.get() : nullptr;
+  const long users = dst.storage().use_count() - (held && !base ? 1 : 0);
+  if (users == 1) return;
   ::tensorlib::detail::check<NotImplementedError>(
       base && users == 2, op,
       ": an in-place write into a tensor that shares memory with other tensors (a base with live views, several "
@@ -126,7 +126,17 @@ bool view_write(const Tensor<T>& dst, const char* op) {
   ::tensorlib::detail::check<NotImplementedError>(base->is_contiguous(), op,
                                                   ": an in-place write into a view of a non-contiguous tensor is not "
                                                   "supported by autograd yet; use the out-of-place form");
-  return true;
+}
+
+/// check_view_write, then drops a base nothing else holds; true when `dst`
+/// is a view written through its base (CopySlices), false when it is alone
+/// in its memory.
+template <Element T>
+bool view_write(const Tensor<T>& dst, const char* op) {
+  check_view_write(dst, op);
+  std::shared_ptr<TensorImpl>& base = dst.impl()->view_base;
+  if (base && base.use_count() == 1) base.reset();
+  return dst.storage().use_count() != 1;
 }
 
 /// `base` with the elements of the view (sizes, strides, offset from base's

@@ -39,6 +39,10 @@ template <Element T>
 void fill_recorded(const Tensor<T>& dst, T value);
 template <Element T, class F>
 void rebase_with(const Tensor<T>& dst, const char* op, F&& out_of_place);
+namespace detail {
+template <Element T>
+void check_view_write(const Tensor<T>& dst, const char* op);
+}  // namespace detail
 
 }  // namespace autograd
 

@@ -71,18 +71,19 @@ double held_integer(int64_t v, bool up) {
   return v >= 0 ? held : -held;
 }
 
-/// The refusals of a write into `dst` that do not depend on what is written
-/// (internal overlap, a view made under no_grad, a leaf that requires grad),
-/// checked before a fill draws, so that a refused fill leaves its generator
-/// where it was, as PyTorch's (whose autograd checks run before the kernel).
-/// The write itself checks them again, with the rest.
+/// The refusals of a write into `dst` (internal overlap, a view made under
+/// no_grad, and with grad: a leaf, a view of a leaf, memory shared with other
+/// live tensors), checked in write_into's order before a fill draws, so that
+/// a refused fill leaves its generator where it was, as PyTorch's (whose
+/// autograd checks run before the kernel). The write checks them again.
 template <Element T>
 void check_fill_target(const Tensor<T>& dst, const char* op) {
   check_no_internal_overlap(dst, op);
   if (!is_grad_enabled()) return;
   check_not_no_grad_view(*dst.impl(), op);
-  check<AutogradError>(!(dst.requires_grad() && dst.is_leaf()), op,
-                       ": a leaf Variable that requires grad is being used in an in-place operation.");
+  if constexpr (differentiable<T> && !is_dual_tag(scalar_type_of<T>)) {
+    if (dst.requires_grad()) autograd::detail::check_view_write(dst, op);
+  }
 }
 
 }  // namespace detail
