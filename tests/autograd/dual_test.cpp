@@ -142,6 +142,15 @@ TEST_CASE("dual tangents of unary functors match finite differences") {
   check_unary("i0e", fn::I0e{}, kReal);
   check_unary("i1", fn::I1{}, kReal);
   check_unary("i1e", fn::I1e{}, kReal);
+  check_unary("bessel_j0", fn::BesselJ0{}, kReal);
+  check_unary("bessel_j1", fn::BesselJ1{}, kReal);
+  check_unary("bessel_y0", fn::BesselY0{}, kPositive);
+  check_unary("bessel_y1", fn::BesselY1{}, kPositive);
+  check_unary("modified_bessel_k0", fn::ModifiedBesselK0{}, kPositive);
+  check_unary("modified_bessel_k1", fn::ModifiedBesselK1{}, kPositive);
+  check_unary("scaled_modified_bessel_k0", fn::ScaledModifiedBesselK0{}, kPositive);
+  check_unary("scaled_modified_bessel_k1", fn::ScaledModifiedBesselK1{}, kPositive);
+  check_unary("spherical_bessel_j0", fn::SphericalBesselJ0{}, kReal);
   check_unary("log_ndtr", fn::LogNdtr{}, kReal);
   check_unary("ndtri", fn::Ndtri{}, kOpenUnit);
   check_unary("sigmoid", fn::Sigmoid{}, kReal);

@@ -884,6 +884,56 @@ TEST_CASE("special::entr: PyTorch's gradient (inf at 0, NaN below), gradchecks o
   CHECK(tl::autograd::gradgradcheck(f, {a}));
 }
 
+TEST_CASE("the Bessel functions J, Y, K, scaled K and spherical j0: gradients from the recurrences, gradchecks twice") {
+  namespace m = tl::math;
+  using Fn = tl::Tensor<double> (*)(const tl::Tensor<double>&);
+  // Both signs where the function is defined there, and every region of the
+  // kernels: J and Y switch at 2 and 25, K at 1 and 30.
+  const auto real_line = tl::tensor<double>({{-31.0, -3.5, -0.4}, {0.3, 2.5, 26.0}});
+  const auto half_line = tl::tensor<double>({{0.3, 0.9, 1.5}, {2.5, 26.0, 31.0}});
+  const std::pair<const char*, Fn> cases[] = {
+      {"bessel_j0", [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::bessel_j0(x)); }},
+      {"bessel_j1", [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::bessel_j1(x)); }},
+      {"spherical_bessel_j0",
+       [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::spherical_bessel_j0(x)); }},
+      {"bessel_y0", [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::bessel_y0(x)); }},
+      {"bessel_y1", [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::bessel_y1(x)); }},
+      {"modified_bessel_k0",
+       [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::modified_bessel_k0(x)); }},
+      {"modified_bessel_k1",
+       [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::modified_bessel_k1(x)); }},
+      {"scaled_modified_bessel_k0",
+       [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::scaled_modified_bessel_k0(x)); }},
+      {"scaled_modified_bessel_k1",
+       [](const tl::Tensor<double>& x) { return tl::Tensor<double>(tl::special::scaled_modified_bessel_k1(x)); }},
+  };
+  for (const auto& entry : cases) {
+    const std::string name = entry.first;
+    const Fn fn = entry.second;
+    CAPTURE(name);
+    const bool both_signs = name == "bessel_j0" || name == "bessel_j1" || name == "spherical_bessel_j0";
+    auto a = (both_signs ? real_line : half_line).clone().requires_grad_();
+    const auto g = [fn](const Inputs& in) { return fn(in[0]); };
+    CHECK(check(g, {a}));
+    CHECK(tl::autograd::gradgradcheck(g, {a}));
+  }
+  // The recurrences by value: J0' = -J1, K0' = -K1, and the points where
+  // J1' = 1/2 and j0' = 0 (0/0 in the general formulas).
+  auto x = tl::tensor<double>({0.0, 0.7, 3.0, 40.0}).requires_grad_();
+  tl::Tensor<double>(tl::special::bessel_j0(x)).sum().backward();
+  std::vector<double> want;
+  for (const double v : x.detach().to_vector()) want.push_back(-m::bessel_j1(v));
+  CHECK(x.grad().to_vector() == want);
+  auto at_zero = tl::tensor<double>({0.0}).requires_grad_();
+  tl::Tensor<double>(tl::special::bessel_j1(at_zero) + tl::special::spherical_bessel_j0(at_zero)).sum().backward();
+  CHECK(at_zero.grad().to_vector() == std::vector<double>{0.5});
+  auto k = tl::tensor<double>({0.5, 2.0, 35.0}).requires_grad_();
+  tl::Tensor<double>(tl::special::modified_bessel_k0(k)).sum().backward();
+  want.clear();
+  for (const double v : k.detach().to_vector()) want.push_back(-m::modified_bessel_k1(v));
+  CHECK(k.grad().to_vector() == want);
+}
+
 TEST_CASE("i0, i0e, i1, i1e, erfcx, log_ndtr, ndtri: PyTorch's gradients, gradchecks once and twice") {
   const auto& f = fixtures::load("special.txt");
   using Fn = tl::Tensor<double> (*)(const tl::Tensor<double>&);

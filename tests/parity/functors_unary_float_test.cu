@@ -51,3 +51,27 @@ TEST_CASE("CUDA: i0, i0e, i1, i1e, erfcx, log_ndtr and ndtri match the CPU acros
   both("log_ndtr", x, [](const auto& t) { return tl::special::log_ndtr(t); });
   both("ndtri", p, [](const auto& t) { return tl::special::ndtri(t); });
 }
+
+TEST_CASE("CUDA: the Bessel functions J, Y, K, scaled K and spherical j0 match the CPU in every region") {
+  if (cuda_support::no_gpu()) return;
+  // Both signs, the switches at 1, 2, 25 and 30, the poles at 0, K's
+  // underflow, huge arguments.
+  const auto x = tl::tensor<double>(
+      {-40.0, -3.0, -0.0, 0.0, 1e-300, 0.4, 0.99, 1.01, 1.99, 2.01, 7.0, 24.9, 25.1, 29.9, 30.1, 90.0, 750.0, 1e10});
+  const auto both = [&x](const char* name, auto f) {
+    // The same double kernels on both sides, up to the device's exp, log,
+    // sin, cos and sinh (a few ulp).
+    cuda_support::check_parity(tl::Tensor<double>(f(x.cuda())), tl::Tensor<double>(f(x)), 1e-13, 1e-300, name);
+    const auto x_float = x.to<float>();
+    cuda_support::check_parity(tl::Tensor<float>(f(x_float.cuda())), tl::Tensor<float>(f(x_float)), 1e-6, 1e-37, name);
+  };
+  both("bessel_j0", [](const auto& t) { return tl::special::bessel_j0(t); });
+  both("bessel_j1", [](const auto& t) { return tl::special::bessel_j1(t); });
+  both("bessel_y0", [](const auto& t) { return tl::special::bessel_y0(t); });
+  both("bessel_y1", [](const auto& t) { return tl::special::bessel_y1(t); });
+  both("modified_bessel_k0", [](const auto& t) { return tl::special::modified_bessel_k0(t); });
+  both("modified_bessel_k1", [](const auto& t) { return tl::special::modified_bessel_k1(t); });
+  both("scaled_modified_bessel_k0", [](const auto& t) { return tl::special::scaled_modified_bessel_k0(t); });
+  both("scaled_modified_bessel_k1", [](const auto& t) { return tl::special::scaled_modified_bessel_k1(t); });
+  both("spherical_bessel_j0", [](const auto& t) { return tl::special::spherical_bessel_j0(t); });
+}

@@ -13,6 +13,8 @@
 #include "tensorlib/autograd/dual.hpp"
 #include "tensorlib/core/config.hpp"
 #include "tensorlib/expr/math/bessel.hpp"
+#include "tensorlib/expr/math/bessel_jy.hpp"
+#include "tensorlib/expr/math/bessel_k.hpp"
 #include "tensorlib/expr/math/exp_log.hpp"
 #include "tensorlib/expr/math/normal_cdf.hpp"
 #include "tensorlib/expr/math/primitives.hpp"
@@ -121,6 +123,95 @@ TENSORLIB_HOST_DEVICE Dual<T, K> i1e(const Dual<T, K>& x) {
   const auto at_zero = x.value == T(0);
   const T safe_x = select(at_zero, T(1), x.value);
   return x.chain(y, select(at_zero, T(0.5), i0e(x.value) - y * (detail::sign_of(x.value) + T(1) / safe_x)));
+}
+
+// The Bessel functions of torch.special (expr/math/bessel_jy.hpp,
+// bessel_k.hpp) through their recurrences: J0' = -J1, J1' = J0 - J1/x,
+// Y0' = -Y1, Y1' = Y0 - Y1/x, K0' = -K1, K1' = -K0 - K1/x, j0' = -j1,
+// j1' = j0 - 2 j1/x; J1'(0) = 1/2 and j1'(0) = 1/3. PyTorch 1.13 records no
+// gradient for these (its outputs do not require grad).
+
+/// J0; derivative -J1.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> bessel_j0(const Dual<T, K>& x) {
+  using math::bessel_j0;
+  using math::bessel_j1;
+  return x.chain(bessel_j0(x.value), -bessel_j1(x.value));
+}
+/// J1; derivative J0(x) - J1(x)/x, 1/2 at 0.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> bessel_j1(const Dual<T, K>& x) {
+  using math::bessel_j0;
+  using math::bessel_j1;
+  using math::select;
+  const T y = bessel_j1(x.value);
+  const auto at_zero = x.value == T(0);
+  const T safe_x = select(at_zero, T(1), x.value);
+  return x.chain(y, select(at_zero, T(0.5), bessel_j0(x.value) - y / safe_x));
+}
+/// Y0; derivative -Y1.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> bessel_y0(const Dual<T, K>& x) {
+  using math::bessel_y0;
+  using math::bessel_y1;
+  return x.chain(bessel_y0(x.value), -bessel_y1(x.value));
+}
+/// Y1; derivative Y0(x) - Y1(x)/x.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> bessel_y1(const Dual<T, K>& x) {
+  using math::bessel_y0;
+  using math::bessel_y1;
+  const T y = bessel_y1(x.value);
+  return x.chain(y, bessel_y0(x.value) - y / x.value);
+}
+/// K0; derivative -K1.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> modified_bessel_k0(const Dual<T, K>& x) {
+  using math::modified_bessel_k0;
+  using math::modified_bessel_k1;
+  return x.chain(modified_bessel_k0(x.value), -modified_bessel_k1(x.value));
+}
+/// K1; derivative -K0(x) - K1(x)/x.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> modified_bessel_k1(const Dual<T, K>& x) {
+  using math::modified_bessel_k0;
+  using math::modified_bessel_k1;
+  const T y = modified_bessel_k1(x.value);
+  return x.chain(y, -modified_bessel_k0(x.value) - y / x.value);
+}
+/// e^x K0(x); derivative e^x K0(x) - e^x K1(x).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> scaled_modified_bessel_k0(const Dual<T, K>& x) {
+  using math::scaled_modified_bessel_k0;
+  using math::scaled_modified_bessel_k1;
+  const T y = scaled_modified_bessel_k0(x.value);
+  return x.chain(y, y - scaled_modified_bessel_k1(x.value));
+}
+/// e^x K1(x); derivative e^x K1(x) (1 - 1/x) - e^x K0(x).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> scaled_modified_bessel_k1(const Dual<T, K>& x) {
+  using math::scaled_modified_bessel_k0;
+  using math::scaled_modified_bessel_k1;
+  const T y = scaled_modified_bessel_k1(x.value);
+  return x.chain(y, y - y / x.value - scaled_modified_bessel_k0(x.value));
+}
+/// sin(x)/x; derivative -j1(x).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> spherical_bessel_j0(const Dual<T, K>& x) {
+  using math::spherical_bessel_j0;
+  using math::spherical_bessel_j1;
+  return x.chain(spherical_bessel_j0(x.value), -spherical_bessel_j1(x.value));
+}
+/// The spherical j1 (j0's derivative, negated); derivative j0(x) - 2 j1(x)/x, 1/3 at 0.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> spherical_bessel_j1(const Dual<T, K>& x) {
+  using math::select;
+  using math::spherical_bessel_j0;
+  using math::spherical_bessel_j1;
+  const T y = spherical_bessel_j1(x.value);
+  const auto at_zero = x.value == T(0);
+  const T safe_x = select(at_zero, T(1), x.value);
+  return x.chain(y, select(at_zero, T(1) / T(3), spherical_bessel_j0(x.value) - T(2) * y / safe_x));
 }
 
 /// log Phi(x); derivative phi(x) / Phi(x) = e^(-x^2/2 - log Phi(x)) / sqrt(2 pi).

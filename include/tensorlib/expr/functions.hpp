@@ -18,6 +18,7 @@
 #include "tensorlib/expr/build.hpp"
 #include "tensorlib/expr/functors/activation.hpp"
 #include "tensorlib/expr/functors/arithmetic.hpp"
+#include "tensorlib/expr/functors/bessel.hpp"
 #include "tensorlib/expr/functors/comparison.hpp"
 #include "tensorlib/expr/functors/logical.hpp"
 #include "tensorlib/expr/functors/special.hpp"

@@ -99,6 +99,61 @@ template <Expression E>
 auto i1e(const E& x) {
   return make_map(fn::I1e{}, x);
 }
+/// I0(x) (torch.special.modified_bessel_i0): `tl::i0`.
+template <Expression E>
+auto modified_bessel_i0(const E& x) {
+  return tensorlib::i0(x);
+}
+/// I1(x) (torch.special.modified_bessel_i1): `special::i1`.
+template <Expression E>
+auto modified_bessel_i1(const E& x) {
+  return make_map(fn::I1{}, x);
+}
+/// J0(x), the Bessel function of the first kind of order 0.
+template <Expression E>
+auto bessel_j0(const E& x) {
+  return make_map(fn::BesselJ0{}, x);
+}
+/// J1(x), the Bessel function of the first kind of order 1.
+template <Expression E>
+auto bessel_j1(const E& x) {
+  return make_map(fn::BesselJ1{}, x);
+}
+/// Y0(x), the Bessel function of the second kind of order 0 (NaN for x < 0).
+template <Expression E>
+auto bessel_y0(const E& x) {
+  return make_map(fn::BesselY0{}, x);
+}
+/// Y1(x), the Bessel function of the second kind of order 1 (NaN for x < 0).
+template <Expression E>
+auto bessel_y1(const E& x) {
+  return make_map(fn::BesselY1{}, x);
+}
+/// K0(x), the modified Bessel function of the second kind of order 0 (NaN for x < 0).
+template <Expression E>
+auto modified_bessel_k0(const E& x) {
+  return make_map(fn::ModifiedBesselK0{}, x);
+}
+/// K1(x), the modified Bessel function of the second kind of order 1 (NaN for x < 0).
+template <Expression E>
+auto modified_bessel_k1(const E& x) {
+  return make_map(fn::ModifiedBesselK1{}, x);
+}
+/// e^x K0(x), finite where K0 underflows.
+template <Expression E>
+auto scaled_modified_bessel_k0(const E& x) {
+  return make_map(fn::ScaledModifiedBesselK0{}, x);
+}
+/// e^x K1(x), finite where K1 underflows.
+template <Expression E>
+auto scaled_modified_bessel_k1(const E& x) {
+  return make_map(fn::ScaledModifiedBesselK1{}, x);
+}
+/// sin(x) / x, the spherical Bessel function of the first kind of order 0 (1 at 0).
+template <Expression E>
+auto spherical_bessel_j0(const E& x) {
+  return make_map(fn::SphericalBesselJ0{}, x);
+}
 /// log of the standard normal CDF, finite far into the lower tail.
 template <Expression E>
 auto log_ndtr(const E& x) {

@@ -134,8 +134,11 @@ using UnaryFloatFunctors =
                tl::fn::Tan, tl::fn::Asin, tl::fn::Acos, tl::fn::Atan, tl::fn::Sinh, tl::fn::Cosh, tl::fn::Tanh,
                tl::fn::Asinh, tl::fn::Acosh, tl::fn::Atanh, tl::fn::Erf, tl::fn::Erfc, tl::fn::Erfinv, tl::fn::Lgamma,
                tl::fn::Digamma, tl::fn::Polygamma, tl::fn::Entr, tl::fn::Erfcx, tl::fn::I0, tl::fn::I0e, tl::fn::I1,
-               tl::fn::I1e, tl::fn::LogNdtr, tl::fn::Ndtri, tl::fn::Sigmoid, tl::fn::Logit, tl::fn::Relu, tl::fn::Gelu,
-               tl::fn::Silu, tl::fn::Softplus, tl::fn::Hardtanh, tl::fn::LeakyRelu, tl::fn::Elu>;
+               tl::fn::I1e, tl::fn::BesselJ0, tl::fn::BesselJ1, tl::fn::BesselY0, tl::fn::BesselY1,
+               tl::fn::ModifiedBesselK0, tl::fn::ModifiedBesselK1, tl::fn::ScaledModifiedBesselK0,
+               tl::fn::ScaledModifiedBesselK1, tl::fn::SphericalBesselJ0, tl::fn::LogNdtr, tl::fn::Ndtri,
+               tl::fn::Sigmoid, tl::fn::Logit, tl::fn::Relu, tl::fn::Gelu, tl::fn::Silu, tl::fn::Softplus,
+               tl::fn::Hardtanh, tl::fn::LeakyRelu, tl::fn::Elu>;
 
 }  // namespace
 

@@ -9,6 +9,8 @@
 
 #include "tensorlib/backend/cpu/simd.hpp"
 #include "tensorlib/expr/math/bessel.hpp"
+#include "tensorlib/expr/math/bessel_jy.hpp"
+#include "tensorlib/expr/math/bessel_k.hpp"
 #include "tensorlib/expr/math/exp_log.hpp"
 #include "tensorlib/expr/math/hyperbolic.hpp"
 #include "tensorlib/expr/math/inverse_trig.hpp"
@@ -173,6 +175,46 @@ inline Vec<T> i1(Vec<T> x) {
 template <Lane T>
 inline Vec<T> i1e(Vec<T> x) {
   return map_lanes(x, [](T v) { return math::i1e(v); });
+}
+template <Lane T>
+inline Vec<T> bessel_j0(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::bessel_j0(v); });
+}
+template <Lane T>
+inline Vec<T> bessel_j1(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::bessel_j1(v); });
+}
+template <Lane T>
+inline Vec<T> bessel_y0(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::bessel_y0(v); });
+}
+template <Lane T>
+inline Vec<T> bessel_y1(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::bessel_y1(v); });
+}
+template <Lane T>
+inline Vec<T> modified_bessel_k0(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::modified_bessel_k0(v); });
+}
+template <Lane T>
+inline Vec<T> modified_bessel_k1(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::modified_bessel_k1(v); });
+}
+template <Lane T>
+inline Vec<T> scaled_modified_bessel_k0(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::scaled_modified_bessel_k0(v); });
+}
+template <Lane T>
+inline Vec<T> scaled_modified_bessel_k1(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::scaled_modified_bessel_k1(v); });
+}
+template <Lane T>
+inline Vec<T> spherical_bessel_j0(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::spherical_bessel_j0(v); });
+}
+template <Lane T>
+inline Vec<T> spherical_bessel_j1(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::spherical_bessel_j1(v); });
 }
 template <Lane T>
 inline Vec<T> log_ndtr(Vec<T> x) {
