@@ -934,6 +934,63 @@ TEST_CASE("the Bessel functions J, Y, K, scaled K and spherical j0: gradients fr
   CHECK(k.grad().to_vector() == want);
 }
 
+TEST_CASE("zeta, igamma, igammac: PyTorch's gradients in the second operand, gradchecks twice; none in the first") {
+  const auto& f = fixtures::load("special.txt");
+  {
+    const auto& c = f["zeta_grad"];
+    const auto x = c.get<double>("x");
+    auto q = c.get<double>("q").requires_grad_();
+    tl::Tensor<double>(tl::special::zeta(x, q)).sum().backward();
+    fixtures::check_close(q.grad(), c.get<double>("gq"), 1e-13, 0, "zeta d/dq");
+    auto qa = tl::tensor<double>({{0.4, 1.5}, {3.0, 11.0}}).requires_grad_();
+    const auto g = [x](const Inputs& in) { return tl::Tensor<double>(tl::special::zeta(x.reshape({2, 2}), in[0])); };
+    CHECK(check(g, {qa}));
+    CHECK(tl::autograd::gradgradcheck(g, {qa}));
+  }
+  for (const std::string name : {"igamma", "igammac"}) {
+    CAPTURE(name);
+    const auto& c = f[name + "_grad"];
+    const auto a = c.get<double>("a");
+    auto x = c.get<double>("x").requires_grad_();
+    const bool lower = name == "igamma";
+    const auto fn = [lower, a](const tl::Tensor<double>& v) {
+      return lower ? tl::Tensor<double>(tl::igamma(a, v)) : tl::Tensor<double>(tl::igammac(a, v));
+    };
+    fn(x).sum().backward();
+    fixtures::check_close(x.grad(), c.get<double>("gx"), 1e-13, 0, name + " d/dx");
+    auto xa = c.get<double>("x").clone().requires_grad_();
+    const auto g = [fn](const Inputs& in) { return fn(in[0]); };
+    CHECK(check(g, {xa}));
+    CHECK(tl::autograd::gradgradcheck(g, {xa}));
+  }
+  // PyTorch implements no derivative in the first operand: the forward runs,
+  // the backward throws its error, also through a larger expression, a sum
+  // and an in-place write.
+  auto s = tl::tensor<double>({2.0, 3.5}).requires_grad_();
+  const auto q = tl::tensor<double>({1.0, 2.0});
+  const tl::Tensor<double> z = tl::special::zeta(s, q);
+  CHECK(z.to_vector() == tl::Tensor<double>(tl::special::zeta(s.detach(), q)).to_vector());
+  CHECK_THROWS_WITH_AS(z.sum().backward(), "the derivative for 'zeta' is not implemented.", tl::NotImplementedError);
+  CHECK_THROWS_WITH_AS(tl::Tensor<double>(tl::exp(tl::special::zeta(s * 2.0, q)) + s).sum().backward(),
+                       "the derivative for 'zeta' is not implemented.", tl::NotImplementedError);
+  CHECK_THROWS_WITH_AS(tl::special::zeta(s, q).sum().backward(), "the derivative for 'zeta' is not implemented.",
+                       tl::NotImplementedError);
+  CHECK_THROWS_WITH_AS(tl::Tensor<double>(tl::igamma(s, q)).sum().backward(),
+                       "the derivative for 'igamma: input' is not implemented.", tl::NotImplementedError);
+  CHECK_THROWS_WITH_AS(tl::Tensor<double>(tl::igammac(s, q)).sum().backward(),
+                       "the derivative for 'igammac: input' is not implemented.", tl::NotImplementedError);
+  auto written = tl::tensor<double>({0.5, 1.5}).requires_grad_();
+  auto target = tl::Tensor<double>(written * 1.0);
+  target.igamma_(q);
+  CHECK_THROWS_WITH_AS(target.sum().backward(), "the derivative for 'igamma: input' is not implemented.",
+                       tl::NotImplementedError);
+  // A first operand that needs no gradient is no obstacle, even where the
+  // second does: only the lanes under the first operand are refused.
+  auto both = tl::tensor<double>({1.5, 2.5}).requires_grad_();
+  tl::Tensor<double>(tl::igamma(q * 3.0, both) + both).sum().backward();
+  CHECK(both.grad().defined());
+}
+
 TEST_CASE("i0, i0e, i1, i1e, erfcx, log_ndtr, ndtri: PyTorch's gradients, gradchecks once and twice") {
   const auto& f = fixtures::load("special.txt");
   using Fn = tl::Tensor<double> (*)(const tl::Tensor<double>&);

@@ -214,6 +214,19 @@ TENSORLIB_HOST_DEVICE Dual<T, K> spherical_bessel_j1(const Dual<T, K>& x) {
   return x.chain(y, select(at_zero, T(1) / T(3), spherical_bessel_j0(x.value) - T(2) * y / safe_x));
 }
 
+// zeta on duals, for fn::Zeta's partial -x zeta(x + 1, q) on nested duals
+// (second order). PyTorch implements no d/dx: NaN here, refused by the
+// backward (Note [derivatives PyTorch does not implement] in
+// autograd/fused.hpp).
+
+/// Hurwitz zeta(x, q); d/dq = -x zeta(x + 1, q).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> zeta(const Dual<T, K>& x, const Dual<T, K>& q) {
+  using math::zeta;
+  return x.chain2(q, zeta(x.value, q.value), T(std::numeric_limits<double>::quiet_NaN()),
+                  -x.value * zeta(x.value + T(1), q.value));
+}
+
 /// log Phi(x); derivative phi(x) / Phi(x) = e^(-x^2/2 - log Phi(x)) / sqrt(2 pi).
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> log_ndtr(const Dual<T, K>& x) {

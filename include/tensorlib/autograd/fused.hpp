@@ -53,6 +53,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -104,6 +105,62 @@ void check_leaf_versions(const E& expr, const uint32_t* versions, const std::str
 }  // namespace detail
 
 namespace detail {
+
+// Note [derivatives PyTorch does not implement]
+// A functor may declare `no_derivative_in_a`, PyTorch's not_implemented(...)
+// for its first operand in derivatives.yaml (zeta's d/dx, igamma's d/da):
+// PyTorch's backward throws when that operand's gradient is needed. The
+// fused node looks, when it is recorded, for such a functor whose first
+// operand's subtree holds a leaf with a lane (one that requires grad), and
+// its backward then throws NotImplementedError with PyTorch's message. The
+// functor's partial there is NaN, which reaches no gradient otherwise: an
+// operand whose subtree has no lane gets none. (PyTorch also skips the
+// error when `grad` asks only for the other operands' gradients; here the
+// node throws whenever it runs.)
+
+/// Whether expression type N holds a functor of that kind (the walk below
+/// is compiled only for those).
+template <class N>
+inline constexpr bool may_refuse_derivative = false;
+template <class F, class... Cs>
+inline constexpr bool may_refuse_derivative<Map<F, Cs...>> = requires {
+  F::no_derivative_in_a;
+}
+|| (may_refuse_derivative<Cs> || ...);
+
+/// The message name of the first such functor in `node` whose first operand
+/// holds a leaf with a lane (lanes in tree order from `position`); empty if
+/// none.
+template <class N>
+std::string_view refused_derivative(const N& node, const int* lanes, int& position) {
+  if constexpr (is_tensor_v<N>) {
+    ++position;
+    return {};
+  } else if constexpr (is_map_v<N>) {
+    using F = typename N::functor_type;
+    std::string_view found;
+    int child = 0;
+    ::tensorlib::detail::apply(
+        [&](const auto&... c) {
+          (
+              [&] {
+                const int first = position;
+                const std::string_view inner = refused_derivative(c, lanes, position);
+                if (found.empty()) found = inner;
+                if constexpr (requires { F::no_derivative_in_a; }) {
+                  for (int p = first; child == 0 && found.empty() && p < position; ++p)
+                    if (lanes[p] >= 0) found = F::no_derivative_in_a;
+                }
+                ++child;
+              }(),
+              ...);
+        },
+        node.children());
+    return found;
+  } else {
+    return {};
+  }
+}
 
 /// The second-order pass of expression type E behind a type-erased pointer:
 /// the only per-expression code a FusedGradBackward needs (compile time).
@@ -275,11 +332,18 @@ class FusedBackward final : public Node {
       lanes_[position++] = lane;
     });
     mutable_next_edges() = std::move(edges);
+    if constexpr (detail::may_refuse_derivative<E>) {
+      int walked = 0;
+      refused_ = detail::refused_derivative(*expr_, lanes_, walked);
+    }
   }
 
   variable_list apply(variable_list&& grads) override {
     if (released_) detail::throw_freed_graph();
     check_versions();
+    // Note [derivatives PyTorch does not implement]
+    if (!refused_.empty())
+      throw NotImplementedError(::tensorlib::detail::concat("the derivative for '", refused_, "' is not implemented."));
     // Under create_graph the reshape, scale, sums and casts below record,
     // and the pass itself records as a FusedGradBackward (Note [second order]).
     Tensor<T> g = grads.at(0).as<T>();
@@ -336,6 +400,7 @@ class FusedBackward final : public Node {
   double scale_;
   uint32_t versions_[kLeaves > 0 ? kLeaves : 1] = {};
   int lanes_[kLeaves > 0 ? kLeaves : 1] = {};
+  std::string_view refused_;  // Note [derivatives PyTorch does not implement]
   std::vector<Shape> lane_shapes_;
   std::vector<ScalarType> lane_dtypes_;
   bool released_ = false;

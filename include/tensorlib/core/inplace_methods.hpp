@@ -90,6 +90,12 @@ class InplaceMethods {
   /// x = hypot(x, other).
   template <Expression O>
   Tensor<T>& hypot_(const O& other);
+  /// x = igamma(x, other).
+  template <Expression O>
+  Tensor<T>& igamma_(const O& other);
+  /// x = igammac(x, other).
+  template <Expression O>
+  Tensor<T>& igammac_(const O& other);
   /// x = x ** exponent in double; double tensors only, as in PyTorch.
   template <Operand O>
   Tensor<T>& float_power_(const O& exponent);

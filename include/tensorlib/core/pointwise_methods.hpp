@@ -169,6 +169,12 @@ class PointwiseMethods {
   /// `tl::hypot(self, other)`: sqrt(self^2 + other^2) without overflow.
   template <Expression O>
   auto hypot(const O& other) const;
+  /// `tl::igamma(self, other)`: the regularized lower incomplete gamma P(self, other).
+  template <Expression O>
+  auto igamma(const O& other) const;
+  /// `tl::igammac(self, other)`: the regularized upper incomplete gamma Q(self, other).
+  template <Expression O>
+  auto igammac(const O& other) const;
   /// `tl::float_power(self, exponent)`: the power in double.
   template <Operand O>
   auto float_power(const O& exponent) const;

@@ -344,6 +344,22 @@ auto hypot(const A& a, const B& b) {
   return make_map(fn::Hypot{}, a, b);
 }
 
+/// The regularized lower incomplete gamma function P(a, x) (`torch.igamma`,
+/// `special::gammainc`); floating operands only, as in PyTorch. Its gradient
+/// is PyTorch's, in x only: a backward that needs d/da throws.
+template <Expression A, Expression B>
+auto igamma(const A& a, const B& x) {
+  static_assert(is_floating<result_type_t<A, B>>, "tl::igamma: not implemented for integral or bool tensors");
+  return make_map(fn::Igamma{}, a, x);
+}
+/// The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)
+/// (`torch.igammac`, `special::gammaincc`); floating operands only.
+template <Expression A, Expression B>
+auto igammac(const A& a, const B& x) {
+  static_assert(is_floating<result_type_t<A, B>>, "tl::igammac: not implemented for integral or bool tensors");
+  return make_map(fn::Igammac{}, a, x);
+}
+
 /// C's fmod (sign of the dividend).
 template <Operand A, Operand B>
 requires(Expression<A> || Expression<B>) auto fmod(const A& a, const B& b) { return make_map(fn::Fmod{}, a, b); }

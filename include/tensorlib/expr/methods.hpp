@@ -355,6 +355,16 @@ auto PointwiseMethods<D>::hypot(const O& other) const {
   return tensorlib::hypot(self(), other);
 }
 template <class D>
+template <Expression O>
+auto PointwiseMethods<D>::igamma(const O& other) const {
+  return tensorlib::igamma(self(), other);
+}
+template <class D>
+template <Expression O>
+auto PointwiseMethods<D>::igammac(const O& other) const {
+  return tensorlib::igammac(self(), other);
+}
+template <class D>
 template <Operand O>
 auto PointwiseMethods<D>::float_power(const O& exponent) const {
   return tensorlib::float_power(self(), exponent);

@@ -177,6 +177,18 @@ Tensor<T>& InplaceMethods<T>::hypot_(const O& other) {
 }
 
 template <Element T>
+template <Expression O>
+Tensor<T>& InplaceMethods<T>::igamma_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::igamma(self(), other), "igamma_");
+}
+
+template <Element T>
+template <Expression O>
+Tensor<T>& InplaceMethods<T>::igammac_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::igammac(self(), other), "igammac_");
+}
+
+template <Element T>
 template <Operand O>
 Tensor<T>& InplaceMethods<T>::float_power_(const O& exponent) {
   static_assert(

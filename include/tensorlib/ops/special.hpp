@@ -154,6 +154,21 @@ template <Expression E>
 auto spherical_bessel_j0(const E& x) {
   return make_map(fn::SphericalBesselJ0{}, x);
 }
+/// The Hurwitz zeta function sum_k (q + k)^-x (x > 1; inf at x = 1 and at the
+/// poles q = 0, -1, ...; NaN for x < 1). Either operand may be a scalar. Its
+/// gradient is PyTorch's, in q only: a backward that needs d/dx throws.
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto zeta(const A& x, const B& q) { return make_map(fn::Zeta{}, x, q); }
+/// P(a, x): `tl::igamma`.
+template <Expression A, Expression B>
+auto gammainc(const A& a, const B& x) {
+  return tensorlib::igamma(a, x);
+}
+/// Q(a, x) = 1 - P(a, x): `tl::igammac`.
+template <Expression A, Expression B>
+auto gammaincc(const A& a, const B& x) {
+  return tensorlib::igammac(a, x);
+}
 /// log of the standard normal CDF, finite far into the lower tail.
 template <Expression E>
 auto log_ndtr(const E& x) {

@@ -13,6 +13,7 @@
 #include "tensorlib/expr/math/bessel_k.hpp"
 #include "tensorlib/expr/math/exp_log.hpp"
 #include "tensorlib/expr/math/hyperbolic.hpp"
+#include "tensorlib/expr/math/incomplete_gamma.hpp"
 #include "tensorlib/expr/math/inverse_trig.hpp"
 #include "tensorlib/expr/math/normal_cdf.hpp"
 #include "tensorlib/expr/math/power.hpp"
@@ -215,6 +216,18 @@ inline Vec<T> spherical_bessel_j0(Vec<T> x) {
 template <Lane T>
 inline Vec<T> spherical_bessel_j1(Vec<T> x) {
   return map_lanes(x, [](T v) { return math::spherical_bessel_j1(v); });
+}
+template <Lane T>
+inline Vec<T> zeta(Vec<T> a, Vec<T> b) {
+  return map_lanes(a, b, [](T u, T v) { return math::zeta(u, v); });
+}
+template <Lane T>
+inline Vec<T> gammainc(Vec<T> a, Vec<T> b) {
+  return map_lanes(a, b, [](T u, T v) { return math::gammainc(u, v); });
+}
+template <Lane T>
+inline Vec<T> gammaincc(Vec<T> a, Vec<T> b) {
+  return map_lanes(a, b, [](T u, T v) { return math::gammaincc(u, v); });
 }
 template <Lane T>
 inline Vec<T> log_ndtr(Vec<T> x) {

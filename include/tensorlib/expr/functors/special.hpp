@@ -2,8 +2,8 @@
 /// \file
 /// Special-function functors: erf, erfc, erfinv, erfcx, lgamma, digamma,
 /// polygamma, entr, the modified Bessel functions i0, i0e, i1, i1e, the
-/// normal distribution's log_ndtr and ndtri, sigmoid, logit. Integral
-/// operands compute in float.
+/// normal distribution's log_ndtr and ndtri, sigmoid, logit, and the binary
+/// zeta, igamma and igammac. Integral operands compute in float.
 
 #include <cstdint>
 #include <limits>
@@ -12,6 +12,7 @@
 #include "tensorlib/core/config.hpp"
 #include "tensorlib/expr/math/bessel.hpp"
 #include "tensorlib/expr/math/exp_log.hpp"
+#include "tensorlib/expr/math/incomplete_gamma.hpp"
 #include "tensorlib/expr/math/normal_cdf.hpp"
 #include "tensorlib/expr/math/primitives.hpp"
 #include "tensorlib/expr/math/special.hpp"
@@ -116,6 +117,81 @@ struct Entr {
   TENSORLIB_HOST_DEVICE T derivative(T x, T) const {
     using math::log;
     return -(T(1) + log(x));
+  }
+};
+
+/// The Hurwitz zeta function zeta(x, q) = sum_k (q + k)^-x
+/// (torch.special.zeta). PyTorch implements its derivative in q only, -x
+/// zeta(x + 1, q); a backward that needs d/dx throws NotImplementedError, as
+/// PyTorch's (Note [derivatives PyTorch does not implement] in
+/// autograd/fused.hpp).
+struct Zeta {
+  static constexpr std::string_view name = "zeta";
+  static constexpr std::string_view no_derivative_in_a = "zeta";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x, T q) const {
+    using math::zeta;
+    return zeta(x, q);
+  }
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_a(T, T) const {
+    return T(std::numeric_limits<double>::quiet_NaN());
+  }
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_b(T x, T q) const {
+    using math::zeta;
+    return -x * zeta(x + T(1), q);
+  }
+};
+
+/// The regularized lower incomplete gamma function P(a, x) (torch.igamma,
+/// special.gammainc). PyTorch implements its derivative in x only,
+/// x^(a-1) e^-x / Gamma(a); d/da throws, as PyTorch's.
+struct Igamma {
+  static constexpr std::string_view name = "igamma";
+  static constexpr std::string_view no_derivative_in_a = "igamma: input";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T a, T x) const {
+    using math::gammainc;
+    return gammainc(a, x);
+  }
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_a(T, T) const {
+    return T(std::numeric_limits<double>::quiet_NaN());
+  }
+  /// PyTorch's exp((a - 1) log x - x - lgamma(a)).
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_b(T a, T x) const {
+    using math::exp;
+    using math::lgamma;
+    using math::log;
+    return exp((a - T(1)) * log(x) - x - lgamma(a));
+  }
+};
+
+/// The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)
+/// (torch.igammac, special.gammaincc); derivative in x only, as Igamma's.
+struct Igammac {
+  static constexpr std::string_view name = "igammac";
+  static constexpr std::string_view no_derivative_in_a = "igammac: input";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T a, T x) const {
+    using math::gammaincc;
+    return gammaincc(a, x);
+  }
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_a(T, T) const {
+    return T(std::numeric_limits<double>::quiet_NaN());
+  }
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_b(T a, T x) const {
+    using math::exp;
+    using math::lgamma;
+    using math::log;
+    return -exp((a - T(1)) * log(x) - x - lgamma(a));
   }
 };
 

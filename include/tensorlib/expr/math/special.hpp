@@ -99,48 +99,58 @@ inline V erfc(V x) {
   return select(abs(x) < V(0.5f), small, big);
 }
 
-// lgamma(2 + t) = sum_k c_k t^k, c_1 = 1 - euler_gamma, c_k = (-1)^k (zeta(k) - 1) / k
-// (the Taylor series; 28 terms leave 2e-19 at |t| = 1/2).
-inline constexpr double kLgammaAround2[] = {0.0,
-                                            0.42278433509846714,
-                                            0.32246703342411322,
-                                            -0.067352301053198095,
-                                            0.020580808427784548,
-                                            -0.0073855510286739853,
-                                            0.0028905103307415233,
-                                            -0.001192753911703261,
-                                            0.00050966952474304242,
-                                            -0.00022315475845357938,
-                                            9.9457512781808534e-5,
-                                            -4.4926236738133142e-5,
-                                            2.0507212775670692e-5,
-                                            -9.4394882752683959e-6,
-                                            4.3748667899074878e-6,
-                                            -2.0392157538013662e-6,
-                                            9.5514121304074198e-7,
-                                            -4.492469198764566e-7,
-                                            2.1207184805554666e-7,
-                                            -1.00432248239681e-7,
-                                            4.7698101693639806e-8,
-                                            -2.2711094608943165e-8,
-                                            1.0838659214896954e-8,
-                                            -5.1834750419700467e-9,
-                                            2.4836745438024783e-9,
-                                            -1.1921401405860912e-9,
-                                            5.731367241678862e-10,
-                                            -2.7595228851242331e-10,
-                                            1.3304764374244489e-10};
-// Stirling series: B_2k / (2k (2k - 1)), k = 1..9; at x >= 8 the next term is below 1e-17 x.
-inline constexpr double kStirling[] = {1.0 / 12,        -1.0 / 360, 1.0 / 1260,       -1.0 / 1680,     1.0 / 1188,
-                                       -691.0 / 360360, 1.0 / 156,  -3617.0 / 122400, 43867.0 / 244188};
+/// lgamma(2 + t) for |t| <= 1/2 by its Taylor series sum_k c_k t^k,
+/// c_1 = 1 - euler_gamma, c_k = (-1)^k (zeta(k) - 1) / k (28 terms leave 2e-19
+/// at |t| = 1/2). The tables are local to their functions so that device code
+/// can read them (a namespace-scope array is host memory).
+TENSORLIB_HOST_DEVICE inline double lgamma_around_2(double t) {
+  constexpr double c[] = {0.0,
+                          0.42278433509846714,
+                          0.32246703342411322,
+                          -0.067352301053198095,
+                          0.020580808427784548,
+                          -0.0073855510286739853,
+                          0.0028905103307415233,
+                          -0.001192753911703261,
+                          0.00050966952474304242,
+                          -0.00022315475845357938,
+                          9.9457512781808534e-5,
+                          -4.4926236738133142e-5,
+                          2.0507212775670692e-5,
+                          -9.4394882752683959e-6,
+                          4.3748667899074878e-6,
+                          -2.0392157538013662e-6,
+                          9.5514121304074198e-7,
+                          -4.492469198764566e-7,
+                          2.1207184805554666e-7,
+                          -1.00432248239681e-7,
+                          4.7698101693639806e-8,
+                          -2.2711094608943165e-8,
+                          1.0838659214896954e-8,
+                          -5.1834750419700467e-9,
+                          2.4836745438024783e-9,
+                          -1.1921401405860912e-9,
+                          5.731367241678862e-10,
+                          -2.7595228851242331e-10,
+                          1.3304764374244489e-10};
+  return polynomial(t, c);
+}
+
+/// The Stirling series of lgamma, sum_k B_2k / (2k (2k - 1)) x^(1 - 2k),
+/// k = 1..9; at x >= 8 the next term is below 1e-17 x.
+TENSORLIB_HOST_DEVICE inline double stirling_series(double x) {
+  constexpr double c[] = {1.0 / 12,        -1.0 / 360, 1.0 / 1260,       -1.0 / 1680,     1.0 / 1188,
+                          -691.0 / 360360, 1.0 / 156,  -3617.0 / 122400, 43867.0 / 244188};
+  return polynomial(1 / (x * x), c) / x;
+}
 
 /// lgamma(x) for x > 0, in double.
 TENSORLIB_HOST_DEVICE inline double lgamma_positive(double x) {
   // Near the roots x = 1, 2 the Taylor series of lgamma(2 + t), |t| <= 1/2,
   // keeps relative accuracy; below 3/2 it steps down by
   // lgamma(x) = lgamma(x + 1) - log x (twice below 1/2), with log1p for log(1 + t).
-  if (x < 0.5) return polynomial(x, kLgammaAround2) - std::log1p(x) - std::log(x);
-  if (x < 1.5) return polynomial(x - 1, kLgammaAround2) - std::log1p(x - 1);
+  if (x < 0.5) return lgamma_around_2(x) - std::log1p(x) - std::log(x);
+  if (x < 1.5) return lgamma_around_2(x - 1) - std::log1p(x - 1);
   if (x < 8) {
     // lgamma(x) = log((x - 1) ... (x - k)) + lgamma(x - k): all terms positive.
     double product = 1;
@@ -148,12 +158,10 @@ TENSORLIB_HOST_DEVICE inline double lgamma_positive(double x) {
       x -= 1;
       product *= x;
     }
-    return std::log(product) + polynomial(x - 2, kLgammaAround2);
+    return std::log(product) + lgamma_around_2(x - 2);
   }
   if (x == std::numeric_limits<double>::infinity()) return x;
-  const double w = 1 / (x * x);
-  const double series = polynomial(w, kStirling) / x;
-  return (x - 0.5) * std::log(x) - x + (0.91893853320467274178 + series);  // 0.918... = log(2 pi) / 2
+  return (x - 0.5) * std::log(x) - x + (0.91893853320467274178 + stirling_series(x));  // 0.918... = log(2 pi) / 2
 }
 
 }  // namespace detail
@@ -276,7 +284,8 @@ TENSORLIB_HOST_DEVICE inline float trigamma(float x) { return static_cast<float>
 /// The Hurwitz zeta function zeta(s, q) = sum_{k >= 0} (q + k)^-s, for s > 1
 /// (PyTorch's special.zeta conventions: inf at s = 1 and at the poles q = 0,
 /// -1, ...; NaN for s < 1, and for q < 0 with a non-integral s, where the
-/// powers are not real). Terms are summed until q + k >= 9 (at least nine:
+/// powers are not real; the limits at s = inf and q = inf, where PyTorch
+/// 1.13 gives NaN for q > 1). Terms are summed until q + k >= 9 (at least nine:
 /// so about |q| of them for a negative q, as in PyTorch),
 /// then the rest is the Euler-Maclaurin formula: with a = q + k,
 ///     a^(1-s) / (s-1) + a^-s / 2 + sum_j B_2j / (2j)! s (s+1) ... (s+2j-2) a^(-s-2j+1),
@@ -301,6 +310,8 @@ TENSORLIB_HOST_DEVICE inline double zeta(double s, double q) {
   if (s != s || q != q) return nan;
   if (s == 1) return inf;
   if (s < 1) return nan;
+  if (s == inf) return q < 1 ? inf : q == 1 ? 1.0 : 0.0;  // the limits of (q + k)^-s
+  if (q == inf) return 0;
   if (q <= 0) {
     if (q == std::floor(q)) return inf;
     if (s != std::floor(s)) return nan;
@@ -321,6 +332,9 @@ TENSORLIB_HOST_DEVICE inline double zeta(double s, double q) {
     power /= a * a;
   }
   return sum + tail * std::pow(a, -s);
+}
+TENSORLIB_HOST_DEVICE inline float zeta(float s, float q) {
+  return static_cast<float>(zeta(static_cast<double>(s), static_cast<double>(q)));
 }
 
 /// The n-th derivative of digamma: digamma itself for n = 0, trigamma for
