@@ -147,3 +147,21 @@ TEST_CASE("TENSORLIB_NO_FUSED_BACKWARD refuses to record a pointwise expression"
   FAIL("test_ops is meant to be built with TENSORLIB_NO_FUSED_BACKWARD");
 #endif
 }
+
+TEST_CASE("writes into an expanded tensor: refused when elements share memory, allowed without elements") {
+  // PyTorch's internal-overlap check: stride 0 over a dimension of size > 1,
+  // unless the tensor has no elements at all.
+  auto shared = tl::zeros<float>({1, 2}).expand({3, 2});
+  CHECK_THROWS_WITH_AS(shared.add_(1.f), doctest::Contains("more than one element of the written-to tensor"),
+                       tl::ValueError);
+  CHECK_THROWS_AS(shared.fill_(2.f), tl::ValueError);
+  CHECK_THROWS_AS(shared.copy_(tl::ones<float>({3, 2})), tl::ValueError);
+  auto empty = tl::zeros<float>({1, 0}).expand({3, 0});
+  REQUIRE(empty.stride(0) == 0);
+  CHECK_NOTHROW(empty.add_(1.f));
+  CHECK_NOTHROW(empty.fill_(2.f));
+  CHECK_NOTHROW(empty.copy_(tl::ones<float>({3, 0})));
+  CHECK_NOTHROW(empty.mul_(tl::ones<float>({3, 0})));
+  CHECK_NOTHROW(empty.uniform_());
+  CHECK(empty.numel() == 0);
+}

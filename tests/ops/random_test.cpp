@@ -271,8 +271,8 @@ TEST_CASE("in-place fill errors follow PyTorch's wording") {
 
 TEST_CASE("a refused fill draws nothing from its generator") {
   // PyTorch checks the target before its kernel draws; so does every fill
-  // here (detail::check_fill_target), so the next draw is the one a fresh
-  // generator gives.
+  // here (Note [fill checks] in ops/random_fill.hpp), so the next draw is the
+  // one a fresh generator gives.
   auto leaf = tl::ones<float>({4}).requires_grad_();
   auto expanded = tl::zeros<float>({1}).expand({4});
   const auto base = tl::ones<float>({6}).requires_grad_();
@@ -335,4 +335,30 @@ TEST_CASE("fills of 16-bit floats: random_ keeps to its bounds where they are no
   auto f = tl::empty<float>({4});
   f.exponential_(std::numeric_limits<double>::infinity(), g);
   CHECK(f.abs().max().item() == 0.f);
+}
+
+TEST_CASE("fills check in PyTorch's order: autograd first, then their arguments, then internal overlap") {
+  // Note [fill checks]: PyTorch 1.13 refuses leaf.bernoulli_(2.0) as a leaf
+  // write, and expanded.bernoulli_(2.0) for its argument; random_ checks its
+  // bounds inside the kernel, after the overlap.
+  auto leaf = tl::ones<float>({3}).requires_grad_();
+  auto expanded = tl::zeros<float>({1}).expand({3});
+  const std::vector<std::pair<std::string, std::function<void(tl::Tensor<float>&)>>> bad_arguments{
+      {"uniform_", [](auto& t) { t.uniform_(2, 1); }},    {"normal_", [](auto& t) { t.normal_(0, -1); }},
+      {"bernoulli_", [](auto& t) { t.bernoulli_(2.0); }}, {"exponential_", [](auto& t) { t.exponential_(-1); }},
+      {"geometric_", [](auto& t) { t.geometric_(2); }},   {"log_normal_", [](auto& t) { t.log_normal_(0, -1); }},
+  };
+  for (const auto& entry : bad_arguments) {
+    const std::string& name = entry.first;
+    CAPTURE(name);
+    CHECK_THROWS_WITH_AS(entry.second(leaf), doctest::Contains("a leaf Variable that requires grad"),
+                         tl::AutogradError);
+    CHECK_THROWS_WITH_AS(entry.second(expanded), doctest::Contains("expects"), tl::ValueError);
+  }
+  CHECK_THROWS_AS(leaf.random_(5, 2), tl::AutogradError);
+  CHECK_THROWS_WITH_AS(expanded.random_(5, 2), doctest::Contains("more than one element"), tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::zeros<float>({3}).random_(5, 2), doctest::Contains("expects 'from' to be less than 'to'"),
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(expanded.bernoulli_(tl::full<float>({3}, 2.f)), doctest::Contains("more than one element"),
+                       tl::ValueError);
 }

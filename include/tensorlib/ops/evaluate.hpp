@@ -89,8 +89,10 @@ bool reads_same_elements(const Tensor<U>& leaf, const Tensor<T>& dst) {
 
 /// Rejects a destination in which several elements share one memory location
 /// (an expanded tensor): concurrent writes to it would race (PyTorch's check).
+/// A tensor without elements has none to share, expanded or not.
 template <Element T>
 void check_no_internal_overlap(const Tensor<T>& dst, const char* op) {
+  if (dst.numel() == 0) return;
   for (int64_t d = 0; d < dst.dim(); ++d) {
     detail::check<ValueError>(dst.stride(d) != 0 || dst.size(d) <= 1, op,
                               ": unsupported operation: more than one element of the written-to tensor refers to a "

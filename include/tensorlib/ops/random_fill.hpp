@@ -71,14 +71,19 @@ double held_integer(int64_t v, bool up) {
   return v >= 0 ? held : -held;
 }
 
-/// The refusals of a write into `dst` (internal overlap, a view made under
-/// no_grad, and with grad: a leaf, a view of a leaf, memory shared with other
-/// live tensors), checked in write_into's order before a fill draws, so that
-/// a refused fill leaves its generator where it was, as PyTorch's (whose
-/// autograd checks run before the kernel). The write checks them again.
+// Note [fill checks]
+// A fill checks its target before it draws, so that a refused fill leaves its
+// generator where it was, as PyTorch's; and in PyTorch's order: the autograd
+// refusals first (PyTorch's autograd layer runs before the op), then the
+// op's own arguments, then internal overlap (found when the kernel's
+// iterator is built; random_ checks its bounds inside the kernel, after it).
+// The write checks them all again.
+
+/// The autograd refusals of a write into `dst` with grad mode on: a view made
+/// under no_grad, and for a tensor that requires grad a leaf, a view of a
+/// leaf, memory shared with other live tensors (Note [fill checks]).
 template <Element T>
-void check_fill_target(const Tensor<T>& dst, const char* op) {
-  check_no_internal_overlap(dst, op);
+void check_fill_autograd(const Tensor<T>& dst, const char* op) {
   if (!is_grad_enabled()) return;
   check_not_no_grad_view(*dst.impl(), op);
   if constexpr (differentiable<T> && !is_dual_tag(scalar_type_of<T>)) {
@@ -91,6 +96,7 @@ void check_fill_target(const Tensor<T>& dst, const char* op) {
 template <Element T>
 Tensor<T>& Tensor<T>::uniform_(double from, double to, Generator& gen) {
   static_assert(is_floating<T>, "uniform_: the tensor must be floating point");
+  detail::check_fill_autograd(*this, "uniform_");  // Note [fill checks]
   detail::check<ValueError>(from <= to, "uniform_: expects to return a [from, to) range, but found from=", from,
                             " > to=", to);
   const double largest = static_cast<double>(std::numeric_limits<T>::max());
@@ -98,7 +104,7 @@ Tensor<T>& Tensor<T>::uniform_(double from, double to, Generator& gen) {
   detail::check<ValueError>(std::abs(to) <= largest, "uniform_: to is out of bounds for ", DTypeTraits<T>::name);
   detail::check<ValueError>(to - from <= largest, "uniform_: expects to-from <= the largest ", DTypeTraits<T>::name,
                             ", but found to=", to, " and from=", from, " which result in to-from to exceed the limit");
-  detail::check_fill_target(*this, "uniform_");
+  detail::check_no_internal_overlap(*this, "uniform_");
   detail::write_into(*this, rand<T>(sizes(), gen, {.device = device()}) * (to - from) + from, "uniform_");
   return *this;
 }
@@ -106,15 +112,18 @@ Tensor<T>& Tensor<T>::uniform_(double from, double to, Generator& gen) {
 template <Element T>
 Tensor<T>& Tensor<T>::normal_(double mean, double std, Generator& gen) {
   static_assert(is_floating<T>, "normal_: the tensor must be floating point");
-  detail::check_fill_target(*this, "normal_");
+  detail::check_fill_autograd(*this, "normal_");  // Note [fill checks]
+  detail::check<ValueError>(std >= 0, "normal: expects std >= 0.0, but found std ", std);
+  detail::check_no_internal_overlap(*this, "normal_");
   detail::write_into(*this, normal<T>(mean, std, sizes(), gen, {.device = device()}), "normal_");
   return *this;
 }
 
 template <Element T>
 Tensor<T>& Tensor<T>::bernoulli_(double p, Generator& gen) {
+  detail::check_fill_autograd(*this, "bernoulli_");  // Note [fill checks]
   detail::check<ValueError>(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
-  detail::check_fill_target(*this, "bernoulli_");
+  detail::check_no_internal_overlap(*this, "bernoulli_");
   using D = detail::draw_t<T>;
   detail::write_into(*this, cast<T>(detail::bernoulli_draw<D>(sizes(), device(), static_cast<D>(p), gen)),
                      "bernoulli_");
@@ -125,10 +134,11 @@ template <Element T>
 template <Element P>
 Tensor<T>& Tensor<T>::bernoulli_(const Tensor<P>& p, Generator& gen) {
   static_assert(is_floating<P>, "bernoulli_: the probabilities must be floating point");
+  detail::check_fill_autograd(*this, "bernoulli_");  // Note [fill checks]
   if (p.device() != device()) detail::throw_device_mismatch("bernoulli_", device(), p.device());
+  detail::check_no_internal_overlap(*this, "bernoulli_");
   const Tensor<P> probs = p.detach().expand(sizes());
   detail::check_probabilities_on_device(probs);
-  detail::check_fill_target(*this, "bernoulli_");
   detail::write_into(*this, cast<T>(detail::bernoulli_draw<P>(sizes(), device(), probs, gen)), "bernoulli_");
   return *this;
 }
@@ -136,9 +146,10 @@ Tensor<T>& Tensor<T>::bernoulli_(const Tensor<P>& p, Generator& gen) {
 template <Element T>
 Tensor<T>& Tensor<T>::exponential_(double lambd, Generator& gen) {
   static_assert(is_floating<T>, "exponential_: the tensor must be floating point (as in PyTorch)");
+  detail::check_fill_autograd(*this, "exponential_");  // Note [fill checks]
   detail::check<ValueError>(lambd >= 0, "exponential_ expects lambda >= 0.0, but found lambda=", lambd);
   if (lambd == 0) return this->fill_(std::numeric_limits<T>::infinity());  // -log1p(-0) / 0 would be NaN
-  detail::check_fill_target(*this, "exponential_");
+  detail::check_no_internal_overlap(*this, "exponential_");
   using D = detail::draw_t<T>;
   detail::write_into(*this, cast<T>(-log1p(-rand<D>(sizes(), gen, {.device = device()})) / static_cast<D>(lambd)),
                      "exponential_");
@@ -148,8 +159,9 @@ Tensor<T>& Tensor<T>::exponential_(double lambd, Generator& gen) {
 template <Element T>
 Tensor<T>& Tensor<T>::geometric_(double p, Generator& gen) {
   static_assert(!std::is_same_v<T, bool>, "geometric_: not implemented for bool tensors (as in PyTorch)");
+  detail::check_fill_autograd(*this, "geometric_");  // Note [fill checks]
   detail::check<ValueError>(p > 0 && p < 1, "geometric_ expects p to be in (0, 1), but got p=", p);
-  detail::check_fill_target(*this, "geometric_");
+  detail::check_no_internal_overlap(*this, "geometric_");
   using D = std::conditional_t<std::is_same_v<T, float>, float, double>;
   const auto trials = ceil(log1p(-rand<D>(sizes(), gen, {.device = device()})) / static_cast<D>(std::log1p(-p)));
   detail::write_into(*this, cast<T>(maximum(trials, D(1))), "geometric_");
@@ -159,8 +171,9 @@ Tensor<T>& Tensor<T>::geometric_(double p, Generator& gen) {
 template <Element T>
 Tensor<T>& Tensor<T>::log_normal_(double mean, double std, Generator& gen) {
   static_assert(is_floating<T>, "log_normal_: the tensor must be floating point (as in PyTorch)");
+  detail::check_fill_autograd(*this, "log_normal_");  // Note [fill checks]
   detail::check<ValueError>(std > 0, "log_normal_ expects std > 0.0, but found std=", std);
-  detail::check_fill_target(*this, "log_normal_");
+  detail::check_no_internal_overlap(*this, "log_normal_");
   using D = detail::draw_t<T>;
   detail::write_into(*this, cast<T>(exp(normal<D>(mean, std, sizes(), gen, {.device = device()}))), "log_normal_");
   return *this;
@@ -169,7 +182,8 @@ Tensor<T>& Tensor<T>::log_normal_(double mean, double std, Generator& gen) {
 template <Element T>
 Tensor<T>& Tensor<T>::cauchy_(double median, double sigma, Generator& gen) {
   static_assert(is_floating<T>, "cauchy_: the tensor must be floating point (as in PyTorch)");
-  detail::check_fill_target(*this, "cauchy_");
+  detail::check_fill_autograd(*this, "cauchy_");  // Note [fill checks]
+  detail::check_no_internal_overlap(*this, "cauchy_");
   using D = detail::draw_t<T>;
   // The angle in double: float's pi exceeds pi, so tan at u = 0 would be positive.
   const auto angle = (cast<double>(rand<D>(sizes(), gen, {.device = device()})) - 0.5) * (detail::kTwoPi / 2);
@@ -180,6 +194,8 @@ Tensor<T>& Tensor<T>::cauchy_(double median, double sigma, Generator& gen) {
 template <Element T>
 Tensor<T>& Tensor<T>::random_(int64_t from, std::optional<int64_t> to, Generator& gen) {
   const auto name = DTypeTraits<T>::name;
+  detail::check_fill_autograd(*this, "random_");  // Note [fill checks]
+  detail::check_no_internal_overlap(*this, "random_");
   detail::check<ValueError>(detail::fits<T>(static_cast<double>(from)), "random_: from is out of bounds for ", name);
   int64_t to_inc;
   if (to) {
@@ -203,7 +219,6 @@ Tensor<T>& Tensor<T>::random_(int64_t from, std::optional<int64_t> to, Generator
   }
   // [from, to_inc] has to_inc - from + 1 values, 0 standing for all 2^64.
   const uint64_t range = static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(from) + 1;
-  detail::check_fill_target(*this, "random_");
   detail::write_into(*this,
                      detail::random_tensor<int64_t>(sizes(), {.device = device()}, gen,
                                                     detail::IntegerLane<int64_t>{static_cast<uint64_t>(from), range}),
