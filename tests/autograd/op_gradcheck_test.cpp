@@ -927,6 +927,18 @@ TEST_CASE("the Bessel functions J, Y, K, scaled K and spherical j0: gradients fr
   auto at_zero = tl::tensor<double>({0.0}).requires_grad_();
   tl::Tensor<double>(tl::special::bessel_j1(at_zero) + tl::special::spherical_bessel_j0(at_zero)).sum().backward();
   CHECK(at_zero.grad().to_vector() == std::vector<double>{0.5});
+  // At the poles the derivatives are the limits, not inf - inf: Y1'(0+) =
+  // +inf, (e^x K0)'(0+) = (e^x K1)'(0+) = -inf.
+  auto pole = tl::tensor<double>({0.0}).requires_grad_();
+  tl::Tensor<double>(tl::special::bessel_y1(pole)).sum().backward();
+  CHECK(pole.grad().to_vector() == std::vector<double>{std::numeric_limits<double>::infinity()});
+  for (const bool first : {true, false}) {
+    auto p = tl::tensor<double>({0.0}).requires_grad_();
+    const auto y = first ? tl::Tensor<double>(tl::special::scaled_modified_bessel_k0(p))
+                         : tl::Tensor<double>(tl::special::scaled_modified_bessel_k1(p));
+    y.sum().backward();
+    CHECK(p.grad().to_vector() == std::vector<double>{-std::numeric_limits<double>::infinity()});
+  }
   auto k = tl::tensor<double>({0.5, 2.0, 35.0}).requires_grad_();
   tl::Tensor<double>(tl::special::modified_bessel_k0(k)).sum().backward();
   want.clear();
@@ -985,10 +997,21 @@ TEST_CASE("zeta, igamma, igammac: PyTorch's gradients in the second operand, gra
   CHECK_THROWS_WITH_AS(target.sum().backward(), "the derivative for 'igamma: input' is not implemented.",
                        tl::NotImplementedError);
   // A first operand that needs no gradient is no obstacle, even where the
-  // second does: only the lanes under the first operand are refused.
+  // second does: only the lanes under the first operand are refused, wherever
+  // the functor sits among the leaves.
   auto both = tl::tensor<double>({1.5, 2.5}).requires_grad_();
   tl::Tensor<double>(tl::igamma(q * 3.0, both) + both).sum().backward();
   CHECK(both.grad().defined());
+  both.set_grad(tl::Tensor<double>());
+  tl::Tensor<double>(both + tl::igamma(q, both)).sum().backward();
+  CHECK(both.grad().defined());
+  CHECK_THROWS_WITH_AS(tl::Tensor<double>(q + both * tl::special::zeta(s, q)).sum().backward(),
+                       "the derivative for 'zeta' is not implemented.", tl::NotImplementedError);
+  // A leaf that reaches the first operand only through a comparison passes
+  // no gradient there (PyTorch: the comparison has no history).
+  auto compared = tl::tensor<double>({-1.0, 1.0}).requires_grad_();
+  tl::Tensor<double>(tl::special::zeta(q * 2.0 + (compared > 0.0), q) + compared).sum().backward();
+  CHECK(compared.grad().to_vector() == std::vector<double>{1.0, 1.0});
 }
 
 TEST_CASE("i0, i0e, i1, i1e, erfcx, log_ndtr, ndtri: PyTorch's gradients, gradchecks once and twice") {

@@ -1,5 +1,6 @@
-// Double backward of the activations, the sign and rounding functors and
-// clamp on the GPU against the CPU (second_order_parity.hpp):
+// Double backward of the activations, the sign and rounding functors,
+// clamp, and the Bessel, zeta and igamma functions of torch.special on the
+// GPU against the CPU (second_order_parity.hpp):
 // it compiles the second-order kernel of each functor's nested dual forms (a
 // user's nvcc file gets them for every expression it differentiates). The
 // functors are spread over three files because nvcc's time grows faster
@@ -37,4 +38,12 @@ TEST_CASE("CUDA double backward: the activations' and the rounding functors' sec
            tl::frac(a * 3.0f);
   });
   unary("clamp", [](const T& a) { return tl::clamp(a, 0.3, 0.7) * a; });
+  // The Bessel functions' and the binary special functions' nested dual
+  // forms (their first operands constant: PyTorch has no derivative there).
+  unary("bessel_j1", [](const T& a) { return tl::special::bessel_j1(a * 4.0f); });
+  unary("bessel_y1", [](const T& a) { return tl::special::bessel_y1(a * 4.0f); });
+  unary("scaled_modified_bessel_k1", [](const T& a) { return tl::special::scaled_modified_bessel_k1(a * 2.0f); });
+  unary("spherical_bessel_j0", [](const T& a) { return tl::special::spherical_bessel_j0(a * 4.0f); });
+  unary("zeta", [](const T& a) { return tl::special::zeta(3.0f, a + 1.0f); });
+  unary("igamma", [](const T& a) { return tl::igamma(tl::full_like(a.detach(), 2.5f), a * 3.0f); });
 }

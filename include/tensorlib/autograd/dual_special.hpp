@@ -156,13 +156,16 @@ TENSORLIB_HOST_DEVICE Dual<T, K> bessel_y0(const Dual<T, K>& x) {
   using math::bessel_y1;
   return x.chain(bessel_y0(x.value), -bessel_y1(x.value));
 }
-/// Y1; derivative Y0(x) - Y1(x)/x.
+/// Y1; derivative Y0(x) - Y1(x)/x, +inf at 0 (the limit; the formula gives
+/// -inf + inf there).
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> bessel_y1(const Dual<T, K>& x) {
   using math::bessel_y0;
   using math::bessel_y1;
+  using math::select;
   const T y = bessel_y1(x.value);
-  return x.chain(y, bessel_y0(x.value) - y / x.value);
+  return x.chain(y,
+                 select(x.value == T(0), T(std::numeric_limits<double>::infinity()), bessel_y0(x.value) - y / x.value));
 }
 /// K0; derivative -K1.
 template <class T, int K>
@@ -179,21 +182,25 @@ TENSORLIB_HOST_DEVICE Dual<T, K> modified_bessel_k1(const Dual<T, K>& x) {
   const T y = modified_bessel_k1(x.value);
   return x.chain(y, -modified_bessel_k0(x.value) - y / x.value);
 }
-/// e^x K0(x); derivative e^x K0(x) - e^x K1(x).
+/// e^x K0(x); derivative e^x K0(x) - e^x K1(x), -inf at 0 (the limit; inf - inf there).
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> scaled_modified_bessel_k0(const Dual<T, K>& x) {
   using math::scaled_modified_bessel_k0;
   using math::scaled_modified_bessel_k1;
+  using math::select;
   const T y = scaled_modified_bessel_k0(x.value);
-  return x.chain(y, y - scaled_modified_bessel_k1(x.value));
+  return x.chain(
+      y, select(x.value == T(0), T(-std::numeric_limits<double>::infinity()), y - scaled_modified_bessel_k1(x.value)));
 }
-/// e^x K1(x); derivative e^x K1(x) (1 - 1/x) - e^x K0(x).
+/// e^x K1(x); derivative e^x K1(x) (1 - 1/x) - e^x K0(x), -inf at 0.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE Dual<T, K> scaled_modified_bessel_k1(const Dual<T, K>& x) {
   using math::scaled_modified_bessel_k0;
   using math::scaled_modified_bessel_k1;
+  using math::select;
   const T y = scaled_modified_bessel_k1(x.value);
-  return x.chain(y, y - y / x.value - scaled_modified_bessel_k0(x.value));
+  return x.chain(y, select(x.value == T(0), T(-std::numeric_limits<double>::infinity()),
+                           y - y / x.value - scaled_modified_bessel_k0(x.value)));
 }
 /// sin(x)/x; derivative -j1(x).
 template <class T, int K>

@@ -114,9 +114,11 @@ namespace detail {
 // operand's subtree holds a leaf with a lane (one that requires grad), and
 // its backward then throws NotImplementedError with PyTorch's message. The
 // functor's partial there is NaN, which reaches no gradient otherwise: an
-// operand whose subtree has no lane gets none. (PyTorch also skips the
-// error when `grad` asks only for the other operands' gradients; here the
-// node throws whenever it runs.)
+// operand whose subtree has no lane gets none. A subtree whose value is not
+// floating (a comparison, an integer cast, a `where` condition) passes no
+// gradient, so its leaves do not count, as in PyTorch, where such a result
+// has no history. (PyTorch also skips the error when `grad` asks only for
+// the other operands' gradients; here the node throws whenever it runs.)
 
 /// Whether expression type N holds a functor of that kind (the walk below
 /// is compiled only for those).
@@ -128,35 +130,51 @@ inline constexpr bool may_refuse_derivative<Map<F, Cs...>> = requires {
 }
 || (may_refuse_derivative<Cs> || ...);
 
-/// The message name of the first such functor in `node` whose first operand
-/// holds a leaf with a lane (lanes in tree order from `position`); empty if
-/// none.
+/// What the walk below finds in a subtree: the message name of the first
+/// such functor whose first operand holds a leaf with a lane (empty if none),
+/// and whether the subtree holds a leaf with a lane that a gradient reaches.
+struct Refusal {
+  std::string_view name;
+  bool active = false;
+};
+
+/// F's `no_derivative_in_a`, or empty. (A function, not an `if constexpr` in
+/// the walk's lambda: nvcc's front end instantiates that branch for every F.)
+template <class F>
+constexpr std::string_view no_derivative_in_a() {
+  if constexpr (requires { F::no_derivative_in_a; })
+    return F::no_derivative_in_a;
+  else
+    return {};
+}
+
+/// The walk of Note [derivatives PyTorch does not implement] over `node`,
+/// its tensor leaves numbered in tree order from `position`.
 template <class N>
-std::string_view refused_derivative(const N& node, const int* lanes, int& position) {
+Refusal refused_derivative(const N& node, const int* lanes, int& position) {
   if constexpr (is_tensor_v<N>) {
-    ++position;
+    return {{}, lanes[position++] >= 0};
+  } else if constexpr (is_map_v<N> && !is_floating<typename N::value_type>) {
+    position += cpu::leaf_count<N>;  // no gradient flows through it
     return {};
   } else if constexpr (is_map_v<N>) {
-    using F = typename N::functor_type;
-    std::string_view found;
+    constexpr std::string_view own = no_derivative_in_a<typename N::functor_type>();
+    Refusal result;
     int child = 0;
     ::tensorlib::detail::apply(
         [&](const auto&... c) {
           (
               [&] {
-                const int first = position;
-                const std::string_view inner = refused_derivative(c, lanes, position);
-                if (found.empty()) found = inner;
-                if constexpr (requires { F::no_derivative_in_a; }) {
-                  for (int p = first; child == 0 && found.empty() && p < position; ++p)
-                    if (lanes[p] >= 0) found = F::no_derivative_in_a;
-                }
+                const Refusal inner = refused_derivative(c, lanes, position);
+                if (result.name.empty()) result.name = inner.name;
+                if (child == 0 && inner.active && result.name.empty() && !own.empty()) result.name = own;
+                result.active = result.active || inner.active;
                 ++child;
               }(),
               ...);
         },
         node.children());
-    return found;
+    return result;
   } else {
     return {};
   }
@@ -334,7 +352,7 @@ class FusedBackward final : public Node {
     mutable_next_edges() = std::move(edges);
     if constexpr (detail::may_refuse_derivative<E>) {
       int walked = 0;
-      refused_ = detail::refused_derivative(*expr_, lanes_, walked);
+      refused_ = detail::refused_derivative(*expr_, lanes_, walked).name;
     }
   }
 

@@ -29,16 +29,16 @@
 #include <limits>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/expr/math/bessel_jy.hpp"
 
 namespace tensorlib::math {
 namespace detail {
 
 /// {K0, K1} for 0 < x <= 1 (Note [modified Bessel functions K]).
 TENSORLIB_HOST_DEVICE inline void bessel_k_series(double x, double& k0, double& k1) {
-  constexpr double euler_gamma = 0.57721566490153286061;
   const double q = x * x / 4;
   double t0 = 1, t1 = 1, harmonic = 0;  // q^k / k!^2 and q^k / (k! (k+1)!)
-  double i0 = 1, i1 = 1, k0_sum = 0, k1_sum = 1 - 2 * euler_gamma;
+  double i0 = 1, i1 = 1, k0_sum = 0, k1_sum = 1 - 2 * kEulerGamma;
   for (int k = 1; k < 40; ++k) {
     const double kd = k;
     t0 *= q / (kd * kd);
@@ -47,12 +47,12 @@ TENSORLIB_HOST_DEVICE inline void bessel_k_series(double x, double& k0, double& 
     i0 += t0;
     i1 += t1;
     k0_sum += harmonic * t0;
-    k1_sum += (2 * harmonic + 1 / (kd + 1) - 2 * euler_gamma) * t1;
+    k1_sum += (2 * harmonic + 1 / (kd + 1) - 2 * kEulerGamma) * t1;
     if (t0 < 1e-18 * i0) break;
   }
   i1 *= x / 2;
   const double log_half = std::log(x / 2);
-  k0 = -(log_half + euler_gamma) * i0 + k0_sum;
+  k0 = -(log_half + kEulerGamma) * i0 + k0_sum;
   k1 = 1 / x + log_half * i1 - x / 4 * k1_sum;
 }
 

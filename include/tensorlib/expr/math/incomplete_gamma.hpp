@@ -7,7 +7,7 @@
 /// Note [incomplete gamma]
 /// For a > 0 and 0 < x < inf, with the prefactor f = x^a e^-x / Gamma(a + 1):
 ///   - x <= 1 or x <= a: P by its series f sum_n x^n / ((a+1) ... (a+n)), all
-///     terms positive (DLMF 8.7.1), and Q = 1 - P, except for a < 1 and
+///     terms positive (DLMF 8.7.1), and Q = 1 - P, except for a < 1/2 and
 ///     x <= 1, where P is near 1: there
 ///         Q = -expm1(a log x - lgamma(1 + a)) - a (x^a / Gamma(a + 1)) sum_{n>=1} (-x)^n / (n! (a + n))
 ///     (the power series of the lower function, DLMF 8.7.1, with its first
@@ -18,9 +18,14 @@
 /// a (7000 - 7000 at a = x = 1000), so from a = 20 on it is formed as
 ///     -a (eta - log(1 + eta)) + log(a / 2 pi) / 2 - S(a),  eta = (x - a) / a,
 /// S(a) the Stirling series of lgamma and eta - log(1 + eta) summed as a
-/// series for |eta| < 1/2 (and with log(x / a) for log(1 + eta) elsewhere). The series and the fraction each take about
-/// sqrt(a) steps where x is near a; they stop at 10^6 (a beyond about 10^10
-/// then loses accuracy; PyTorch switches to Temme's expansion there).
+/// series for |eta| < 1/2 (and with log(x / a) for log(1 + eta) elsewhere).
+/// What remains is the rounding of an exponential of size |log P|: results
+/// are within about (1e-14 + 6e-16 |log P|) relative, up to a = 1e6. The
+/// series takes about 8.5 sqrt(a) steps where x is near a, and their
+/// rounding adds up (4e-13 at a = 1e9); it stops at 10^6 steps, so past
+/// a = 1.4e10, for x a little below a, the result is NaN, not a value the sum
+/// has not reached (PyTorch switches to Temme's uniform expansion for large
+/// a; we have none). The fraction (x > a) converges in few steps even there.
 /// Special values are PyTorch's: NaN for a < 0, x < 0, a = x = 0 and
 /// a = x = inf; P(0, x > 0) = 1, P(a, 0) = 0, P(inf, x) = 0, P(a, inf) = 1.
 
@@ -61,14 +66,16 @@ TENSORLIB_HOST_DEVICE inline double log_gamma_prefactor(double a, double x) {
   return -a * eta_minus_log1p + 0.5 * std::log(a * inv_two_pi) - stirling_series(a);
 }
 
-/// P(a, x) by its series, for x <= 1 or x <= a.
+/// P(a, x) by its series, for x <= 1 or x <= a; NaN if it has not converged.
 TENSORLIB_HOST_DEVICE inline double gammainc_series(double a, double x) {
   double term = 1, sum = 1;
-  for (int n = 1; n < kIncompleteGammaSteps; ++n) {
+  int n = 1;
+  for (; n < kIncompleteGammaSteps; ++n) {
     term *= x / (a + n);
     sum += term;
     if (term <= kIncompleteGammaEps * sum) break;
   }
+  if (n == kIncompleteGammaSteps) return std::numeric_limits<double>::quiet_NaN();
   // x^a e^-x / Gamma(a + 1); for small a without lgamma(a), which cancels
   // against a log x (690.8 at a = 1e-300).
   if (a < 0.5) return std::exp(a * std::log(x) - x - lgamma1p(a)) * sum;
@@ -88,13 +95,15 @@ TENSORLIB_HOST_DEVICE inline double gammaincc_small(double a, double x) {
   return -std::expm1(log_power) - a * std::exp(log_power) * sum;
 }
 
-/// Q(a, x) by the continued fraction, for x > 1 and x > a.
+/// Q(a, x) by the continued fraction, for x > 1 and x > a; NaN if it has not
+/// converged.
 TENSORLIB_HOST_DEVICE inline double gammaincc_fraction(double a, double x) {
   // Gamma(a, x) = e^-x x^a / (x + 1 - a - 1 (1 - a) / (x + 3 - a - 2 (2 - a) / (x + 5 - a - ...)))
   constexpr double tiny = 1e-300;
   double b = x + 1 - a;
   double c = 1 / tiny, d = 1 / b, fraction = d;
-  for (int n = 1; n < kIncompleteGammaSteps; ++n) {
+  int n = 1;
+  for (; n < kIncompleteGammaSteps; ++n) {
     const double an = -n * (n - a);
     b += 2;
     d = an * d + b;
@@ -106,6 +115,7 @@ TENSORLIB_HOST_DEVICE inline double gammaincc_fraction(double a, double x) {
     fraction *= step;
     if (std::fabs(step - 1) <= kIncompleteGammaEps) break;
   }
+  if (n == kIncompleteGammaSteps) return std::numeric_limits<double>::quiet_NaN();
   return std::exp(log_gamma_prefactor(a, x)) * fraction;
 }
 
