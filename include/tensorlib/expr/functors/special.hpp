@@ -188,10 +188,7 @@ struct Igammac {
   }
   template <class T>
   TENSORLIB_HOST_DEVICE T partial_b(T a, T x) const {
-    using math::exp;
-    using math::lgamma;
-    using math::log;
-    return -exp((a - T(1)) * log(x) - x - lgamma(a));
+    return -Igamma{}.partial_b(a, x);
   }
 };
 

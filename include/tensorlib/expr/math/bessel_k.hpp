@@ -81,73 +81,43 @@ TENSORLIB_HOST_DEVICE inline double bessel_k_scaled(int n, double x) {
   return h * sum;
 }
 
-}  // namespace detail
-
-/// K0(x), the modified Bessel function of the second kind of order 0: +inf
-/// at 0, NaN below, 0 at +inf.
-TENSORLIB_HOST_DEVICE inline double modified_bessel_k0(double x) {
+/// K_n(x) (scaled: e^x K_n(x)) for n = 0 or 1 and any x: +inf at 0, NaN below, 0 at +inf.
+TENSORLIB_HOST_DEVICE inline double bessel_k(int n, bool scaled, double x) {
   if (x != x) return x;
   if (x == 0) return std::numeric_limits<double>::infinity();
   if (x < 0) return std::numeric_limits<double>::quiet_NaN();
   if (x == std::numeric_limits<double>::infinity()) return 0;
   if (x <= 1) {
     double k0, k1;
-    detail::bessel_k_series(x, k0, k1);
-    return k0;
+    bessel_k_series(x, k0, k1);
+    return (scaled ? std::exp(x) : 1.0) * (n == 0 ? k0 : k1);
   }
-  return std::exp(-x) * detail::bessel_k_scaled(0, x);
+  return (scaled ? 1.0 : std::exp(-x)) * bessel_k_scaled(n, x);
 }
+
+}  // namespace detail
+
+/// K0(x), the modified Bessel function of the second kind of order 0: +inf
+/// at 0, NaN below, 0 at +inf.
+TENSORLIB_HOST_DEVICE inline double modified_bessel_k0(double x) { return detail::bessel_k(0, false, x); }
 TENSORLIB_HOST_DEVICE inline float modified_bessel_k0(float x) {
   return static_cast<float>(modified_bessel_k0(static_cast<double>(x)));
 }
 
 /// K1(x), of order 1: +inf at 0 (and where 1/x overflows), NaN below, 0 at +inf.
-TENSORLIB_HOST_DEVICE inline double modified_bessel_k1(double x) {
-  if (x != x) return x;
-  if (x == 0) return std::numeric_limits<double>::infinity();
-  if (x < 0) return std::numeric_limits<double>::quiet_NaN();
-  if (x == std::numeric_limits<double>::infinity()) return 0;
-  if (x <= 1) {
-    double k0, k1;
-    detail::bessel_k_series(x, k0, k1);
-    return k1;
-  }
-  return std::exp(-x) * detail::bessel_k_scaled(1, x);
-}
+TENSORLIB_HOST_DEVICE inline double modified_bessel_k1(double x) { return detail::bessel_k(1, false, x); }
 TENSORLIB_HOST_DEVICE inline float modified_bessel_k1(float x) {
   return static_cast<float>(modified_bessel_k1(static_cast<double>(x)));
 }
 
 /// e^x K0(x): +inf at 0, NaN below, 0 at +inf.
-TENSORLIB_HOST_DEVICE inline double scaled_modified_bessel_k0(double x) {
-  if (x != x) return x;
-  if (x == 0) return std::numeric_limits<double>::infinity();
-  if (x < 0) return std::numeric_limits<double>::quiet_NaN();
-  if (x == std::numeric_limits<double>::infinity()) return 0;
-  if (x <= 1) {
-    double k0, k1;
-    detail::bessel_k_series(x, k0, k1);
-    return std::exp(x) * k0;
-  }
-  return detail::bessel_k_scaled(0, x);
-}
+TENSORLIB_HOST_DEVICE inline double scaled_modified_bessel_k0(double x) { return detail::bessel_k(0, true, x); }
 TENSORLIB_HOST_DEVICE inline float scaled_modified_bessel_k0(float x) {
   return static_cast<float>(scaled_modified_bessel_k0(static_cast<double>(x)));
 }
 
 /// e^x K1(x): +inf at 0, NaN below, 0 at +inf.
-TENSORLIB_HOST_DEVICE inline double scaled_modified_bessel_k1(double x) {
-  if (x != x) return x;
-  if (x == 0) return std::numeric_limits<double>::infinity();
-  if (x < 0) return std::numeric_limits<double>::quiet_NaN();
-  if (x == std::numeric_limits<double>::infinity()) return 0;
-  if (x <= 1) {
-    double k0, k1;
-    detail::bessel_k_series(x, k0, k1);
-    return std::exp(x) * k1;
-  }
-  return detail::bessel_k_scaled(1, x);
-}
+TENSORLIB_HOST_DEVICE inline double scaled_modified_bessel_k1(double x) { return detail::bessel_k(1, true, x); }
 TENSORLIB_HOST_DEVICE inline float scaled_modified_bessel_k1(float x) {
   return static_cast<float>(scaled_modified_bessel_k1(static_cast<double>(x)));
 }

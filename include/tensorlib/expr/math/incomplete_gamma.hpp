@@ -119,8 +119,14 @@ TENSORLIB_HOST_DEVICE inline double gammaincc_fraction(double a, double x) {
   return std::exp(log_gamma_prefactor(a, x)) * fraction;
 }
 
-/// P (lower = true) or Q at a > 0, 0 < x < inf.
+/// P (lower = true) or Q at any a, x: PyTorch's special values (Note
+/// [incomplete gamma]) or the regular computation.
 TENSORLIB_HOST_DEVICE inline double incomplete_gamma(bool lower, double a, double x) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  if (a != a || x != x || a < 0 || x < 0 || (a == 0 && x == 0) || (a == inf && x == inf))
+    return std::numeric_limits<double>::quiet_NaN();
+  if (a == 0 || x == inf) return lower ? 1 : 0;
+  if (x == 0 || a == inf) return lower ? 0 : 1;
   if (x <= 1 || x <= a) {
     if (!lower && a < 0.5 && x <= 1) return gammaincc_small(a, x);
     const double p = gammainc_series(a, x);
@@ -130,40 +136,16 @@ TENSORLIB_HOST_DEVICE inline double incomplete_gamma(bool lower, double a, doubl
   return lower ? 1 - q : q;
 }
 
-/// PyTorch's special values (Note [incomplete gamma]); false where the
-/// regular computation applies.
-TENSORLIB_HOST_DEVICE inline bool incomplete_gamma_special(bool lower, double a, double x, double& result) {
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  if (a != a || x != x || a < 0 || x < 0 || (a == 0 && x == 0) || (a == inf && x == inf)) {
-    result = std::numeric_limits<double>::quiet_NaN();
-  } else if (a == 0 || x == inf) {
-    result = lower ? 1 : 0;
-  } else if (x == 0 || a == inf) {
-    result = lower ? 0 : 1;
-  } else {
-    return false;
-  }
-  return true;
-}
-
 }  // namespace detail
 
 /// P(a, x), the regularized lower incomplete gamma function.
-TENSORLIB_HOST_DEVICE inline double gammainc(double a, double x) {
-  double special;
-  if (detail::incomplete_gamma_special(true, a, x, special)) return special;
-  return detail::incomplete_gamma(true, a, x);
-}
+TENSORLIB_HOST_DEVICE inline double gammainc(double a, double x) { return detail::incomplete_gamma(true, a, x); }
 TENSORLIB_HOST_DEVICE inline float gammainc(float a, float x) {
   return static_cast<float>(gammainc(static_cast<double>(a), static_cast<double>(x)));
 }
 
 /// Q(a, x) = 1 - P(a, x), the regularized upper incomplete gamma function.
-TENSORLIB_HOST_DEVICE inline double gammaincc(double a, double x) {
-  double special;
-  if (detail::incomplete_gamma_special(false, a, x, special)) return special;
-  return detail::incomplete_gamma(false, a, x);
-}
+TENSORLIB_HOST_DEVICE inline double gammaincc(double a, double x) { return detail::incomplete_gamma(false, a, x); }
 TENSORLIB_HOST_DEVICE inline float gammaincc(float a, float x) {
   return static_cast<float>(gammaincc(static_cast<double>(a), static_cast<double>(x)));
 }
