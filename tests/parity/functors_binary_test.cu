@@ -43,3 +43,42 @@ TEST_CASE("CUDA: zeta, igamma and igammac match the CPU across their regions and
   both("igamma", a, z, [](const auto& u, const auto& v) { return tl::igamma(u, v); });
   both("igammac", a, z, [](const auto& u, const auto& v) { return tl::igammac(u, v); });
 }
+
+TEST_CASE("CUDA: the orthogonal polynomials match the CPU: recurrences, trigonometric forms, +-1, degrees") {
+  if (cuda_support::no_gpu()) return;
+  // Inside and outside [-1, 1], +-1, NaN; negative, fractional, small and
+  // large degrees (the Chebyshev families turn trigonometric after 6).
+  const auto x = tl::tensor<double>({-7.0, -1.0, -0.3, 0.0, 0.25, 0.75, 0.999, 1.0, 1.5, 20.0, 0.5, 0.5});
+  const auto n = tl::tensor<double>({3.0, 12.0, 7.0, 9.0, 2.7, 25.0, 60.0, 5.0, 8.0, 4.0, -1.0, 0.0});
+  const auto both = [&](const char* name, auto f) {
+    // The same double recurrences on both sides; the trigonometric forms up
+    // to the device's acos, cos and sin.
+    cuda_support::check_parity(tl::Tensor<double>(f(x.cuda(), n.cuda())), tl::Tensor<double>(f(x, n)), 1e-12, 1e-12,
+                               name);
+  };
+  both("chebyshev_polynomial_t",
+       [](const auto& u, const auto& v) { return tl::special::chebyshev_polynomial_t(u, v); });
+  both("chebyshev_polynomial_u",
+       [](const auto& u, const auto& v) { return tl::special::chebyshev_polynomial_u(u, v); });
+  both("chebyshev_polynomial_v",
+       [](const auto& u, const auto& v) { return tl::special::chebyshev_polynomial_v(u, v); });
+  both("chebyshev_polynomial_w",
+       [](const auto& u, const auto& v) { return tl::special::chebyshev_polynomial_w(u, v); });
+  both("shifted_chebyshev_polynomial_t",
+       [](const auto& u, const auto& v) { return tl::special::shifted_chebyshev_polynomial_t(u, v); });
+  both("shifted_chebyshev_polynomial_u",
+       [](const auto& u, const auto& v) { return tl::special::shifted_chebyshev_polynomial_u(u, v); });
+  both("shifted_chebyshev_polynomial_v",
+       [](const auto& u, const auto& v) { return tl::special::shifted_chebyshev_polynomial_v(u, v); });
+  both("shifted_chebyshev_polynomial_w",
+       [](const auto& u, const auto& v) { return tl::special::shifted_chebyshev_polynomial_w(u, v); });
+  both("hermite_polynomial_h", [](const auto& u, const auto& v) { return tl::special::hermite_polynomial_h(u, v); });
+  both("hermite_polynomial_he", [](const auto& u, const auto& v) { return tl::special::hermite_polynomial_he(u, v); });
+  both("laguerre_polynomial_l", [](const auto& u, const auto& v) { return tl::special::laguerre_polynomial_l(u, v); });
+  both("legendre_polynomial_p", [](const auto& u, const auto& v) { return tl::special::legendre_polynomial_p(u, v); });
+  // Floats round the double result once, on both sides.
+  const auto xf = x.to<float>(), nf = n.to<float>();
+  cuda_support::check_parity(tl::Tensor<float>(tl::special::legendre_polynomial_p(xf.cuda(), nf.cuda())),
+                             tl::Tensor<float>(tl::special::legendre_polynomial_p(xf, nf)), 1e-6, 1e-6,
+                             "legendre_polynomial_p float");
+}

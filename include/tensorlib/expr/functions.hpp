@@ -21,6 +21,7 @@
 #include "tensorlib/expr/functors/bessel.hpp"
 #include "tensorlib/expr/functors/comparison.hpp"
 #include "tensorlib/expr/functors/logical.hpp"
+#include "tensorlib/expr/functors/polynomial.hpp"
 #include "tensorlib/expr/functors/special.hpp"
 #include "tensorlib/expr/functors/transcendental.hpp"
 #include "tensorlib/expr/promotion.hpp"

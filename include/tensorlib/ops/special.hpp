@@ -169,6 +169,72 @@ template <Expression A, Expression B>
 auto gammaincc(const A& a, const B& x) {
   return tensorlib::igammac(a, x);
 }
+// torch.special's orthogonal polynomials p_n(x) (Note [orthogonal
+// polynomials] in expr/math/orthogonal_polynomials.hpp): n is truncated
+// toward zero, a negative degree gives 0; either operand may be a scalar; no
+// gradient (Note [polynomials without gradient] in expr/functors/polynomial.hpp).
+
+/// Chebyshev polynomial of the first kind T_n(x).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto chebyshev_polynomial_t(const A& x, const B& n) {
+  return make_map(fn::OrthogonalPolynomial<math::Polynomial::chebyshev_t>{}, x, n);
+}
+/// Chebyshev polynomial of the second kind U_n(x).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto chebyshev_polynomial_u(const A& x, const B& n) {
+  return make_map(fn::OrthogonalPolynomial<math::Polynomial::chebyshev_u>{}, x, n);
+}
+/// Chebyshev polynomial of the third kind V_n(x).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto chebyshev_polynomial_v(const A& x, const B& n) {
+  return make_map(fn::OrthogonalPolynomial<math::Polynomial::chebyshev_v>{}, x, n);
+}
+/// Chebyshev polynomial of the fourth kind W_n(x).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto chebyshev_polynomial_w(const A& x, const B& n) {
+  return make_map(fn::OrthogonalPolynomial<math::Polynomial::chebyshev_w>{}, x, n);
+}
+/// Shifted Chebyshev polynomial T*_n(x) = T_n(2x - 1).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto shifted_chebyshev_polynomial_t(const A& x, const B& n) {
+  return make_map(fn::OrthogonalPolynomial<math::Polynomial::shifted_chebyshev_t>{}, x, n);
+}
+/// Shifted Chebyshev polynomial U*_n(x) = U_n(2x - 1).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto shifted_chebyshev_polynomial_u(const A& x, const B& n) {
+  return make_map(fn::OrthogonalPolynomial<math::Polynomial::shifted_chebyshev_u>{}, x, n);
+}
+/// Shifted Chebyshev polynomial V*_n(x) = V_n(2x - 1).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto shifted_chebyshev_polynomial_v(const A& x, const B& n) {
+  return make_map(fn::OrthogonalPolynomial<math::Polynomial::shifted_chebyshev_v>{}, x, n);
+}
+/// Shifted Chebyshev polynomial W*_n(x) = W_n(2x - 1).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto shifted_chebyshev_polynomial_w(const A& x, const B& n) {
+  return make_map(fn::OrthogonalPolynomial<math::Polynomial::shifted_chebyshev_w>{}, x, n);
+}
+/// Physicists' Hermite polynomial H_n(x).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto hermite_polynomial_h(const A& x, const B& n) {
+  return make_map(fn::OrthogonalPolynomial<math::Polynomial::hermite_h>{}, x, n);
+}
+/// Probabilists' Hermite polynomial He_n(x).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto hermite_polynomial_he(const A& x, const B& n) {
+  return make_map(fn::OrthogonalPolynomial<math::Polynomial::hermite_he>{}, x, n);
+}
+/// Laguerre polynomial L_n(x).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto laguerre_polynomial_l(const A& x, const B& n) {
+  return make_map(fn::OrthogonalPolynomial<math::Polynomial::laguerre_l>{}, x, n);
+}
+/// Legendre polynomial P_n(x).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto legendre_polynomial_p(const A& x, const B& n) {
+  return make_map(fn::OrthogonalPolynomial<math::Polynomial::legendre_p>{}, x, n);
+}
+
 /// log of the standard normal CDF, finite far into the lower tail.
 template <Expression E>
 auto log_ndtr(const E& x) {

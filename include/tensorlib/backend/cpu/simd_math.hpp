@@ -16,6 +16,7 @@
 #include "tensorlib/expr/math/incomplete_gamma.hpp"
 #include "tensorlib/expr/math/inverse_trig.hpp"
 #include "tensorlib/expr/math/normal_cdf.hpp"
+#include "tensorlib/expr/math/orthogonal_polynomials.hpp"
 #include "tensorlib/expr/math/power.hpp"
 #include "tensorlib/expr/math/special.hpp"
 #include "tensorlib/expr/math/trig.hpp"
@@ -228,6 +229,10 @@ inline Vec<T> gammainc(Vec<T> a, Vec<T> b) {
 template <Lane T>
 inline Vec<T> gammaincc(Vec<T> a, Vec<T> b) {
   return map_lanes(a, b, [](T u, T v) { return math::gammaincc(u, v); });
+}
+template <Lane T>
+inline Vec<T> orthogonal_polynomial(math::Polynomial kind, Vec<T> x, Vec<T> n) {
+  return map_lanes(x, n, [kind](T u, T v) { return math::orthogonal_polynomial(kind, u, v); });
 }
 template <Lane T>
 inline Vec<T> log_ndtr(Vec<T> x) {
