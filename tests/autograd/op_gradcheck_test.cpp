@@ -1014,6 +1014,25 @@ TEST_CASE("zeta, igamma, igammac: PyTorch's gradients in the second operand, gra
   CHECK(compared.grad().to_vector() == std::vector<double>{1.0, 1.0});
 }
 
+TEST_CASE("the orthogonal polynomials have no gradient, as in PyTorch") {
+  // No gradient, as in PyTorch (Note [polynomials without gradient]): its
+  // term adds nothing, even where the incoming gradient is infinite.
+  auto leaf = tl::tensor<double>({0.3, 1.5}).requires_grad_();
+  auto degree = tl::tensor<double>({4.0, 2.0}).requires_grad_();
+  const double inf = std::numeric_limits<double>::infinity();
+  tl::Tensor<double>(tl::special::chebyshev_polynomial_t(leaf, degree) * inf + leaf * leaf).sum().backward();
+  CHECK(leaf.grad().to_vector() == std::vector<double>{0.6, 3.0});
+  CHECK(degree.grad().to_vector() == std::vector<double>{0.0, 0.0});
+  // Under zeta's first operand (no derivative there, Note [derivatives
+  // PyTorch does not implement]) a leaf reached only through a polynomial
+  // needs none: PyTorch's polynomial result has no history.
+  auto under = tl::tensor<double>({0.5, 0.25}).requires_grad_();
+  tl::Tensor<double>(tl::special::zeta(tl::special::chebyshev_polynomial_t(under, 2) + 3.0, 2.0) + under)
+      .sum()
+      .backward();
+  CHECK(under.grad().to_vector() == std::vector<double>{1.0, 1.0});
+}
+
 TEST_CASE("i0, i0e, i1, i1e, erfcx, log_ndtr, ndtri: PyTorch's gradients, gradchecks once and twice") {
   const auto& f = fixtures::load("special.txt");
   using Fn = tl::Tensor<double> (*)(const tl::Tensor<double>&);

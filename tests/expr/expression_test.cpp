@@ -128,12 +128,16 @@ TEST_CASE("writes are alias-safe when the source overlaps the destination") {
   CHECK(values(w) == std::vector<float>{4, 6, 8, 10, 4, 5, 6, 7});
 }
 
-TEST_CASE("writing into an expanded tensor is rejected like PyTorch") {
+TEST_CASE("writing into an expanded tensor is rejected like PyTorch, except a fill") {
   auto e = tl::zeros<float>({1, 3}).expand({4, 3});
   CHECK_THROWS_WITH_AS(e += 1, doctest::Contains("more than one element of the written-to tensor"), tl::ValueError);
-  CHECK_THROWS_AS(e.fill_(1.f), tl::ValueError);
-  CHECK_THROWS_AS(e.index_put_({tl::Slice(), 0}, 2), tl::ValueError);  // a column of the expanded tensor
   CHECK_THROWS_AS(e.copy_(tl::ones<float>({4, 3})), tl::ValueError);
+  CHECK_THROWS_AS(e.index_put_({tl::Slice(), 0}, tl::tensor<float>({1, 2, 3, 4})), tl::ValueError);
+  // A fill stores one value in the shared element, and PyTorch allows it,
+  // also through a scalar index_put_ (Note [fills of expanded tensors]).
+  e.fill_(1.f);
+  e.index_put_({tl::Slice(), 0}, 2);  // a column of the expanded tensor
+  CHECK(e.to_vector() == std::vector<float>{2, 1, 1, 2, 1, 1, 2, 1, 1, 2, 1, 1});
 }
 
 TEST_CASE("scalars that do not fit the element type are rejected, small negatives wrap on unsigned") {

@@ -1,8 +1,8 @@
 // The orthogonal polynomials of torch.special (expr/functors/polynomial.hpp,
 // expr/math/orthogonal_polynomials.hpp): values against PyTorch 1.13 over a
 // grid of x and degrees (tests/fixtures/generate_special.py), the classical
-// identities, PyTorch's degree conventions, the forms, and the gradient
-// PyTorch gives (none).
+// identities, PyTorch's degree conventions and the forms. Their gradient
+// (none, as PyTorch's) is in tests/autograd/op_gradcheck_test.cpp.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -17,16 +17,16 @@
 namespace {
 
 template <class T>
-using Fn = tl::Tensor<T> (*)(const tl::Tensor<T>&, const tl::Tensor<T>&);
+using PolynomialFn = tl::Tensor<T> (*)(const tl::Tensor<T>&, const tl::Tensor<T>&);
 
 template <class T>
-struct Family {
+struct PolynomialFamily {
   const char* name;
-  Fn<T> fn;
+  PolynomialFn<T> fn;
 };
 
 template <class T>
-std::vector<Family<T>> families() {
+std::vector<PolynomialFamily<T>> polynomial_families() {
   using X = const tl::Tensor<T>&;
   return {
       {"chebyshev_polynomial_t", [](X x, X n) { return tl::Tensor<T>(tl::special::chebyshev_polynomial_t(x, n)); }},
@@ -52,8 +52,8 @@ std::vector<Family<T>> families() {
 
 TEST_CASE("the orthogonal polynomials match PyTorch over x and degrees: signs, +-1, outside [-1, 1], NaN, infinities") {
   const auto& f = fixtures::load("special.txt");
-  const auto double_families = families<double>();
-  const auto float_families = families<float>();
+  const auto double_families = polynomial_families<double>();
+  const auto float_families = polynomial_families<float>();
   for (std::size_t i = 0; i < double_families.size(); ++i) {
     const std::string name = double_families[i].name;
     CAPTURE(name);
@@ -89,7 +89,7 @@ TEST_CASE("the orthogonal polynomials match PyTorch over x and degrees: signs, +
   }
 }
 
-TEST_CASE("orthogonal polynomials: closed forms, PyTorch's degree conventions, the forms and no gradient") {
+TEST_CASE("orthogonal polynomials: closed forms, PyTorch's degree conventions and the forms") {
   namespace m = tl::math;
   using P = m::Polynomial;
   for (const double x : {-0.9, -0.2, 0.35, 0.8, 1.3, -2.5}) {
@@ -124,6 +124,13 @@ TEST_CASE("orthogonal polynomials: closed forms, PyTorch's degree conventions, t
   CHECK(m::orthogonal_polynomial(P::legendre_p, 0.5, 2.7) == m::orthogonal_polynomial(P::legendre_p, 0.5, 2.0));
   CHECK(m::orthogonal_polynomial(P::legendre_p, 0.5, -0.5) == 1);
   CHECK(m::orthogonal_polynomial(P::legendre_p, 0.5, -1.0) == 0);
+  // Degrees of 2^63 and more (inf too) are 0: PyTorch's cast makes them negative.
+  CHECK(m::orthogonal_polynomial(P::legendre_p, 0.5, 0x1p63) == 0);
+  CHECK(m::orthogonal_polynomial(P::chebyshev_u, -1.0, std::numeric_limits<double>::infinity()) == 0);
+  // U_7 at 0 is the recurrence's exact 0 (PyTorch's U turns trigonometric
+  // after 8), T_7 at 0 the trigonometric cos(7 pi / 2).
+  CHECK(m::orthogonal_polynomial(P::chebyshev_u, 0.0, 7.0) == 0);
+  CHECK(m::orthogonal_polynomial(P::chebyshev_t, 0.0, 7.0) == std::cos(7 * std::acos(0.0)));
   CHECK(m::orthogonal_polynomial(P::hermite_h, nan, 0.0) == 1);
   CHECK(std::isnan(m::orthogonal_polynomial(P::hermite_h, 0.5, nan)));
   // Huge degrees at +-1 are exact without a long loop.
@@ -139,11 +146,4 @@ TEST_CASE("orthogonal polynomials: closed forms, PyTorch's degree conventions, t
   const tl::Tensor<float> from_int =
       tl::special::hermite_polynomial_h(tl::tensor<int64_t>({1, 2}), tl::tensor<int64_t>({2, 3}));
   CHECK(from_int.to_vector() == std::vector<float>{2.f, 40.f});
-  // No gradient, as in PyTorch (Note [polynomials without gradient]): its
-  // term adds nothing, even where the incoming gradient is infinite.
-  auto leaf = tl::tensor<double>({0.3, 1.5}).requires_grad_();
-  auto degree = tl::tensor<double>({4.0, 2.0}).requires_grad_();
-  tl::Tensor<double>(tl::special::chebyshev_polynomial_t(leaf, degree) * 5.0 + leaf * leaf).sum().backward();
-  CHECK(leaf.grad().to_vector() == std::vector<double>{0.6, 3.0});
-  CHECK(degree.grad().to_vector() == std::vector<double>{0.0, 0.0});
 }

@@ -115,7 +115,8 @@ namespace detail {
 // its backward then throws NotImplementedError with PyTorch's message. The
 // functor's partial there is NaN, which reaches no gradient otherwise: an
 // operand whose subtree has no lane gets none. A subtree whose value is not
-// floating (a comparison, an integer cast, a `where` condition) passes no
+// floating (a comparison, an integer cast, a `where` condition) or whose
+// functor declares `no_gradient` (the orthogonal polynomials) passes no
 // gradient, so its leaves do not count, as in PyTorch, where such a result
 // has no history. (PyTorch also skips the error when `grad` asks only for
 // the other operands' gradients; here the node throws whenever it runs.)
@@ -138,6 +139,12 @@ struct Refusal {
   bool active = false;
 };
 
+/// Whether the functor of node N declares `no_gradient`.
+template <class N>
+inline constexpr bool passes_no_gradient = requires {
+  requires N::functor_type::no_gradient;
+};
+
 /// F's `no_derivative_in_a`, or empty. (A function, not an `if constexpr` in
 /// the walk's lambda: nvcc's front end instantiates that branch for every F.)
 template <class F>
@@ -154,7 +161,7 @@ template <class N>
 Refusal refused_derivative(const N& node, const int* lanes, int& position) {
   if constexpr (is_tensor_v<N>) {
     return {{}, lanes[position++] >= 0};
-  } else if constexpr (is_map_v<N> && !is_floating<typename N::value_type>) {
+  } else if constexpr (is_map_v<N> && (!is_floating<typename N::value_type> || passes_no_gradient<N>)) {
     position += cpu::leaf_count<N>;  // no gradient flows through it
     return {};
   } else if constexpr (is_map_v<N>) {

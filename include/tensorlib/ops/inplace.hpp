@@ -33,9 +33,11 @@ Tensor<T>& write_result_in_place(Tensor<T>& self, const E& result, const char* o
 
 }  // namespace detail
 
+// Note [fills of expanded tensors]: PyTorch fills (and zeroes) an expanded
+// tensor without its internal-overlap check, since every write of the shared
+// element stores the same value; so does this.
 template <Element T>
 Tensor<T>& InplaceMethods<T>::fill_(T value) {
-  detail::check_no_internal_overlap(self(), "fill_");
   if constexpr (differentiable<T> && !is_dual_tag(scalar_type_of<T>)) {
     if (is_grad_enabled() && detail::in_graph(self(), "fill_")) {
       autograd::fill_recorded(self(), value);  // Note [in-place on graph tensors]

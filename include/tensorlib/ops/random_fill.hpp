@@ -148,8 +148,8 @@ Tensor<T>& Tensor<T>::exponential_(double lambd, Generator& gen) {
   static_assert(is_floating<T>, "exponential_: the tensor must be floating point (as in PyTorch)");
   detail::check_fill_autograd(*this, "exponential_");  // Note [fill checks]
   detail::check<ValueError>(lambd >= 0, "exponential_ expects lambda >= 0.0, but found lambda=", lambd);
+  detail::check_no_internal_overlap(*this, "exponential_");                // before the fill_, which allows overlap
   if (lambd == 0) return this->fill_(std::numeric_limits<T>::infinity());  // -log1p(-0) / 0 would be NaN
-  detail::check_no_internal_overlap(*this, "exponential_");
   using D = detail::draw_t<T>;
   detail::write_into(*this, cast<T>(-log1p(-rand<D>(sizes(), gen, {.device = device()})) / static_cast<D>(lambd)),
                      "exponential_");

@@ -10,8 +10,11 @@
 /// grad), so a gradient through them here is 0, in x and in n: the numbers
 /// PyTorch gives wherever its backward runs. `masks_gradient` keeps an
 /// infinite or NaN incoming gradient from turning the 0 into NaN (Note
-/// [masked adjoints] in autograd/adjoint_sweep.hpp). Unlike PyTorch, the
-/// result of a tensor that requires grad still requires grad.
+/// [masked adjoints] in autograd/adjoint_sweep.hpp), and `no_gradient` keeps
+/// the leaves below them out of Note [derivatives PyTorch does not
+/// implement] (autograd/fused.hpp), as PyTorch's result has no history.
+/// Unlike PyTorch, the result of a tensor that requires grad still requires
+/// grad.
 
 #include <string_view>
 
@@ -48,9 +51,10 @@ constexpr std::string_view polynomial_name(math::Polynomial kind) {
       return "hermite_polynomial_he";
     case math::Polynomial::laguerre_l:
       return "laguerre_polynomial_l";
-    default:
+    case math::Polynomial::legendre_p:
       return "legendre_polynomial_p";
   }
+  return {};  // not reached: every family is named above
 }
 
 }  // namespace detail
@@ -62,6 +66,7 @@ struct OrthogonalPolynomial {
   static constexpr std::string_view name = detail::polynomial_name(Kind);
   using promotion = promotion::CommonFloating;
   static constexpr bool masks_gradient = true;
+  static constexpr bool no_gradient = true;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T x, T n) const {
     using math::orthogonal_polynomial;

@@ -9,14 +9,18 @@
 /// Each is its three-term recurrence from p_0 = 1 and p_1, as PyTorch
 /// computes it, with PyTorch's conventions for the degree: n is truncated
 /// toward zero (2.7 is 2, -0.5 is 0), a negative degree gives 0, and p_0 = 1
-/// whatever x is (NaN included); a NaN degree gives NaN (PyTorch casts it to
-/// an integer, which is undefined, and gets 0). Shortcuts keep large degrees
-/// cheap where PyTorch has them: the Chebyshev families at |x| = 1 are exact
-/// integers, and inside (-1, 1) from degree 7 on they are trigonometric:
+/// whatever x is (NaN included); a degree of 2^63 or more (inf included)
+/// gives 0 too, as PyTorch's cast makes it negative; a NaN degree gives NaN
+/// (PyTorch's cast is undefined there and gives 0). Shortcuts keep large
+/// degrees cheap where PyTorch has them: the Chebyshev families at |x| = 1
+/// are exact integers, and inside (-1, 1) past PyTorch's degree (6 for T,
+/// 8 for U, V, W; shifted: 6 for T, U, V, 4 for W) they are trigonometric:
 /// with x = cos t, T_n = cos(n t), U_n = sin((n+1) t) / sin t,
 /// V_n = cos((n + 1/2) t) / cos(t/2), W_n = sin((n + 1/2) t) / sin(t/2).
 /// Elsewhere the recurrence runs n steps, stopping early once its value is
-/// NaN (after an overflow, inf - inf), which it then stays.
+/// NaN (after an overflow, inf - inf), which it then stays; so, as in
+/// PyTorch, Hermite short of overflow, Laguerre for x > 0 and Legendre inside
+/// (-1, 1) cost n steps (seconds per element at n = 1e9).
 
 #include <cmath>
 #include <cstdint>
@@ -35,7 +39,7 @@ TENSORLIB_HOST_DEVICE inline bool polynomial_degree(double n, int64_t& k, double
     return true;
   }
   const double t = std::trunc(n);
-  if (t < 0) {
+  if (t < 0 || t >= 0x1p63) {
     early = 0;
     return true;
   }
@@ -43,7 +47,7 @@ TENSORLIB_HOST_DEVICE inline bool polynomial_degree(double n, int64_t& k, double
     early = 1;
     return true;
   }
-  k = t >= 9.2e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(t);
+  k = static_cast<int64_t>(t);
   return false;
 }
 
@@ -61,8 +65,9 @@ TENSORLIB_HOST_DEVICE inline double chebyshev_recurrence(double x, double p1, in
   return q;
 }
 
-/// Chebyshev polynomial of kind 1 (T), 2 (U), 3 (V) or 4 (W) at x, degree k >= 1.
-TENSORLIB_HOST_DEVICE inline double chebyshev(int kind, double x, int64_t k) {
+/// Chebyshev polynomial of kind 1 (T), 2 (U), 3 (V) or 4 (W) at x, degree
+/// k >= 1; trigonometric inside (-1, 1) past degree `trigonometric_after`.
+TENSORLIB_HOST_DEVICE inline double chebyshev(int kind, double x, int64_t k, int64_t trigonometric_after) {
   const double kd = static_cast<double>(k);
   if (std::fabs(x) == 1) {  // exact, whatever the degree
     const double sign = x > 0 ? 1.0 : alternating(k);
@@ -77,7 +82,7 @@ TENSORLIB_HOST_DEVICE inline double chebyshev(int kind, double x, int64_t k) {
         return x > 0 ? 2 * kd + 1 : sign;
     }
   }
-  if (std::fabs(x) < 1 && k > 6) {
+  if (std::fabs(x) < 1 && k > trigonometric_after) {
     const double t = std::acos(x);
     switch (kind) {
       case 1:
@@ -165,35 +170,36 @@ enum class Polynomial {
 /// [orthogonal polynomials]). The shifted Chebyshev polynomials are
 /// T*_n(x) = T_n(2x - 1), and U*, V*, W* likewise.
 TENSORLIB_HOST_DEVICE inline double orthogonal_polynomial(Polynomial kind, double x, double n) {
-  int64_t k;
-  double early;
+  int64_t k = 0;
+  double early = 0;
   if (detail::polynomial_degree(n, k, early)) return early;
   switch (kind) {
     case Polynomial::chebyshev_t:
-      return detail::chebyshev(1, x, k);
+      return detail::chebyshev(1, x, k, 6);
     case Polynomial::chebyshev_u:
-      return detail::chebyshev(2, x, k);
+      return detail::chebyshev(2, x, k, 8);
     case Polynomial::chebyshev_v:
-      return detail::chebyshev(3, x, k);
+      return detail::chebyshev(3, x, k, 8);
     case Polynomial::chebyshev_w:
-      return detail::chebyshev(4, x, k);
+      return detail::chebyshev(4, x, k, 8);
     case Polynomial::shifted_chebyshev_t:
-      return detail::chebyshev(1, 2 * x - 1, k);
+      return detail::chebyshev(1, 2 * x - 1, k, 6);
     case Polynomial::shifted_chebyshev_u:
-      return detail::chebyshev(2, 2 * x - 1, k);
+      return detail::chebyshev(2, 2 * x - 1, k, 6);
     case Polynomial::shifted_chebyshev_v:
-      return detail::chebyshev(3, 2 * x - 1, k);
+      return detail::chebyshev(3, 2 * x - 1, k, 6);
     case Polynomial::shifted_chebyshev_w:
-      return detail::chebyshev(4, 2 * x - 1, k);
+      return detail::chebyshev(4, 2 * x - 1, k, 4);
     case Polynomial::hermite_h:
       return detail::hermite_h(x, k);
     case Polynomial::hermite_he:
       return detail::hermite_he(x, k);
     case Polynomial::laguerre_l:
       return detail::laguerre_l(x, k);
-    default:
+    case Polynomial::legendre_p:
       return detail::legendre_p(x, k);
   }
+  return std::numeric_limits<double>::quiet_NaN();  // not reached: every family is named above
 }
 TENSORLIB_HOST_DEVICE inline float orthogonal_polynomial(Polynomial kind, float x, float n) {
   return static_cast<float>(orthogonal_polynomial(kind, static_cast<double>(x), static_cast<double>(n)));
