@@ -5,7 +5,8 @@
 /// `make_map` (promotion in one place); nothing is computed until the
 /// expression is assigned, consumed or `.eval()`-ed. Dtype misuse that PyTorch
 /// rejects at run time is rejected here at compile time with a readable
-/// static_assert (e.g. `bitwise_and` on floats).
+/// static_assert (e.g. `bitwise_and` on floats). The comparisons, logical and
+/// bitwise functions are in expr/comparison_functions.hpp (included here).
 
 #include <optional>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/core/pointwise_methods.hpp"
 #include "tensorlib/expr/build.hpp"
+#include "tensorlib/expr/comparison_functions.hpp"
 #include "tensorlib/expr/functors/activation.hpp"
 #include "tensorlib/expr/functors/arithmetic.hpp"
 #include "tensorlib/expr/functors/bessel.hpp"
@@ -379,75 +381,6 @@ requires(Expression<A> || Expression<B>) auto maximum(const A& a, const B& b) { 
 template <Operand A, Operand B>
 requires(Expression<A> || Expression<B>) auto minimum(const A& a, const B& b) { return make_map(fn::Minimum{}, a, b); }
 
-/// a == b.
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto eq(const A& a, const B& b) { return make_map(fn::Eq{}, a, b); }
-
-/// a != b.
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto ne(const A& a, const B& b) { return make_map(fn::Ne{}, a, b); }
-
-/// a < b.
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto lt(const A& a, const B& b) { return make_map(fn::Lt{}, a, b); }
-
-/// a <= b.
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto le(const A& a, const B& b) { return make_map(fn::Le{}, a, b); }
-
-/// a > b.
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto gt(const A& a, const B& b) { return make_map(fn::Gt{}, a, b); }
-
-/// a >= b.
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto ge(const A& a, const B& b) { return make_map(fn::Ge{}, a, b); }
-
-/// a && b.
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto logical_and(const A& a, const B& b) {
-  return make_map(fn::LogicalAnd{}, a, b);
-}
-
-/// a || b.
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto logical_or(const A& a, const B& b) {
-  return make_map(fn::LogicalOr{}, a, b);
-}
-
-/// a xor b as truth values.
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto logical_xor(const A& a, const B& b) {
-  return make_map(fn::LogicalXor{}, a, b);
-}
-
-/// a & b (integral and bool only).
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto bitwise_and(const A& a, const B& b) {
-  static_assert(is_integral_or_bool<result_type_t<A, B>>,
-                "tl::bitwise_and: requires integral or bool operands (got a floating-point operand); use logical_and "
-                "for truthiness");
-  return make_map(fn::BitwiseAnd{}, a, b);
-}
-
-/// a | b (integral and bool only).
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto bitwise_or(const A& a, const B& b) {
-  static_assert(is_integral_or_bool<result_type_t<A, B>>,
-                "tl::bitwise_or: requires integral or bool operands (got a floating-point operand); use logical_or for "
-                "truthiness");
-  return make_map(fn::BitwiseOr{}, a, b);
-}
-
-/// a ^ b (integral and bool only).
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto bitwise_xor(const A& a, const B& b) {
-  static_assert(is_integral_or_bool<result_type_t<A, B>>,
-                "tl::bitwise_xor: requires integral or bool operands (got a floating-point operand); use logical_xor "
-                "for truthiness");
-  return make_map(fn::BitwiseXor{}, a, b);
-}
-
 /// a + alpha * b.
 template <Operand A, Operand B, Scalar S>
 requires(Expression<A> || Expression<B>) auto add(const A& a, const B& b, S alpha) {
@@ -586,16 +519,6 @@ auto leaky_relu(const E& x, double negative_slope = 0.01) {
 template <Expression E>
 auto elu(const E& x, double alpha = 1) {
   return make_map(fn::Elu{alpha}, x);
-}
-
-/// |a - b| <= atol + rtol * |b| elementwise (PyTorch's isclose).
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto isclose(const A& a, const B& b, double rtol = 1e-5, double atol = 1e-8,
-                                                      bool equal_nan = false) {
-  // NaN fails these too, as in PyTorch.
-  detail::check<ValueError>(rtol >= 0, "isclose: rtol must be greater than or equal to zero, but got ", rtol);
-  detail::check<ValueError>(atol >= 0, "isclose: atol must be greater than or equal to zero, but got ", atol);
-  return make_map(fn::IsClose{rtol, atol, equal_nan}, a, b);
 }
 
 }  // namespace tensorlib
