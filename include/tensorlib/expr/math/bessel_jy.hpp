@@ -86,8 +86,8 @@ TENSORLIB_HOST_DEVICE inline BesselJY bessel_jy_miller(double x) {
       const double sign = m % 2 ? -1 : 1;
       norm += 2 * below;
       y0_sum += sign * below / m;
-      // J_(2m)' enters through (J_(2m-1) - J_(2m+1)) / 2: J_(2m+1) is
-      // `odd_above`, J_(2m-1) is `below`'s successor, added below.
+      // Y1's term (-1)^m (J_(2m-1) - J_(2m+1)) / m: J_(2m+1) (`odd_above`)
+      // here, J_(2m-1) on the next step.
       y1_sum -= sign * odd_above / m;
     } else if (lower % 2 == 1) {
       const int m = (lower + 1) / 2;  // J_(2m-1) with m >= 1
