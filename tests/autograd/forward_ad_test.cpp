@@ -260,3 +260,36 @@ TEST_CASE("forward mode: misuse is refused") {
   auto leaf = tl::ones<double>({2}).requires_grad_();
   CHECK_FALSE(fad::make_dual(leaf, leaf.detach()).requires_grad());
 }
+
+TEST_CASE("forward mode: an operand whose derivative PyTorch does not implement is refused") {
+  // zeta's x and igamma's a have no derivative in PyTorch (its forward mode
+  // refuses both functions outright); tangents through them throw instead of
+  // giving NaN, while the other operand's tangent is the backward's partial.
+  const auto x = tl::tensor<double>({2.5, 3.0}), q = tl::tensor<double>({1.5, 2.0});
+  const auto t = tl::tensor<double>({1.0, -0.5});
+  const auto xd = fad::make_dual(x, t), qd = fad::make_dual(q, t);
+  const std::string zeta_message = "the derivative for 'zeta' is not implemented.";
+  CHECK_THROWS_WITH_AS(tl::Tensor<D1>(tl::special::zeta(xd, q)), zeta_message.c_str(), tl::NotImplementedError);
+  CHECK_THROWS_WITH_AS(tl::Tensor<D1>(tl::exp(tl::special::zeta(xd * 2.0, qd)) + xd), zeta_message.c_str(),
+                       tl::NotImplementedError);
+  CHECK_THROWS_WITH_AS(fad::unpack_dual(tl::special::zeta(xd, q)), zeta_message.c_str(), tl::NotImplementedError);
+  CHECK_THROWS_WITH_AS(tl::Tensor<D1>(tl::igamma(xd, q)), "the derivative for 'igamma: input' is not implemented.",
+                       tl::NotImplementedError);
+  CHECK_THROWS_WITH_AS(tl::Tensor<D1>(tl::igammac(xd, q)), "the derivative for 'igammac: input' is not implemented.",
+                       tl::NotImplementedError);
+
+  const auto [zeta_value, zeta_tangents] = fad::unpack_dual(tl::special::zeta(x, qd));
+  check_close(zeta_value, tl::Tensor<double>(tl::special::zeta(x, q)), 0, 0, "zeta value");
+  check_close(zeta_tangents[0], tl::Tensor<double>(-x * tl::special::zeta(x + 1.0, q) * t), 1e-15, 0, "zeta d/dq");
+  auto leaf = q.clone().requires_grad_();
+  tl::Tensor<double>(tl::igamma(x, leaf)).sum().backward();
+  const auto [igamma_value, igamma_tangents] = fad::unpack_dual(tl::igamma(x, qd));
+  check_close(igamma_tangents[0], tl::Tensor<double>(leaf.grad() * t), 1e-15, 0, "igamma d/dx");
+  CHECK(igamma_value.defined());
+  // Tangents that reach the first operand only through a comparison or as
+  // plain values (a tangent taken out as a tensor) carry no derivative there.
+  CHECK_NOTHROW(tl::Tensor<D1>(tl::special::zeta(x + (xd > 2.6), qd)));
+  const auto [primal, tangents] = fad::unpack_dual(xd);
+  CHECK_NOTHROW(tl::Tensor<double>(tl::special::zeta(primal + 2.0, q)));
+  CHECK(tangents[0].to_vector() == t.to_vector());
+}

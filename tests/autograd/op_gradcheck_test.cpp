@@ -1007,6 +1007,35 @@ TEST_CASE("zeta, igamma, igammac: PyTorch's gradients in the second operand, gra
   CHECK(both.grad().defined());
   CHECK_THROWS_WITH_AS(tl::Tensor<double>(q + both * tl::special::zeta(s, q)).sum().backward(),
                        "the derivative for 'zeta' is not implemented.", tl::NotImplementedError);
+  // `grad` refuses only when it needs a refused lane (PyTorch's
+  // task_should_compute_output): q's gradient alone is PyTorch's
+  // -x zeta(x + 1, q) (1.13 gives -0.7677, -0.2470 for these), x's throws, and
+  // so does q's once q also reaches the first operand.
+  auto x = tl::tensor<double>({2.5, 3.0}).requires_grad_();
+  auto hq = tl::tensor<double>({1.5, 2.0}).requires_grad_();
+  const tl::Tensor<double> zq = tl::special::zeta(x, hq);
+  const auto gq = tl::autograd::grad<double>({zq.sum()}, {hq}, {}, true);
+  const tl::Tensor<double> expected_gq = -x.detach() * tl::special::zeta(x.detach() + 1.0, hq.detach());
+  CHECK(gq.at(0).to_vector() == expected_gq.to_vector());
+  CHECK(gq.at(0).to_vector().at(0) == doctest::Approx(-0.7677).epsilon(1e-4));
+  CHECK_THROWS_WITH_AS(tl::autograd::grad<double>({zq.sum()}, {x}, {}, true),
+                       "the derivative for 'zeta' is not implemented.", tl::NotImplementedError);
+  CHECK_THROWS_WITH_AS(tl::autograd::grad<double>({zq.sum()}, {x, hq}, {}, true),
+                       "the derivative for 'zeta' is not implemented.", tl::NotImplementedError);
+  CHECK_THROWS_WITH_AS(
+      tl::autograd::grad<double>({tl::Tensor<double>(tl::special::zeta(x * 2.0 + hq, hq)).sum()}, {hq}),
+      "the derivative for 'zeta' is not implemented.", tl::NotImplementedError);
+  // Through a non-leaf: asking for the gradient of the refused operand itself
+  // throws; asking for another leaf of the same expression does not.
+  const tl::Tensor<double> h = x * 2.0;
+  auto w = tl::tensor<double>({1.0, -1.0}).requires_grad_();
+  const tl::Tensor<double> zh = tl::special::zeta(h, hq) * w;
+  CHECK_THROWS_WITH_AS(tl::autograd::grad<double>({zh.sum()}, {h}, {}, true),
+                       "the derivative for 'zeta' is not implemented.", tl::NotImplementedError);
+  const auto gw = tl::autograd::grad<double>({zh.sum()}, {w}, {}, true);
+  CHECK(gw.at(0).to_vector() == tl::Tensor<double>(tl::special::zeta(h.detach(), hq.detach())).to_vector());
+  // backward() into .grad needs every lane.
+  CHECK_THROWS_WITH_AS(zh.sum().backward(), "the derivative for 'zeta' is not implemented.", tl::NotImplementedError);
   // A leaf that reaches the first operand only through a comparison passes
   // no gradient there (PyTorch: the comparison has no history).
   auto compared = tl::tensor<double>({-1.0, 1.0}).requires_grad_();

@@ -61,6 +61,21 @@ class GraphTask {
     if (edge.valid()) captures_[edge.function.get()].push_back({edge.input_nr, slot});
   }
 
+  /// The task whose node is running on this thread, or null.
+  static const GraphTask*& running() {
+    thread_local const GraphTask* task = nullptr;
+    return task;
+  }
+
+  /// Whether this task needs the gradient arriving at `node`: always in a
+  /// backward into .grad; in `grad()`, when a requested gradient is
+  /// reachable from it (`mark_needed`).
+  bool needs(Node* node) const {
+    if (!capture_mode_) return true;
+    const auto it = states_.find(node);
+    return it != states_.end() && it->second.needed;
+  }
+
   variable_list run(const std::vector<Edge>& roots, variable_list root_grads, std::size_t captured_count) {
     captured_.assign(captured_count, AnyTensor{});
     discover(roots);
@@ -170,7 +185,11 @@ class GraphTask {
     }
     for (uint32_t i = 0; i < grads.size(); ++i)
       if (!grads[i].defined()) grads[i] = zeros_for(node->output_info(i));
-    variable_list outputs = node->apply(std::move(grads));
+    variable_list outputs;
+    {
+      const RunningGuard running(this);
+      outputs = node->apply(std::move(grads));
+    }
     if (!keep_graph_) node->release_variables();
     const auto& edges = node->next_edges();
     ::tensorlib::detail::check<AutogradError>(outputs.size() == edges.size(), "autograd: ", node->name(), " returned ",
@@ -184,6 +203,19 @@ class GraphTask {
     }
   }
 
+  /// Makes a task the one running on this thread while a node's `apply`
+  /// runs (a backward inside it runs its own task, then this one resumes).
+  class RunningGuard {
+   public:
+    explicit RunningGuard(const GraphTask* task) : outer_(running()) { running() = task; }
+    RunningGuard(const RunningGuard&) = delete;
+    RunningGuard& operator=(const RunningGuard&) = delete;
+    ~RunningGuard() { running() = outer_; }
+
+   private:
+    const GraphTask* outer_;
+  };
+
   bool keep_graph_;
   bool capture_mode_;
   std::unordered_map<Node*, NodeState> states_;
@@ -192,6 +224,13 @@ class GraphTask {
 };
 
 }  // namespace detail
+
+inline bool Node::should_compute_output(std::size_t i) const {
+  const Edge& edge = next_edges_.at(i);
+  if (!edge.valid()) return false;
+  const detail::GraphTask* task = detail::GraphTask::running();
+  return task == nullptr || task->needs(edge.function.get());
+}
 
 /// Runs backward from `roots` with their gradients. With `capture_at`
 /// empty, gradients accumulate into the leaves; otherwise the gradients

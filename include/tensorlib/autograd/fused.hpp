@@ -48,6 +48,7 @@
 /// requires grad then throws NotImplementedError naming the macro, and
 /// neither pass is instantiated. The test suites that never differentiate do.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -60,6 +61,7 @@
 #include "tensorlib/autograd/accumulate_grad.hpp"
 #include "tensorlib/autograd/adjoint_pass.hpp"
 #include "tensorlib/autograd/cast_backward.hpp"
+#include "tensorlib/autograd/engine.hpp"
 #include "tensorlib/autograd/node.hpp"
 #include "tensorlib/autograd/op_backward.hpp"
 #include "tensorlib/autograd/saved_tensor.hpp"
@@ -110,16 +112,20 @@ namespace detail {
 // A functor may declare `no_derivative_in_a`, PyTorch's not_implemented(...)
 // for its first operand in derivatives.yaml (zeta's d/dx, igamma's d/da):
 // PyTorch's backward throws when that operand's gradient is needed. The
-// fused node looks, when it is recorded, for such a functor whose first
-// operand's subtree holds a leaf with a lane (one that requires grad), and
-// its backward then throws NotImplementedError with PyTorch's message. The
-// functor's partial there is NaN, which reaches no gradient otherwise: an
-// operand whose subtree has no lane gets none. A subtree whose value is not
-// floating (a comparison, an integer cast, a `where` condition) or whose
-// functor declares `no_gradient` (the orthogonal polynomials) passes no
-// gradient, so its leaves do not count, as in PyTorch, where such a result
-// has no history. (PyTorch also skips the error when `grad` asks only for
-// the other operands' gradients; here the node throws whenever it runs.)
+// fused node notes, when it is recorded, the lanes (leaves that require
+// grad) under the first operand of such a functor, and its backward throws
+// NotImplementedError with PyTorch's message when the running backward
+// needs one of those lanes' gradients (`Node::should_compute_output`: every
+// lane in a backward into .grad; in `autograd::grad`, only lanes from which
+// a requested gradient is reachable, so asking for q's gradient alone
+// through zeta(x, q) does not throw, as in PyTorch). The functor's partial
+// there is NaN, which reaches no gradient otherwise: an operand whose
+// subtree has no lane gets none. A subtree whose value is not floating (a
+// comparison, an integer cast, a `where` condition) or whose functor
+// declares `no_gradient` (the orthogonal polynomials) passes no gradient,
+// so its leaves do not count, as in PyTorch, where such a result has no
+// history. Forward mode refuses such an operand when it is materialized
+// (`check_forward_derivatives`, autograd/forward_ad.hpp).
 
 /// Whether expression type N holds a functor of that kind (the walk below
 /// is compiled only for those).
@@ -131,12 +137,11 @@ inline constexpr bool may_refuse_derivative<Map<F, Cs...>> = requires {
 }
 || (may_refuse_derivative<Cs> || ...);
 
-/// What the walk below finds in a subtree: the message name of the first
-/// such functor whose first operand holds a leaf with a lane (empty if none),
-/// and whether the subtree holds a leaf with a lane that a gradient reaches.
-struct Refusal {
+/// A lane whose gradient a functor on its path refuses, with the message
+/// name of that functor (the innermost one).
+struct RefusedLane {
+  int lane;
   std::string_view name;
-  bool active = false;
 };
 
 /// Whether the functor of node N declares `no_gradient`.
@@ -145,45 +150,37 @@ inline constexpr bool passes_no_gradient = requires {
   requires N::functor_type::no_gradient;
 };
 
-/// F's `no_derivative_in_a`, or empty. (A function, not an `if constexpr` in
-/// the walk's lambda: nvcc's front end instantiates that branch for every F.)
-template <class F>
-constexpr std::string_view no_derivative_in_a() {
-  if constexpr (requires { F::no_derivative_in_a; })
-    return F::no_derivative_in_a;
-  else
-    return {};
-}
-
 /// The walk of Note [derivatives PyTorch does not implement] over `node`,
-/// its tensor leaves numbered in tree order from `position`.
+/// its tensor leaves numbered in tree order from `position`: appends to
+/// `reached` the lanes of the subtree that a gradient reaches, and to
+/// `refused` those a functor refuses (each lane once).
 template <class N>
-Refusal refused_derivative(const N& node, const int* lanes, int& position) {
+void refused_derivatives(const N& node, const int* lanes, int& position, std::vector<int>& reached,
+                         std::vector<RefusedLane>& refused) {
   if constexpr (is_tensor_v<N>) {
-    return {{}, lanes[position++] >= 0};
+    const int lane = lanes[position++];
+    if (lane >= 0) reached.push_back(lane);
   } else if constexpr (is_map_v<N> && (!is_floating<typename N::value_type> || passes_no_gradient<N>)) {
     position += cpu::leaf_count<N>;  // no gradient flows through it
-    return {};
   } else if constexpr (is_map_v<N>) {
-    constexpr std::string_view own = no_derivative_in_a<typename N::functor_type>();
-    Refusal result;
+    constexpr std::string_view own = ::tensorlib::detail::no_derivative_in_a<typename N::functor_type>();
     int child = 0;
     ::tensorlib::detail::apply(
         [&](const auto&... c) {
           (
               [&] {
-                const Refusal inner = refused_derivative(c, lanes, position);
-                if (result.name.empty()) result.name = inner.name;
-                if (child == 0 && inner.active && result.name.empty() && !own.empty()) result.name = own;
-                result.active = result.active || inner.active;
-                ++child;
+                std::vector<int> inner;
+                refused_derivatives(c, lanes, position, inner, refused);
+                if (child++ == 0 && !own.empty())
+                  for (const int lane : inner)
+                    if (std::none_of(refused.begin(), refused.end(),
+                                     [&](const RefusedLane& r) { return r.lane == lane; }))
+                      refused.push_back({lane, own});
+                reached.insert(reached.end(), inner.begin(), inner.end());
               }(),
               ...);
         },
         node.children());
-    return result;
-  } else {
-    return {};
   }
 }
 
@@ -359,7 +356,8 @@ class FusedBackward final : public Node {
     mutable_next_edges() = std::move(edges);
     if constexpr (detail::may_refuse_derivative<E>) {
       int walked = 0;
-      refused_ = detail::refused_derivative(*expr_, lanes_, walked).name;
+      std::vector<int> reached;
+      detail::refused_derivatives(*expr_, lanes_, walked, reached, refused_);
     }
   }
 
@@ -367,8 +365,9 @@ class FusedBackward final : public Node {
     if (released_) detail::throw_freed_graph();
     check_versions();
     // Note [derivatives PyTorch does not implement]
-    if (!refused_.empty())
-      throw NotImplementedError(::tensorlib::detail::concat("the derivative for '", refused_, "' is not implemented."));
+    for (const detail::RefusedLane& r : refused_)
+      if (should_compute_output(static_cast<std::size_t>(r.lane)))
+        throw NotImplementedError(::tensorlib::detail::concat("the derivative for '", r.name, "' is not implemented."));
     // Under create_graph the reshape, scale, sums and casts below record,
     // and the pass itself records as a FusedGradBackward (Note [second order]).
     Tensor<T> g = grads.at(0).as<T>();
@@ -425,7 +424,7 @@ class FusedBackward final : public Node {
   double scale_;
   uint32_t versions_[kLeaves > 0 ? kLeaves : 1] = {};
   int lanes_[kLeaves > 0 ? kLeaves : 1] = {};
-  std::string_view refused_;  // Note [derivatives PyTorch does not implement]
+  std::vector<detail::RefusedLane> refused_;  // Note [derivatives PyTorch does not implement]
   std::vector<Shape> lane_shapes_;
   std::vector<ScalarType> lane_dtypes_;
   bool released_ = false;

@@ -99,6 +99,12 @@ class Node {
   virtual void release_variables() {}
 
   const std::vector<Edge>& next_edges() const noexcept { return next_edges_; }
+  /// Whether the backward pass running this node needs the gradient of its
+  /// next edge `i` (PyTorch's task_should_compute_output): false for an
+  /// invalid edge, and in `autograd::grad` for an edge from which none of
+  /// the requested gradients is reachable; true outside a backward pass.
+  /// Defined in autograd/engine.hpp.
+  bool should_compute_output(std::size_t i) const;
   std::vector<Edge>& mutable_next_edges() noexcept { return next_edges_; }
   /// Creation order: later nodes run first in backward.
   uint64_t sequence_nr() const noexcept { return sequence_nr_; }

@@ -4,6 +4,8 @@
 /// right, depth first) order: executors use it to collect operands, the
 /// alias check to find storage shared with a destination.
 
+#include <initializer_list>
+#include <string_view>
 #include <type_traits>
 
 #include "tensorlib/core/tensor.hpp"
@@ -21,6 +23,48 @@ template <class N>
 inline constexpr bool is_map_v = false;
 template <class F, class... Cs>
 inline constexpr bool is_map_v<Map<F, Cs...>> = true;
+
+namespace detail {
+
+/// F's `no_derivative_in_a` (Note [derivatives PyTorch does not implement]
+/// in autograd/fused.hpp), or empty. (A function, not an `if constexpr` in a
+/// lambda: nvcc's front end instantiates that branch for every F.)
+template <class F>
+constexpr std::string_view no_derivative_in_a() {
+  if constexpr (requires { F::no_derivative_in_a; })
+    return F::no_derivative_in_a;
+  else
+    return {};
+}
+
+constexpr std::string_view first_non_empty(std::initializer_list<std::string_view> names) {
+  for (const std::string_view name : names)
+    if (!name.empty()) return name;
+  return {};
+}
+
+/// Whether a subtree carries tangents (forward mode): its value is a dual
+/// and so is a tensor leaf it reaches through duals only. (A plain operand
+/// cast to a dual by promotion carries none.)
+template <class N>
+inline constexpr bool carries_tangents = false;
+template <Element T>
+inline constexpr bool carries_tangents<Tensor<T>> = is_dual_tag(scalar_type_of<T>);
+template <class F, class... Cs>
+inline constexpr bool carries_tangents<Map<F, Cs...>> =
+    is_dual_tag(scalar_type_of<typename Map<F, Cs...>::value_type>) && (carries_tangents<Cs> || ...);
+
+/// Forward mode: the message name of the first functor of expression type N
+/// whose first operand carries tangents and which implements no derivative
+/// in that operand, or empty.
+template <class N>
+inline constexpr std::string_view refused_forward_derivative{};
+template <class F, class C0, class... Cs>
+inline constexpr std::string_view refused_forward_derivative<Map<F, C0, Cs...>> =
+    first_non_empty({refused_forward_derivative<C0>, refused_forward_derivative<Cs>...,
+                     carries_tangents<C0> ? no_derivative_in_a<F>() : std::string_view{}});
+
+}  // namespace detail
 
 /// Calls f(leaf) for every `Tensor` leaf of the expression, in tree order.
 template <class N, class F>

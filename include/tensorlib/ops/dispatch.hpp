@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/map.hpp"
+#include "tensorlib/expr/traverse.hpp"
 
 #if TENSORLIB_CUDA_RUNTIME
 #include "tensorlib/backend/cuda/caching_allocator.hpp"
@@ -61,9 +63,20 @@ namespace tensorlib::detail {
                     "to be compiled with nvcc");
 }
 
+/// Forward mode through an operand whose derivative PyTorch does not
+/// implement (zeta's x, igamma's a) throws, as the backward does (Note
+/// [derivatives PyTorch does not implement] in autograd/fused.hpp), instead
+/// of giving NaN tangents.
+template <class E>
+void check_forward_derivatives() {
+  if constexpr (constexpr std::string_view name = refused_forward_derivative<E>; !name.empty())
+    throw NotImplementedError(concat("the derivative for '", name, "' is not implemented."));
+}
+
 /// Evaluates a pointwise expression into `out` on `out`'s device.
 template <Element T, class E>
 void dispatch_pointwise(const Tensor<T>& out, const E& expr) {
+  check_forward_derivatives<E>();
   switch (out.device().type) {
     case DeviceType::CPU:
       cpu::run_pointwise(out, expr);
