@@ -151,6 +151,7 @@ TEST_CASE("dual tangents of unary functors match finite differences") {
   check_unary("scaled_modified_bessel_k0", fn::ScaledModifiedBesselK0{}, kPositive);
   check_unary("scaled_modified_bessel_k1", fn::ScaledModifiedBesselK1{}, kPositive);
   check_unary("spherical_bessel_j0", fn::SphericalBesselJ0{}, kReal);
+  check_unary("airy_ai", fn::AiryAi{}, kReal);
   check_unary("log_ndtr", fn::LogNdtr{}, kReal);
   check_unary("ndtri", fn::Ndtri{}, kOpenUnit);
   check_unary("sigmoid", fn::Sigmoid{}, kReal);

@@ -884,7 +884,9 @@ TEST_CASE("special::entr: PyTorch's gradient (inf at 0, NaN below), gradchecks o
   CHECK(tl::autograd::gradgradcheck(f, {a}));
 }
 
-TEST_CASE("the Bessel functions J, Y, K, scaled K and spherical j0: gradients from the recurrences, gradchecks twice") {
+TEST_CASE(
+    "the Bessel functions J, Y, K, scaled K, spherical j0 and Airy Ai: gradients from the recurrences, gradchecks "
+    "twice") {
   namespace m = tl::math;
   using Fn = tl::Tensor<double> (*)(const tl::Tensor<double>&);
   // Both signs where the function is defined there, and every region of the
@@ -917,6 +919,17 @@ TEST_CASE("the Bessel functions J, Y, K, scaled K and spherical j0: gradients fr
     CHECK(check(g, {a}));
     CHECK(tl::autograd::gradgradcheck(g, {a}));
   }
+  // Ai (no gradient in PyTorch 1.13; here Ai', and Ai'' = x Ai) in each
+  // region of its kernel: the asymptotic expansion below -9.65, Miller's
+  // recurrence to -2, the series to 1, K_(1/3) and K_(2/3) above.
+  auto airy = tl::tensor<double>({{-12.5, -6.0, -1.2}, {0.4, 2.5, 7.0}}).requires_grad_();
+  const auto ai = [](const Inputs& in) { return tl::Tensor<double>(tl::special::airy_ai(in[0])); };
+  CHECK(check(ai, {airy}));
+  CHECK(tl::autograd::gradgradcheck(ai, {airy}));
+  ai({airy}).sum().backward();
+  std::vector<double> ai_prime;
+  for (const double v : airy.detach().to_vector()) ai_prime.push_back(m::airy_ai_prime(v));
+  CHECK(airy.grad().to_vector() == ai_prime);
   // The recurrences by value: J0' = -J1, K0' = -K1, and the points where
   // J1' = 1/2 and j0' = 0 (0/0 in the general formulas).
   auto x = tl::tensor<double>({0.0, 0.7, 3.0, 40.0}).requires_grad_();

@@ -1,6 +1,7 @@
 // The Bessel functors of torch.special (expr/functors/bessel.hpp): J0, J1,
 // Y0, Y1 (expr/math/bessel_jy.hpp), K0, K1 and their scaled forms
-// (expr/math/bessel_k.hpp), the spherical j0. Values against mpmath in every
+// (expr/math/bessel_k.hpp), the spherical j0, the Airy function Ai
+// (expr/math/airy.hpp). Values against mpmath in every
 // region of the kernels, special values against PyTorch 1.13
 // (tests/fixtures/generate_special.py), the Wronskians, symmetries and the
 // ops' forms. Gradients are in tests/autograd/op_gradcheck_test.cpp.
@@ -182,4 +183,96 @@ TEST_CASE("Bessel functions: Wronskians, symmetries, signed zeros and the ops' f
         tl::Tensor<double>(tl::special::i1(x)).to_vector());
   const tl::Tensor<float> from_int = tl::special::bessel_j0(tl::tensor<int64_t>({0, 1}));
   CHECK(from_int.to_vector() == std::vector<float>{1.f, static_cast<float>(m::bessel_j0(1.0))});
+}
+
+TEST_CASE("Airy Ai and Ai' match mpmath in every region, and PyTorch 1.13 where it is accurate") {
+  const auto& c = fixtures::load("special.txt")["airy_ai"];
+  const auto x = c.get<double>("x");
+  const std::vector<double> xs = x.to_vector(), mp = c.get<double>("mp").to_vector();
+  const std::vector<double> mp_prime = c.get<double>("mp_prime").to_vector(), torch = c.get<double>("y").to_vector();
+  const std::vector<float> torch_float = c.get<float>("y_float").to_vector();
+  const std::vector<double> got = tl::Tensor<double>(tl::special::airy_ai(x)).to_vector();
+  const auto x_float = x.to<float>();
+  const std::vector<float> got_float = tl::Tensor<float>(tl::special::airy_ai(x_float)).to_vector();
+  const std::vector<double> at_float_x = tl::Tensor<double>(tl::special::airy_ai(x_float.to<double>())).to_vector();
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const double v = xs[i], prime = tl::math::airy_ai_prime(v);
+    CAPTURE(v);
+    // Floats compute in double and round once.
+    CHECK(
+        (got_float[i] == static_cast<float>(at_float_x[i]) || (std::isnan(got_float[i]) && std::isnan(at_float_x[i]))));
+    if (std::isnan(v)) {
+      CHECK(std::isnan(got[i]));
+      CHECK(std::isnan(prime));
+      CHECK(std::isnan(torch[i]));
+      continue;
+    }
+    if (std::isinf(v)) {
+      // The limits (Ai' has none at -inf); PyTorch 1.13 gives NaN.
+      CHECK(got[i] == 0);
+      CHECK((v > 0 ? prime == 0 : std::isnan(prime)));
+      CHECK(std::isnan(torch[i]));
+      continue;
+    }
+    // Relative to the value for x > 0; below, where Ai oscillates, to the
+    // envelope z^-1/4 / sqrt(pi) (z^1/4 / sqrt(pi) for Ai'), capped at 1 / sqrt(pi).
+    const double quarter = v < 0 ? std::max(1.0, std::sqrt(std::sqrt(std::fabs(v)))) : 0;
+    const double envelope = v < 0 ? 1 / (quarter * std::sqrt(std::numbers::pi)) : 0;
+    const double envelope_prime = quarter / std::sqrt(std::numbers::pi);
+    CHECK(std::fabs(got[i] - mp[i]) <= 2e-15 * std::fabs(mp[i]) + 4e-15 * envelope + 1e-320);
+    CHECK(std::fabs(prime - mp_prime[i]) <= 2e-15 * std::fabs(mp_prime[i]) + 4e-15 * envelope_prime + 1e-320);
+    // Against PyTorch 1.13 (known differences, docs/architecture.md): its
+    // Cephes kernel returns 0 past 103.892 (25.77 in float), where Ai is
+    // still 2e-304 (1.7e-39), and is 1.5e-6 off at Ai's first zero, -2.338;
+    // mpmath agrees with ours (above). Its float path loses about zeta
+    // float ulps (the phase, or e^-zeta).
+    const double zeta = 2 * std::fabs(v) * std::sqrt(std::fabs(v)) / 3;
+    const bool first_zero = v > -2.34 && v < -2.33;
+    if (v > 103.892)
+      CHECK(torch[i] == 0);
+    else if (v >= -1e3)
+      CHECK(std::fabs(got[i] - torch[i]) <= (first_zero ? 2e-6 : 1e-12) * (std::fabs(torch[i]) + envelope));
+    if (std::isinf(x_float.to_vector()[i]))
+      CHECK(std::isnan(torch_float[i]));  // 1e300 is inf in float
+    else if (v > 25.77)
+      CHECK(torch_float[i] == 0);
+    else if (v >= -1e3)
+      CHECK(std::fabs(got_float[i] - torch_float[i]) <=
+            (first_zero ? 2e-6 : 1e-6 + 1.2e-7 * zeta) * (std::fabs(torch_float[i]) + envelope) + 1e-44);
+  }
+}
+
+TEST_CASE("Airy Ai: its equation, its zeros, continuity across the kernel's switches, and the op's forms") {
+  namespace m = tl::math;
+  // Ai'' = x Ai: central differences of Ai' in every region, and of Ai
+  // against Ai'; relative to the value for x > 0, to the envelope below.
+  for (const double x : {-30.0, -9.7, -9.6, -5.0, -2.01, -1.99, -0.5, 0.5, 0.99, 1.01, 3.0, 12.0, 40.0}) {
+    CAPTURE(x);
+    const double h = 1e-5, quarter = x < 0 ? std::max(1.0, std::sqrt(std::sqrt(-x))) : 0;
+    const double second = (m::airy_ai_prime(x + h) - m::airy_ai_prime(x - h)) / (2 * h);
+    CHECK(std::fabs(second - x * m::airy_ai(x)) <= 1e-8 * (std::fabs(x * m::airy_ai(x)) + quarter * quarter * quarter));
+    const double first = (m::airy_ai(x + h) - m::airy_ai(x - h)) / (2 * h);
+    CHECK(std::fabs(first - m::airy_ai_prime(x)) <= 1e-8 * (std::fabs(m::airy_ai_prime(x)) + quarter));
+  }
+  // The first zeros of Ai and of Ai' (Abramowitz & Stegun 10.4, table 10.13).
+  for (const double zero : {-2.338107410459767, -4.087949444130971, -5.520559828095551, -12.828776752865757}) {
+    CAPTURE(zero);
+    CHECK(std::fabs(m::airy_ai(zero)) < 4e-15);
+  }
+  CHECK(std::fabs(m::airy_ai_prime(-1.018792971647471)) < 2e-15);
+  // Tabulated values at 0 (Ai(0) = 3^(-2/3) / Gamma(2/3), Ai'(0) = -3^(-1/3) / Gamma(1/3)).
+  CHECK(m::airy_ai(0.0) == doctest::Approx(0.3550280538878172).epsilon(1e-16).scale(0));
+  CHECK(m::airy_ai_prime(0.0) == doctest::Approx(-0.2588194037928068).epsilon(1e-16).scale(0));
+  CHECK(m::airy_ai(-0.0) == m::airy_ai(0.0));
+  // Beyond the phase's precision and where zeta overflows: 0, the limit of
+  // the envelope.
+  CHECK(m::airy_ai(-1e206) == 0);
+  CHECK(m::airy_ai(1e300) == 0);
+  // Integers compute in float; the functor on a broadcast expression.
+  const tl::Tensor<float> from_int = tl::special::airy_ai(tl::tensor<int64_t>({0, -3}));
+  CHECK(from_int.to_vector() ==
+        std::vector<float>{static_cast<float>(m::airy_ai(0.0)), static_cast<float>(m::airy_ai(-3.0))});
+  const auto row = tl::tensor<double>({-1.0, 2.0});
+  const tl::Tensor<double> grid = tl::special::airy_ai(row + tl::tensor<double>({{0.0}, {-4.0}}));
+  CHECK(grid.to_vector() == std::vector<double>{m::airy_ai(-1.0), m::airy_ai(2.0), m::airy_ai(-5.0), m::airy_ai(-2.0)});
 }

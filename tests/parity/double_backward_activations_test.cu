@@ -44,6 +44,7 @@ TEST_CASE("CUDA double backward: the activations' and the rounding functors' sec
   unary("bessel_y1", [](const T& a) { return tl::special::bessel_y1(a * 4.0f); });
   unary("scaled_modified_bessel_k1", [](const T& a) { return tl::special::scaled_modified_bessel_k1(a * 2.0f); });
   unary("spherical_bessel_j0", [](const T& a) { return tl::special::spherical_bessel_j0(a * 4.0f); });
+  unary("airy_ai", [](const T& a) { return tl::special::airy_ai(a * 16.0f - 12.0f); });
   unary("zeta", [](const T& a) { return tl::special::zeta(3.0f, a + 1.0f); });
   unary("igamma", [](const T& a) { return tl::igamma(tl::full_like(a.detach(), 2.5f), a * 3.0f); });
 }

@@ -75,3 +75,28 @@ TEST_CASE("CUDA: the Bessel functions J, Y, K, scaled K and spherical j0 match t
   both("scaled_modified_bessel_k1", [](const auto& t) { return tl::special::scaled_modified_bessel_k1(t); });
   both("spherical_bessel_j0", [](const auto& t) { return tl::special::spherical_bessel_j0(t); });
 }
+
+TEST_CASE("CUDA: the Airy function Ai and its derivative match the CPU in every region") {
+  if (cuda_support::no_gpu()) return;
+  // Both sides of the switches at -9.65 (Miller's recurrence to the
+  // asymptotic expansion), -2 and 1 (the series), 12.65 (K's trapezoidal rule
+  // to its asymptotic series), underflow, a huge phase, infinities.
+  const auto x =
+      tl::tensor<double>({-1e10, -200.0, -9.7, -9.6, -5.0, -2.01, -1.99, -0.0, 0.5, 0.99, 1.01, 5.0, 12.6, 12.7, 106.0,
+                          1e300, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()});
+  // The same double kernel on both sides, up to the device's exp, sqrt, pow,
+  // sin, cos and cosh (a few ulp), and its fma (which the host has or emulates).
+  cuda_support::check_parity(tl::Tensor<double>(tl::special::airy_ai(x.cuda())),
+                             tl::Tensor<double>(tl::special::airy_ai(x)), 1e-13, 1e-300, "airy_ai double");
+  const auto x_float = x.to<float>();
+  cuda_support::check_parity(tl::Tensor<float>(tl::special::airy_ai(x_float.cuda())),
+                             tl::Tensor<float>(tl::special::airy_ai(x_float)), 1e-6, 1e-37, "airy_ai float");
+  // Ai' through the gradient (test_parity has no fused backward): the
+  // functor on duals, one tangent, on both devices.
+  const auto tangent = tl::ones<double>(x.sizes());
+  const auto gpu = tl::autograd::forward_ad::unpack_dual(
+      tl::special::airy_ai(tl::autograd::forward_ad::make_dual(x.cuda(), tangent.cuda())));
+  const auto cpu =
+      tl::autograd::forward_ad::unpack_dual(tl::special::airy_ai(tl::autograd::forward_ad::make_dual(x, tangent)));
+  cuda_support::check_parity(gpu.tangents[0], cpu.tangents[0], 1e-13, 1e-300, "airy_ai_prime");
+}

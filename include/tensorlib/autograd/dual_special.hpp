@@ -12,6 +12,7 @@
 
 #include "tensorlib/autograd/dual.hpp"
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/expr/math/airy.hpp"
 #include "tensorlib/expr/math/bessel.hpp"
 #include "tensorlib/expr/math/bessel_jy.hpp"
 #include "tensorlib/expr/math/bessel_k.hpp"
@@ -219,6 +220,21 @@ TENSORLIB_HOST_DEVICE Dual<T, K> spherical_bessel_j1(const Dual<T, K>& x) {
   const auto at_zero = x.value == T(0);
   const T safe_x = select(at_zero, T(1), x.value);
   return x.chain(y, select(at_zero, T(1) / T(3), spherical_bessel_j0(x.value) - T(2) * y / safe_x));
+}
+
+/// Ai(x); derivative Ai'(x).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> airy_ai(const Dual<T, K>& x) {
+  using math::airy_ai;
+  using math::airy_ai_prime;
+  return x.chain(airy_ai(x.value), airy_ai_prime(x.value));
+}
+/// Ai'(x) (Ai's derivative); derivative x Ai(x), from Airy's equation.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> airy_ai_prime(const Dual<T, K>& x) {
+  using math::airy_ai;
+  using math::airy_ai_prime;
+  return x.chain(airy_ai_prime(x.value), x.value * airy_ai(x.value));
 }
 
 // zeta on duals, for fn::Zeta's partial -x zeta(x + 1, q) on nested duals

@@ -154,6 +154,12 @@ template <Expression E>
 auto spherical_bessel_j0(const E& x) {
   return make_map(fn::SphericalBesselJ0{}, x);
 }
+/// Ai(x), the Airy function of the first kind (0 at +-inf). Its gradient is
+/// Ai'(x), which PyTorch 1.13 does not record.
+template <Expression E>
+auto airy_ai(const E& x) {
+  return make_map(fn::AiryAi{}, x);
+}
 /// The Hurwitz zeta function sum_k (q + k)^-x (x > 1; inf at x = 1 and at the
 /// poles q = 0, -1, ...; NaN for x < 1). Either operand may be a scalar. Its
 /// gradient is PyTorch's, in q only: a backward that needs d/dx throws.

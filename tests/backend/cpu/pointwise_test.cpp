@@ -136,9 +136,9 @@ using UnaryFloatFunctors =
                tl::fn::Digamma, tl::fn::Polygamma, tl::fn::Entr, tl::fn::Erfcx, tl::fn::I0, tl::fn::I0e, tl::fn::I1,
                tl::fn::I1e, tl::fn::BesselJ0, tl::fn::BesselJ1, tl::fn::BesselY0, tl::fn::BesselY1,
                tl::fn::ModifiedBesselK0, tl::fn::ModifiedBesselK1, tl::fn::ScaledModifiedBesselK0,
-               tl::fn::ScaledModifiedBesselK1, tl::fn::SphericalBesselJ0, tl::fn::LogNdtr, tl::fn::Ndtri,
-               tl::fn::Sigmoid, tl::fn::Logit, tl::fn::Relu, tl::fn::Gelu, tl::fn::Silu, tl::fn::Softplus,
-               tl::fn::Hardtanh, tl::fn::LeakyRelu, tl::fn::Elu>;
+               tl::fn::ScaledModifiedBesselK1, tl::fn::SphericalBesselJ0, tl::fn::AiryAi, tl::fn::LogNdtr,
+               tl::fn::Ndtri, tl::fn::Sigmoid, tl::fn::Logit, tl::fn::Relu, tl::fn::Gelu, tl::fn::Silu,
+               tl::fn::Softplus, tl::fn::Hardtanh, tl::fn::LeakyRelu, tl::fn::Elu>;
 
 }  // namespace
 

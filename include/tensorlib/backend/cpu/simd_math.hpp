@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "tensorlib/backend/cpu/simd.hpp"
+#include "tensorlib/expr/math/airy.hpp"
 #include "tensorlib/expr/math/bessel.hpp"
 #include "tensorlib/expr/math/bessel_jy.hpp"
 #include "tensorlib/expr/math/bessel_k.hpp"
@@ -217,6 +218,14 @@ inline Vec<T> spherical_bessel_j0(Vec<T> x) {
 template <Lane T>
 inline Vec<T> spherical_bessel_j1(Vec<T> x) {
   return map_lanes(x, [](T v) { return math::spherical_bessel_j1(v); });
+}
+template <Lane T>
+inline Vec<T> airy_ai(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::airy_ai(v); });
+}
+template <Lane T>
+inline Vec<T> airy_ai_prime(Vec<T> x) {
+  return map_lanes(x, [](T v) { return math::airy_ai_prime(v); });
 }
 template <Lane T>
 inline Vec<T> zeta(Vec<T> a, Vec<T> b) {

@@ -2,13 +2,16 @@
 /// \file
 /// Bessel-function functors of torch.special: J0, J1, Y0, Y1
 /// (expr/math/bessel_jy.hpp), K0, K1 and their scaled forms
-/// (expr/math/bessel_k.hpp), and the spherical j0. Integral operands compute
+/// (expr/math/bessel_k.hpp), the spherical j0, and the Airy function Ai
+/// (expr/math/airy.hpp, from Bessel functions of orders +-1/3, +-2/3).
+/// Integral operands compute
 /// in float. (The modified functions of the first kind, I0 and I1, are in
 /// functors/special.hpp.) Their derivatives are autograd/dual_special.hpp's.
 
 #include <string_view>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/expr/math/airy.hpp"
 #include "tensorlib/expr/math/bessel_jy.hpp"
 #include "tensorlib/expr/math/bessel_k.hpp"
 #include "tensorlib/expr/promotion.hpp"
@@ -114,6 +117,17 @@ struct SphericalBesselJ0 {
   TENSORLIB_HOST_DEVICE T operator()(T x) const {
     using math::spherical_bessel_j0;
     return spherical_bessel_j0(x);
+  }
+};
+
+/// Ai(x), the Airy function of the first kind (torch.special.airy_ai).
+struct AiryAi {
+  static constexpr std::string_view name = "airy_ai";
+  using promotion = promotion::CommonFloating;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::airy_ai;
+    return airy_ai(x);
   }
 };
 

@@ -56,11 +56,13 @@ TENSORLIB_HOST_DEVICE inline void bessel_k_series(double x, double& k0, double& 
   k1 = 1 / x + log_half * i1 - x / 4 * k1_sum;
 }
 
-/// e^x K_n(x) for x > 1, n = 0 or 1 (Note [modified Bessel functions K]).
-TENSORLIB_HOST_DEVICE inline double bessel_k_scaled(int n, double x) {
+/// e^x K_nu(x) for x > 1 and real order nu (Note [modified Bessel functions
+/// K]; both of its forms hold for any order: K0, K1, and the Airy function's
+/// K_(1/3), K_(2/3), whose integrand has the same strip, Note [Airy function]).
+TENSORLIB_HOST_DEVICE inline double bessel_k_scaled(double nu, double x) {
   constexpr double pi = 3.14159265358979323846;
   if (x > 30) {
-    const double mu = 4.0 * n * n;
+    const double mu = 4.0 * nu * nu;
     double term = 1, sum = 1;
     for (int k = 1; k < 60; ++k) {
       const double odd = 2.0 * k - 1;
@@ -74,7 +76,8 @@ TENSORLIB_HOST_DEVICE inline double bessel_k_scaled(int n, double x) {
   double sum = 0.5;  // the node at 0, halved (the integrand is 1 there)
   for (int j = 1; j < 64; ++j) {
     const double t = j * h, s = std::sinh(t / 2);
-    const double value = std::exp(-2 * x * s * s) * (n == 0 ? 1.0 : 1 + 2 * s * s);
+    const double cosh_nu_t = nu == 0 ? 1.0 : nu == 1 ? 1 + 2 * s * s : std::cosh(nu * t);
+    const double value = std::exp(-2 * x * s * s) * cosh_nu_t;
     sum += value;
     if (value < 8.7e-19 * sum) break;
   }
