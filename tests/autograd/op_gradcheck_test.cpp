@@ -1047,6 +1047,16 @@ TEST_CASE("zeta, igamma, igammac: PyTorch's gradients in the second operand, gra
                        "the derivative for 'zeta' is not implemented.", tl::NotImplementedError);
   const auto gw = tl::autograd::grad<double>({zh.sum()}, {w}, {}, true);
   CHECK(gw.at(0).to_vector() == tl::Tensor<double>(tl::special::zeta(h.detach(), hq.detach())).to_vector());
+  // Second order (PyTorch: q's gradient is -x zeta(x + 1, q), differentiable
+  // in q, refused in x): the refusal holds in the second-order node too.
+  const auto gq2 = tl::autograd::grad<double>({zq.sum()}, {hq}, {}, true, true);
+  const auto hqq = tl::autograd::grad<double>({gq2.at(0).sum()}, {hq}, {}, true);
+  const tl::Tensor<double> expected_hqq =
+      x.detach() * (x.detach() + 1.0) * tl::special::zeta(x.detach() + 2.0, hq.detach());
+  fixtures::check_close(hqq.at(0), expected_hqq, 1e-14, 0, "zeta d2/dq2");
+  CHECK(hqq.at(0).to_vector().at(0) == doctest::Approx(1.6028).epsilon(1e-4));  // PyTorch 1.13
+  CHECK_THROWS_WITH_AS(tl::autograd::grad<double>({gq2.at(0).sum()}, {x}, {}, true),
+                       "the derivative for 'zeta' is not implemented.", tl::NotImplementedError);
   // backward() into .grad needs every lane.
   CHECK_THROWS_WITH_AS(zh.sum().backward(), "the derivative for 'zeta' is not implemented.", tl::NotImplementedError);
   // A leaf that reaches the first operand only through a comparison passes

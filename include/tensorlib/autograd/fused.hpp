@@ -144,6 +144,14 @@ struct RefusedLane {
   std::string_view name;
 };
 
+/// Throws PyTorch's error when the backward running `node` needs the
+/// gradient of a refused lane (lane l is next edge l).
+inline void check_refused_lanes(const Node& node, const std::vector<RefusedLane>& refused) {
+  for (const RefusedLane& r : refused)
+    if (node.should_compute_output(static_cast<std::size_t>(r.lane)))
+      throw NotImplementedError(::tensorlib::detail::concat("the derivative for '", r.name, "' is not implemented."));
+}
+
 /// Whether the functor of node N declares `no_gradient`.
 template <class N>
 inline constexpr bool passes_no_gradient = requires {
@@ -209,9 +217,13 @@ class FusedGradBackward final : public Node {
   using Kernel = void (*)(const void*, const std::vector<Tensor<T>>&, const Tensor<T>&, const int*,
                           const std::vector<Tensor<T>>&);
 
+  /// `refused`: the first-order node's refused lanes (Note [derivatives
+  /// PyTorch does not implement]); a second derivative in them throws too.
   template <class E>
-  FusedGradBackward(const E& expr, const int* lanes, const Tensor<T>& g, const std::string& forward_name)
+  FusedGradBackward(const E& expr, const int* lanes, const Tensor<T>& g, const std::string& forward_name,
+                    std::vector<detail::RefusedLane> refused)
       : expr_(std::make_shared<const E>(expr)),
+        refused_(std::move(refused)),
         kernel_(&detail::run_second_order<E>),
         shape_(expr.shape()),
         g_(g.detach()),
@@ -241,6 +253,7 @@ class FusedGradBackward final : public Node {
     check_versions();
     ::tensorlib::detail::check<NotImplementedError>(
         !is_grad_enabled(), name(), ": a third derivative through a fused pointwise expression is not implemented");
+    detail::check_refused_lanes(*this, refused_);
     const std::size_t used = leaf_shapes_.size();
     std::vector<Tensor<T>> u(used);
     bool any = false;
@@ -286,6 +299,7 @@ class FusedGradBackward final : public Node {
   }
 
   std::shared_ptr<const void> expr_;  // an E; reset when the graph is freed
+  std::vector<detail::RefusedLane> refused_;
   Kernel kernel_;
   Shape shape_;
   Tensor<T> g_;
@@ -365,9 +379,7 @@ class FusedBackward final : public Node {
     if (released_) detail::throw_freed_graph();
     check_versions();
     // Note [derivatives PyTorch does not implement]
-    for (const detail::RefusedLane& r : refused_)
-      if (should_compute_output(static_cast<std::size_t>(r.lane)))
-        throw NotImplementedError(::tensorlib::detail::concat("the derivative for '", r.name, "' is not implemented."));
+    detail::check_refused_lanes(*this, refused_);
     // Under create_graph the reshape, scale, sums and casts below record,
     // and the pass itself records as a FusedGradBackward (Note [second order]).
     Tensor<T> g = grads.at(0).as<T>();
@@ -406,7 +418,7 @@ class FusedBackward final : public Node {
         ": create_graph=true through a fused pointwise expression needs its second-order pass, which this "
         "code was compiled without (TENSORLIB_NO_DOUBLE_BACKWARD is defined)"));
 #else
-    auto node = std::make_shared<FusedGradBackward<T>>(*expr_, lanes_, g, name_);
+    auto node = std::make_shared<FusedGradBackward<T>>(*expr_, lanes_, g, name_, refused_);
     for (const auto& o : outs) set_history(o, node);
 #endif
   }
