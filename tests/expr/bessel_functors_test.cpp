@@ -242,7 +242,7 @@ TEST_CASE("Airy Ai and Ai' match mpmath in every region, and PyTorch 1.13 where 
   }
 }
 
-TEST_CASE("Airy Ai: its equation, its zeros, continuity across the kernel's switches, and the op's forms") {
+TEST_CASE("Airy Ai: its equation, its zeros, no step at the kernel's switches, and the op's forms") {
   namespace m = tl::math;
   // Ai'' = x Ai: central differences of Ai' in every region, and of Ai
   // against Ai'; relative to the value for x > 0, to the envelope below.
@@ -253,6 +253,21 @@ TEST_CASE("Airy Ai: its equation, its zeros, continuity across the kernel's swit
     CHECK(std::fabs(second - x * m::airy_ai(x)) <= 1e-8 * (std::fabs(x * m::airy_ai(x)) + quarter * quarter * quarter));
     const double first = (m::airy_ai(x + h) - m::airy_ai(x - h)) / (2 * h);
     CHECK(std::fabs(first - m::airy_ai_prime(x)) <= 1e-8 * (std::fabs(m::airy_ai_prime(x)) + quarter));
+  }
+  // No step where the kernel switches: at -9.65 (zeta = 20: Miller's
+  // recurrence, the asymptotic expansion), -2 and 1/2 (the series), 12.65
+  // (zeta = 30: K's trapezoidal rule, its asymptotic series), the values a
+  // hair either side differ by what Ai' says, to a few ulps.
+  for (const double edge : {-std::cbrt(900.0), -2.0, 0.5, std::cbrt(2025.0)}) {
+    CAPTURE(edge);
+    const double delta = 1e-9, quarter = std::max(1.0, std::sqrt(std::sqrt(std::fabs(edge))));
+    const double scale = edge < 0 ? 1 / quarter : std::fabs(m::airy_ai(edge));
+    const double jump = m::airy_ai(edge + delta) - m::airy_ai(edge - delta) - 2 * delta * m::airy_ai_prime(edge);
+    CHECK(std::fabs(jump) <= 5e-15 * scale);
+    const double scale_prime = edge < 0 ? quarter : std::fabs(m::airy_ai_prime(edge));
+    const double jump_prime =
+        m::airy_ai_prime(edge + delta) - m::airy_ai_prime(edge - delta) - 2 * delta * edge * m::airy_ai(edge);
+    CHECK(std::fabs(jump_prime) <= 5e-15 * scale_prime);
   }
   // The first zeros of Ai and of Ai' (Abramowitz & Stegun 10.4, table 10.13).
   for (const double zero : {-2.338107410459767, -4.087949444130971, -5.520559828095551, -12.828776752865757}) {

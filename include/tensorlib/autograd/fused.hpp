@@ -124,8 +124,13 @@ namespace detail {
 // comparison, an integer cast, a `where` condition) or whose functor
 // declares `no_gradient` (the orthogonal polynomials) passes no gradient,
 // so its leaves do not count, as in PyTorch, where such a result has no
-// history. Forward mode refuses such an operand when it is materialized
-// (`check_forward_derivatives`, autograd/forward_ad.hpp).
+// history. The second-order node (`FusedGradBackward`) keeps the refused
+// lanes and refuses them the same way. That is conservative: PyTorch refuses
+// a second derivative in x only where the first-order gradient's graph
+// reaches the refusing functor (it does for zeta(x, q)'s q; for
+// zeta(x, 2) + q^2 it does not, and PyTorch leaves x without gradient where
+// this throws). Forward mode refuses such an operand when it is materialized
+// (`check_forward_derivatives` in ops/dispatch.hpp).
 
 /// Whether expression type N holds a functor of that kind (the walk below
 /// is compiled only for those).

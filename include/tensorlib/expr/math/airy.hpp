@@ -6,17 +6,19 @@
 ///
 /// Note [Airy function]
 /// With z = |x| and zeta = (2/3) z^(3/2), four regions:
-///   - -2 <= x <= 1: the Maclaurin series (Abramowitz & Stegun 10.4.2)
+///   - -2 <= x <= 1/2: the Maclaurin series (Abramowitz & Stegun 10.4.2)
 ///         Ai = c1 f - c2 g,  Ai' = c1 f' - c2 g',  c1 = Ai(0), c2 = -Ai'(0),
 ///         f = sum_k t_k, t_k = t_(k-1) x^3 / ((3k-1) 3k),    t_0 = 1,
 ///         g = sum_k u_k, u_k = u_(k-1) x^3 / (3k (3k+1)),    u_0 = x,
 ///     and f', g' term by term. Below -2 the terms grow like e^zeta before
-///     they fall; above 1 the two halves cancel (a factor 3 at 1, 35 at 2);
-///   - x > 1: Ai = (1/pi) sqrt(x/3) K_(1/3)(zeta) and
+///     they fall; above 1/2 the two halves cancel (a factor 1.6 at 1/2, 3 at
+///     1, 35 at 2: 2.1e-15 relative near 0.94 where 1.0e-15 is the K form's);
+///   - x > 1/2: Ai = (1/pi) sqrt(x/3) K_(1/3)(zeta) and
 ///     Ai' = -(x / (pi sqrt 3)) K_(2/3)(zeta) (A&S 10.4.14, 10.4.16), e^zeta K_nu
 ///     from the trapezoidal rule or the asymptotic series of Note [modified
 ///     Bessel functions K] (expr/math/bessel_k.hpp), which hold for any real
-///     order; Ai is 0 once e^-zeta underflows (x > 107);
+///     order (zeta > 0.23 here); e^-zeta is subnormal past x = 104.1 and 0
+///     past 107.7, and Ai with it;
 ///   - -9.65 < x < -2 (zeta < 20): Ai(-z) = (sqrt z / 3) (J_(1/3) + J_(-1/3))
 ///     and Ai'(-z) = (z/3) (J_(2/3) - J_(-2/3)) (A&S 10.4.15, 10.4.17) at zeta.
 ///     Miller's backward recurrence J_(nu+k-1) = (2 (nu+k) / zeta) J_(nu+k) -
@@ -34,14 +36,17 @@
 ///     v_k = -(6k+1)/(6k-1) u_k, summed up to the smallest term (k near
 ///     2 zeta, about e^-2 zeta: 4e-18 at 20). cos(zeta - pi/4) needs zeta to
 ///     more than double precision: zeta = hi + lo from the exact residuals of
-///     sqrt z and z sqrt z (fma), which also corrects e^-zeta for x > 1.
-/// Against mpmath at 11000 points: within 1.4e-15 relative for x > -2, and
-/// for x < -2 within 3.3e-15 of the envelope z^(-1/4) / sqrt(pi) (Ai) or
-/// z^(1/4) / sqrt(pi) (Ai') up to |x| = 3e10, 3e-13 at 1e13 (hi + lo holds
+///     sqrt z and z sqrt z (fma), which also corrects e^-zeta for x > 1/2.
+/// Against mpmath at 11000 points: within 1.0e-15 relative for x > 0, and
+/// for x < 0 within 3.6e-15 of the envelope z^(-1/4) / sqrt(pi) (Ai) or
+/// z^(1/4) / sqrt(pi) (Ai'), capped at 1 / sqrt(pi), up to |x| = 3e10,
+/// 3e-13 at 1e13 (hi + lo holds
 /// zeta to about 2^-106 of itself); near a zero the relative error grows as
 /// for every absolute-error method.
-/// Past x = -(1.5 DBL_MAX)^(2/3) zeta overflows and Ai is 0, its envelope's
-/// limit; Ai(+-inf) = 0 (PyTorch 1.13: NaN), Ai'(+inf) = 0, Ai'(-inf) = NaN.
+/// Past |x| = (DBL_MAX / 2)^(2/3) = 2.0e205, 2 z sqrt z overflows: there Ai
+/// is 0 (for x < 0 the limit of its envelope, whose phase is long lost) and
+/// Ai' is 0 for x > 0 and NaN for x < 0, whose envelope grows; Ai(+-inf) = 0
+/// (PyTorch 1.13: NaN), Ai'(+inf) = 0, Ai'(-inf) = NaN.
 
 #include <cmath>
 #include <limits>
@@ -57,7 +62,7 @@ struct AiryValues {
   double ai, aip;
 };
 
-/// Note [Airy function], -2 <= x <= 1.
+/// Note [Airy function], -2 <= x <= 1/2.
 TENSORLIB_HOST_DEVICE inline AiryValues airy_series(double x) {
   constexpr double c1 = 0.35502805388781723926, c2 = 0.25881940379280679841;
   const double x3 = x * x * x;
@@ -146,14 +151,14 @@ TENSORLIB_HOST_DEVICE inline AiryValues airy(double x) {
   if (x != x) return {x, x};
   if (x == inf) return {0, 0};
   if (x == -inf) return {0, std::numeric_limits<double>::quiet_NaN()};
-  if (x >= -2 && x <= 1) return airy_series(x);
+  if (x >= -2 && x <= 0.5) return airy_series(x);
   const double z = std::fabs(x);
   double zeta, zeta_lo;
   airy_zeta(z, zeta, zeta_lo);
   if (zeta == inf) return {0, x > 0 ? 0 : std::numeric_limits<double>::quiet_NaN()};
-  if (x > 1) {
+  if (x > 0.5) {
     // e^-zeta in two halves, so that Ai underflows only as its own value does
-    // (e^-zeta alone is subnormal past x = 107), and e^-zeta_lo = 1 - zeta_lo.
+    // (e^-zeta alone is subnormal past x = 104.1), and e^-zeta_lo = 1 - zeta_lo.
     constexpr double inv_pi = 0.31830988618379067154, inv_pi_sqrt3 = 0.18377629847393068317;
     const double half_decay = std::exp(-zeta / 2), correction = 1 - zeta_lo;
     return {inv_pi * std::sqrt(x / 3) * bessel_k_scaled(1.0 / 3, zeta) * correction * half_decay * half_decay,

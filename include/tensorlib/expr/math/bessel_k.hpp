@@ -17,7 +17,10 @@
 ///     whose integrand is analytic in the strip |Im t| < pi/2, where it stays
 ///     below e^x: the error is about e^(x - pi^2/h), so a step h = pi^2 / (x + 40)
 ///     leaves e^-40 (11 to 19 nodes, summed until the integrand is below 2^-60
-///     of the sum). cosh t - 1 is 2 sinh^2(t/2), exact near 0;
+///     of the sum). cosh t - 1 is 2 sinh^2(t/2), exact near 0. This rule and
+///     the asymptotic series below hold for any real order: the Airy function
+///     uses them for orders 1/3 and 2/3 from x = 0.23 on (about 25 nodes there;
+///     Note [Airy function]);
 ///   - x > 30: the asymptotic series e^x K_n(x) = sqrt(pi / 2x) sum_k t_k,
 ///     t_k = t_(k-1) (4n^2 - (2k-1)^2) / (8 k x), whose smallest term is near
 ///     e^-2x.
@@ -56,9 +59,9 @@ TENSORLIB_HOST_DEVICE inline void bessel_k_series(double x, double& k0, double& 
   k1 = 1 / x + log_half * i1 - x / 4 * k1_sum;
 }
 
-/// e^x K_nu(x) for x > 1 and real order nu (Note [modified Bessel functions
-/// K]; both of its forms hold for any order: K0, K1, and the Airy function's
-/// K_(1/3), K_(2/3), whose integrand has the same strip, Note [Airy function]).
+/// e^x K_nu(x) for real order nu (Note [modified Bessel functions K]; both of
+/// its forms hold for any order): K0 and K1 for x > 1, and the Airy
+/// function's K_(1/3) and K_(2/3) for x > 0.23 (Note [Airy function]).
 TENSORLIB_HOST_DEVICE inline double bessel_k_scaled(double nu, double x) {
   constexpr double pi = 3.14159265358979323846;
   if (x > 30) {
