@@ -1118,3 +1118,79 @@ TEST_CASE("i0, i0e, i1, i1e, erfcx, log_ndtr, ndtri: PyTorch's gradients, gradch
     CHECK(tl::autograd::gradgradcheck(g, {a}));
   }
 }
+
+TEST_CASE("copysign and hardshrink have PyTorch's gradients; nextafter and heaviside refuse theirs") {
+  const auto& f = fixtures::load("elementwise.txt");
+  const auto& c = f["copysign_grad"];
+  auto a = c.get<double>("a").requires_grad_();
+  auto b = c.get<double>("b").requires_grad_();
+  tl::Tensor<double>(tl::copysign(a, b)).sum().backward();
+  CHECK(a.grad().to_vector() == c.get<double>("ga").to_vector());  // result / a, 0 at both zeros
+  CHECK(b.grad().to_vector() == c.get<double>("gb").to_vector());  // none in the sign
+  auto p = tl::tensor<double>({{1.5, -2.0}, {0.7, -0.3}}).requires_grad_();
+  auto q = tl::tensor<double>({{-1.0, 2.0}, {0.5, -4.0}}).requires_grad_();
+  const auto copysign = [](const Inputs& in) { return tl::Tensor<double>(tl::copysign(in[0] * in[0], in[1])); };
+  CHECK(check(copysign, {p, q}));
+  CHECK(tl::autograd::gradgradcheck(copysign, {p, q}));
+
+  const auto& h = f["hardshrink_grad"];
+  auto x = h.get<double>("x").requires_grad_();
+  tl::Tensor<double>(tl::hardshrink(x)).sum().backward();
+  CHECK(x.grad().to_vector() == h.get<double>("gx").to_vector());  // 0 at the bounds
+  auto away = tl::tensor<double>({-2.0, -0.2, 0.3, 0.9}).requires_grad_();
+  const auto shrink = [](const Inputs& in) { return tl::Tensor<double>(tl::hardshrink(in[0] * 2.0, 0.5)); };
+  CHECK(check(shrink, {away}));
+  CHECK(tl::autograd::gradgradcheck(shrink, {away}));
+  // The gradient is masked, as PyTorch's hardshrink_backward: a NaN incoming
+  // gradient gives 0 inside [-lambd, lambd].
+  auto masked = tl::tensor<double>({0.1, 2.0}).requires_grad_();
+  tl::Tensor<double>(tl::hardshrink(masked)).backward(tl::full<double>({2}, std::numeric_limits<double>::quiet_NaN()));
+  CHECK(masked.grad().to_vector()[0] == 0.0);
+  CHECK(std::isnan(masked.grad().to_vector()[1]));
+
+  // No derivative in either operand of nextafter and heaviside (PyTorch's
+  // NotImplementedError; 1.13's heaviside says "derivative for
+  // aten::heaviside is not implemented"), in reverse and forward mode; an
+  // operand that needs no gradient is no obstacle.
+  auto s = tl::tensor<double>({0.5, -1.0}).requires_grad_();
+  const auto plain = tl::tensor<double>({1.0, 2.0});
+  for (const bool first : {true, false}) {
+    CAPTURE(first);
+    const tl::Tensor<double> n = first ? tl::Tensor<double>(tl::nextafter(s, plain)) : tl::nextafter(plain, s);
+    CHECK_THROWS_WITH_AS(n.sum().backward(), "the derivative for 'nextafter' is not implemented.",
+                         tl::NotImplementedError);
+    const tl::Tensor<double> st = first ? tl::Tensor<double>(tl::heaviside(s, plain)) : tl::heaviside(plain, s);
+    CHECK_THROWS_WITH_AS(st.sum().backward(), "the derivative for 'heaviside' is not implemented.",
+                         tl::NotImplementedError);
+    using Tangent = tl::Tensor<tl::Dual<double, 1>>;
+    const auto dual = tl::autograd::forward_ad::make_dual(plain, tl::ones<double>({2}));
+    const auto forward = [&] {
+      return first ? Tangent(tl::nextafter(dual, plain)) : Tangent(tl::nextafter(plain, dual));
+    };
+    CHECK_THROWS_WITH_AS(forward(), "the derivative for 'nextafter' is not implemented.", tl::NotImplementedError);
+  }
+  auto other = tl::tensor<double>({3.0, 4.0}).requires_grad_();
+  tl::Tensor<double>(tl::nextafter(plain, plain * 2.0) * other).sum().backward();
+  CHECK(other.grad().to_vector() == tl::Tensor<double>(tl::nextafter(plain, plain * 2.0)).to_vector());
+}
+
+TEST_CASE("div with a rounding mode has gradient 0 in both operands, as PyTorch's") {
+  auto a = tl::tensor<double>({7.5, -3.2}).requires_grad_();
+  auto b = tl::tensor<double>({2.0, 0.7}).requires_grad_();
+  for (const char* mode : {"trunc", "floor"}) {
+    CAPTURE(mode);
+    a.set_grad(tl::Tensor<double>());
+    b.set_grad(tl::Tensor<double>());
+    tl::Tensor<double>(tl::div(a, b, mode) + a).sum().backward();
+    CHECK(a.grad().to_vector() == std::vector<double>{1.0, 1.0});
+    CHECK(b.grad().to_vector() == std::vector<double>{0.0, 0.0});
+  }
+  // 0 even for an infinite incoming gradient, as PyTorch's (zeros, not
+  // grad * 0). floor_divide is div(a, b, "floor") here, so it has this
+  // gradient too; PyTorch 1.13 has no derivative for floor_divide.
+  auto c = tl::tensor<double>({1.0}).requires_grad_();
+  auto d = tl::tensor<double>({3.0}).requires_grad_();
+  tl::Tensor<double>(tl::div(c, d, "floor")).backward(tl::full<double>({1}, std::numeric_limits<double>::infinity()));
+  CHECK(c.grad().to_vector() == std::vector<double>{0.0});
+  CHECK(d.grad().to_vector() == std::vector<double>{0.0});
+}

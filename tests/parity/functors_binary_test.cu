@@ -82,3 +82,61 @@ TEST_CASE("CUDA: the orthogonal polynomials match the CPU: recurrences, trigonom
                              tl::Tensor<float>(tl::special::legendre_polynomial_p(xf, nf)), 1e-6, 1e-6,
                              "legendre_polynomial_p float");
 }
+
+TEST_CASE(
+    "CUDA: copysign, nextafter, heaviside, gcd, lcm, the shifts, signbit, isposinf, isneginf, hardshrink, "
+    "div's rounding modes") {
+  if (cuda_support::no_gpu()) return;
+  // Bit-exact on both devices: the functors only compare, select and work on
+  // bits (gcd, lcm and the shifts in unsigned arithmetic).
+  const auto& f = fixtures::load("elementwise.txt");
+  for (const char* type : {"float32", "float64"}) {
+    CAPTURE(type);
+    const auto& c = f[std::string("copysign/") + type];
+    const auto a = c.get<double>("a"), b = c.get<double>("b");
+    const auto& n = f[std::string("nextafter/") + type];
+    const auto na = n.get<double>("a"), nb = n.get<double>("b");
+    const auto run = [&]<class T>() {
+      const auto at = a.to<T>(), bt = b.to<T>(), nat = na.to<T>(), nbt = nb.to<T>();
+      cuda_support::check_parity(tl::Tensor<T>(tl::copysign(at.cuda(), bt.cuda())), tl::Tensor<T>(tl::copysign(at, bt)),
+                                 0, 0, "copysign");
+      cuda_support::check_parity(tl::Tensor<T>(tl::nextafter(nat.cuda(), nbt.cuda())),
+                                 tl::Tensor<T>(tl::nextafter(nat, nbt)), 0, 0, "nextafter");
+      cuda_support::check_parity(tl::Tensor<T>(tl::heaviside(at.cuda(), bt.cuda())),
+                                 tl::Tensor<T>(tl::heaviside(at, bt)), 0, 0, "heaviside");
+      cuda_support::check_parity(tl::Tensor<T>(tl::hardshrink(at.cuda(), 1.5)), tl::Tensor<T>(tl::hardshrink(at, 1.5)),
+                                 0, 0, "hardshrink");
+      cuda_support::check_parity(tl::Tensor<T>(tl::div(at.cuda(), bt.cuda(), "trunc")),
+                                 tl::Tensor<T>(tl::div(at, bt, "trunc")), 0, 0, "div trunc");
+      cuda_support::check_parity(tl::Tensor<T>(tl::floor_divide(at.cuda(), bt.cuda())),
+                                 tl::Tensor<T>(tl::floor_divide(at, bt)), 0, 0, "floor_divide");
+      CHECK(tl::Tensor<bool>(tl::signbit(at.cuda())).cpu().to_vector() ==
+            tl::Tensor<bool>(tl::signbit(at)).to_vector());
+      CHECK(tl::Tensor<bool>(tl::isposinf(at.cuda())).cpu().to_vector() ==
+            tl::Tensor<bool>(tl::isposinf(at)).to_vector());
+      CHECK(tl::Tensor<bool>(tl::isneginf(at.cuda())).cpu().to_vector() ==
+            tl::Tensor<bool>(tl::isneginf(at)).to_vector());
+    };
+    if (std::string(type) == "float32")
+      run.operator()<float>();
+    else
+      run.operator()<double>();
+  }
+  const auto& g = f["gcd/int64"];
+  const auto ga = g.get<int64_t>("a"), gb = g.get<int64_t>("b");
+  CHECK(tl::Tensor<int64_t>(tl::gcd(ga.cuda(), gb.cuda())).cpu().to_vector() == g.get<int64_t>("gcd").to_vector());
+  CHECK(tl::Tensor<int64_t>(tl::lcm(ga.cuda(), gb.cuda())).cpu().to_vector() == g.get<int64_t>("lcm").to_vector());
+  const auto& u = f["gcd/uint8"];
+  CHECK(tl::Tensor<uint8_t>(tl::lcm(u.get<uint8_t>("a").cuda(), u.get<uint8_t>("b").cuda())).cpu().to_vector() ==
+        u.get<uint8_t>("lcm").to_vector());
+  const auto& d = f["div/int64"];
+  CHECK(
+      tl::Tensor<int64_t>(tl::floor_divide(d.get<int64_t>("a").cuda(), d.get<int64_t>("b").cuda())).cpu().to_vector() ==
+      d.get<int64_t>("floor").to_vector());
+  const auto x = tl::tensor<int64_t>({5, -5, 5, -5, 1, -16});
+  const auto s = tl::tensor<int64_t>({70, 64, -1, 63, 62, 2});
+  CHECK(tl::Tensor<int64_t>(tl::bitwise_left_shift(x.cuda(), s.cuda())).cpu().to_vector() ==
+        tl::Tensor<int64_t>(tl::bitwise_left_shift(x, s)).to_vector());
+  CHECK(tl::Tensor<int64_t>(tl::bitwise_right_shift(x.cuda(), s.cuda())).cpu().to_vector() ==
+        tl::Tensor<int64_t>(tl::bitwise_right_shift(x, s)).to_vector());
+}

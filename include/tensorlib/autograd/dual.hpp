@@ -205,6 +205,12 @@ TENSORLIB_HOST_DEVICE auto isinf(const Dual<T, K>& x) {
   using math::isinf;
   return isinf(x.value);
 }
+/// The value's sign bit.
+template <class T, int K>
+TENSORLIB_HOST_DEVICE auto signbit(const Dual<T, K>& x) {
+  using math::signbit;
+  return signbit(x.value);
+}
 /// The value's finiteness mask.
 template <class T, int K>
 TENSORLIB_HOST_DEVICE auto isfinite(const Dual<T, K>& x) {

@@ -237,6 +237,16 @@ TENSORLIB_HOST_DEVICE Dual<T, K> airy_ai_prime(const Dual<T, K>& x) {
   return x.chain(airy_ai_prime(x.value), x.value * airy_ai(x.value));
 }
 
+/// nextafter on duals: the value only; PyTorch implements no derivative in
+/// either operand (NaN here, refused by the backward: Note [derivatives
+/// PyTorch does not implement] in autograd/fused.hpp).
+template <class T, int K>
+TENSORLIB_HOST_DEVICE Dual<T, K> nextafter(const Dual<T, K>& a, const Dual<T, K>& b) {
+  using math::nextafter;
+  const T nan = T(std::numeric_limits<double>::quiet_NaN());
+  return a.chain2(b, nextafter(a.value, b.value), nan, nan);
+}
+
 // zeta on duals, for fn::Zeta's partial -x zeta(x + 1, q) on nested duals
 // (second order). PyTorch implements no d/dx: NaN here, refused by the
 // backward (Note [derivatives PyTorch does not implement] in

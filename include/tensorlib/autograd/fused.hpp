@@ -109,11 +109,12 @@ void check_leaf_versions(const E& expr, const uint32_t* versions, const std::str
 namespace detail {
 
 // Note [derivatives PyTorch does not implement]
-// A functor may declare `no_derivative_in_a`, PyTorch's not_implemented(...)
-// for its first operand in derivatives.yaml (zeta's d/dx, igamma's d/da):
-// PyTorch's backward throws when that operand's gradient is needed. The
-// fused node notes, when it is recorded, the lanes (leaves that require
-// grad) under the first operand of such a functor, and its backward throws
+// A functor may declare `no_derivative_in_a` or `no_derivative_in_b`,
+// PyTorch's not_implemented(...) for its first or second operand in
+// derivatives.yaml (zeta's d/dx, igamma's d/da; both of nextafter and
+// heaviside): PyTorch's backward throws when that operand's gradient is
+// needed. The fused node notes, when it is recorded, the lanes (leaves that
+// require grad) under such an operand, and its backward throws
 // NotImplementedError with PyTorch's message when the running backward
 // needs one of those lanes' gradients (`Node::should_compute_output`: every
 // lane in a backward into .grad; in `autograd::grad`, only lanes from which
@@ -140,6 +141,7 @@ template <class F, class... Cs>
 inline constexpr bool may_refuse_derivative<Map<F, Cs...>> = requires {
   F::no_derivative_in_a;
 }
+|| requires { F::no_derivative_in_b; }
 || (may_refuse_derivative<Cs> || ...);
 
 /// A lane whose gradient a functor on its path refuses, with the message
@@ -176,7 +178,7 @@ void refused_derivatives(const N& node, const int* lanes, int& position, std::ve
   } else if constexpr (is_map_v<N> && (!is_floating<typename N::value_type> || passes_no_gradient<N>)) {
     position += cpu::leaf_count<N>;  // no gradient flows through it
   } else if constexpr (is_map_v<N>) {
-    constexpr std::string_view own = ::tensorlib::detail::no_derivative_in_a<typename N::functor_type>();
+    using F = typename N::functor_type;
     int child = 0;
     ::tensorlib::detail::apply(
         [&](const auto&... c) {
@@ -184,7 +186,8 @@ void refused_derivatives(const N& node, const int* lanes, int& position, std::ve
               [&] {
                 std::vector<int> inner;
                 refused_derivatives(c, lanes, position, inner, refused);
-                if (child++ == 0 && !own.empty())
+                const std::string_view own = ::tensorlib::detail::no_derivative_in<F>(child++);
+                if (!own.empty())
                   for (const int lane : inner)
                     if (std::none_of(refused.begin(), refused.end(),
                                      [&](const RefusedLane& r) { return r.lane == lane; }))

@@ -156,6 +156,10 @@ inline constexpr bool differentiable = is_floating<T> && !is_reduced_float<T> &&
 template <Element T>
 inline constexpr bool is_integral_or_bool = DTypeTraits<T>::category != Category::Floating;
 
+/// Integral element types, bool excluded (gcd, lcm, the bit shifts).
+template <Element T>
+inline constexpr bool is_integral_element = DTypeTraits<T>::category == Category::Integral;
+
 /// Name of a run-time element type, e.g. "float32".
 constexpr std::string_view name(ScalarType t) noexcept {
   switch (t) {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/expression.hpp"
@@ -42,6 +43,11 @@ class InplaceMethods {
   /// x = x / other.
   template <Operand O>
   Tensor<T>& div_(const O& other);
+  /// x = div(x, other, rounding_mode), x = x // other.
+  template <Operand O>
+  Tensor<T>& div_(const O& other, std::string_view rounding_mode);
+  template <Operand O>
+  Tensor<T>& floor_divide_(const O& other);
   /// x = x raised to exponent.
   template <Operand O>
   Tensor<T>& pow_(const O& other);
@@ -69,6 +75,24 @@ class InplaceMethods {
   /// x = x ^ other.
   template <Operand O>
   Tensor<T>& bitwise_xor_(const O& other);
+  /// x = x << other, x = x >> other.
+  template <Operand O>
+  Tensor<T>& bitwise_left_shift_(const O& other);
+  template <Operand O>
+  Tensor<T>& bitwise_right_shift_(const O& other);
+  /// x = gcd(x, other), x = lcm(x, other).
+  template <Operand O>
+  Tensor<T>& gcd_(const O& other);
+  template <Operand O>
+  Tensor<T>& lcm_(const O& other);
+  /// x = copysign(x, other), x = nextafter(x, other).
+  template <Operand O>
+  Tensor<T>& copysign_(const O& other);
+  template <Operand O>
+  Tensor<T>& nextafter_(const O& other);
+  /// x = heaviside(x, values).
+  template <Expression O>
+  Tensor<T>& heaviside_(const O& values);
   /// x = x && other (as 0/1).
   template <Operand O>
   Tensor<T>& logical_and_(const O& other);

@@ -79,7 +79,12 @@ class PointwiseMethods {
   auto trunc() const;
   auto isnan() const;
   auto isinf() const;
+  auto isposinf() const;
+  auto isneginf() const;
+  auto signbit() const;
   auto isfinite() const;
+  /// `tl::hardshrink(x, lambd)`: x outside [-lambd, lambd], else 0.
+  auto hardshrink(double lambd = 0.5) const;
   auto logical_not() const;
   auto bitwise_not() const;
   /// `tl::logit(x, eps)`: with `eps`, the input is clamped to [eps, 1 - eps] first.
@@ -100,6 +105,11 @@ class PointwiseMethods {
   auto mul(const O& other) const;
   template <Operand O>
   auto div(const O& other) const;
+  /// `tl::div(self, other, rounding_mode)`: "trunc" or "floor".
+  template <Operand O>
+  auto div(const O& other, std::string_view rounding_mode) const;
+  template <Operand O>
+  auto floor_divide(const O& other) const;
   template <Operand O>
   auto pow(const O& exponent) const;
   template <Operand O>
@@ -136,6 +146,22 @@ class PointwiseMethods {
   auto bitwise_or(const O& other) const;
   template <Operand O>
   auto bitwise_xor(const O& other) const;
+  template <Operand O>
+  auto bitwise_left_shift(const O& other) const;
+  template <Operand O>
+  auto bitwise_right_shift(const O& other) const;
+  template <Operand O>
+  auto gcd(const O& other) const;
+  template <Operand O>
+  auto lcm(const O& other) const;
+  /// `tl::copysign(self, other)`, `tl::nextafter(self, other)`.
+  template <Operand O>
+  auto copysign(const O& other) const;
+  template <Operand O>
+  auto nextafter(const O& other) const;
+  /// `tl::heaviside(self, values)`.
+  template <Expression O>
+  auto heaviside(const O& values) const;
   /// `self + weight * (end - self)`.
   template <Operand A, Operand B>
   auto lerp(const A& end, const B& weight) const;

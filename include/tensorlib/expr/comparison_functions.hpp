@@ -11,6 +11,7 @@
 #include "tensorlib/core/expression.hpp"
 #include "tensorlib/expr/build.hpp"
 #include "tensorlib/expr/functors/comparison.hpp"
+#include "tensorlib/expr/functors/integer.hpp"
 #include "tensorlib/expr/functors/logical.hpp"
 #include "tensorlib/expr/promotion.hpp"
 
@@ -83,6 +84,43 @@ requires(Expression<A> || Expression<B>) auto bitwise_xor(const A& a, const B& b
                 "tl::bitwise_xor: requires integral or bool operands (got a floating-point operand); use logical_xor "
                 "for truthiness");
   return make_map(fn::BitwiseXor{}, a, b);
+}
+
+/// gcd(|a|, |b|), 0 for two zeros (integral operands only).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto gcd(const A& a, const B& b) {
+  static_assert(is_integral_element<result_type_t<A, B>>,
+                "tl::gcd: not implemented for floating-point or bool operands (integral only, as in PyTorch)");
+  return make_map(fn::Gcd{}, a, b);
+}
+
+/// |a / gcd(a, b) * b|, 0 where the gcd is 0 (integral operands only; wraps
+/// on overflow, as PyTorch's).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto lcm(const A& a, const B& b) {
+  static_assert(is_integral_element<result_type_t<A, B>>,
+                "tl::lcm: not implemented for floating-point or bool operands (integral only, as in PyTorch)");
+  return make_map(fn::Lcm{}, a, b);
+}
+
+/// a << b (integral operands only); 0 where b is negative or at least the
+/// width of the type, as in current PyTorch.
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto bitwise_left_shift(const A& a, const B& b) {
+  static_assert(is_integral_element<result_type_t<A, B>>,
+                "tl::bitwise_left_shift: not implemented for floating-point or bool operands (integral only, as in "
+                "PyTorch)");
+  return make_map(fn::BitwiseLeftShift{}, a, b);
+}
+
+/// a >> b (integral operands only; arithmetic for signed types); the sign
+/// fill (-1 or 0) where b is negative or at least the width of the type.
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto bitwise_right_shift(const A& a, const B& b) {
+  static_assert(is_integral_element<result_type_t<A, B>>,
+                "tl::bitwise_right_shift: not implemented for floating-point or bool operands (integral only, as in "
+                "PyTorch)");
+  return make_map(fn::BitwiseRightShift{}, a, b);
 }
 
 /// |a - b| <= atol + rtol * |b| elementwise (PyTorch's isclose).

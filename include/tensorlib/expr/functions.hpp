@@ -22,6 +22,7 @@
 #include "tensorlib/expr/functors/arithmetic.hpp"
 #include "tensorlib/expr/functors/bessel.hpp"
 #include "tensorlib/expr/functors/comparison.hpp"
+#include "tensorlib/expr/functors/ieee.hpp"
 #include "tensorlib/expr/functors/logical.hpp"
 #include "tensorlib/expr/functors/polynomial.hpp"
 #include "tensorlib/expr/functors/special.hpp"
@@ -296,6 +297,25 @@ auto isinf(const E& x) {
   return make_map(fn::IsInf{}, x);
 }
 
+/// True where x is +inf (never for integers).
+template <Expression E>
+auto isposinf(const E& x) {
+  return make_map(fn::IsPosInf{}, x);
+}
+
+/// True where x is -inf (never for integers).
+template <Expression E>
+auto isneginf(const E& x) {
+  return make_map(fn::IsNegInf{}, x);
+}
+
+/// True where x's sign bit is set: -0 and negative NaNs included; x < 0 for
+/// integers, false for bool.
+template <Expression E>
+auto signbit(const E& x) {
+  return make_map(fn::Signbit{}, x);
+}
+
 /// True where x is finite.
 template <Expression E>
 auto isfinite(const E& x) {
@@ -339,6 +359,40 @@ requires(Expression<A> || Expression<B>) auto div(const A& a, const B& b) { retu
 /// atan2(a, b), the angle of (b, a).
 template <Operand A, Operand B>
 requires(Expression<A> || Expression<B>) auto atan2(const A& a, const B& b) { return make_map(fn::Atan2{}, a, b); }
+/// |a| with the sign of b (fn::Copysign); integers compute in float. Its
+/// gradient is PyTorch's: result / a in a (0 where a is 0), 0 in b.
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto copysign(const A& a, const B& b) {
+  return make_map(fn::Copysign{}, a, b);
+}
+
+/// The next representable value after a towards b (fn::Nextafter);
+/// floating operands only, as in PyTorch, which implements no derivative:
+/// a backward that needs one throws.
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto nextafter(const A& a, const B& b) {
+  static_assert(is_floating<result_type_t<A, B>>, "tl::nextafter: not implemented for integral or bool operands");
+  return make_map(fn::Nextafter{}, a, b);
+}
+
+/// 0 for input < 0, `values` where input == 0, 1 for input > 0, 0 for NaN
+/// (fn::Heaviside); input and values of one dtype, as PyTorch requires. No
+/// derivative (PyTorch): a backward that needs one throws.
+template <Expression A, Expression B>
+auto heaviside(const A& input, const B& values) {
+  static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>>,
+                "tl::heaviside: input and values must have the same dtype (PyTorch: heaviside is not yet implemented "
+                "for tensors with different dtypes)");
+  return make_map(fn::Heaviside{}, input, values);
+}
+
+/// x outside [-lambd, lambd], else 0 (fn::Hardshrink); floating only.
+template <Expression E>
+auto hardshrink(const E& x, double lambd = 0.5) {
+  static_assert(is_floating<value_type_t<E>>, "tl::hardshrink: not implemented for integral or bool tensors");
+  return make_map(fn::Hardshrink{lambd}, x);
+}
+
 /// sqrt(a^2 + b^2) without overflow (fn::Hypot); floating operands only, as
 /// in PyTorch. Its gradient is PyTorch's a / hypot and b / hypot.
 template <Expression A, Expression B>
@@ -362,6 +416,24 @@ auto igammac(const A& a, const B& x) {
   static_assert(is_floating<result_type_t<A, B>>, "tl::igammac: not implemented for integral or bool tensors");
   return make_map(fn::Igammac{}, a, x);
 }
+
+/// a / b rounded as torch.div's `rounding_mode` says: "trunc" (towards
+/// zero) or "floor" (down, Python's //), in the operands' common type, so
+/// integers stay integers (division by zero throws, as in PyTorch). Their
+/// gradient is 0. (PyTorch's rounding_mode=None is `div(a, b)`.)
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto div(const A& a, const B& b, std::string_view rounding_mode) {
+  static_assert(!std::is_same_v<result_type_t<A, B>, bool>, "tl::div: rounding modes are not implemented for bool");
+  detail::check<ValueError>(rounding_mode == "trunc" || rounding_mode == "floor",
+                            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+                            rounding_mode, "'");
+  return make_map(fn::DivRounded{rounding_mode == "floor"}, a, b);
+}
+
+/// a // b: `div(a, b, "floor")` (torch.floor_divide, which rounds down since
+/// PyTorch 1.13).
+template <Operand A, Operand B>
+requires(Expression<A> || Expression<B>) auto floor_divide(const A& a, const B& b) { return div(a, b, "floor"); }
 
 /// C's fmod (sign of the dividend).
 template <Operand A, Operand B>

@@ -4,6 +4,7 @@
 /// each method is the free function of the same name applied to `self()`.
 
 #include <optional>
+#include <string_view>
 
 #include "tensorlib/core/pointwise_methods.hpp"
 #include "tensorlib/expr/composites.hpp"
@@ -180,8 +181,24 @@ auto PointwiseMethods<D>::isinf() const {
   return tensorlib::isinf(self());
 }
 template <class D>
+auto PointwiseMethods<D>::isposinf() const {
+  return tensorlib::isposinf(self());
+}
+template <class D>
+auto PointwiseMethods<D>::isneginf() const {
+  return tensorlib::isneginf(self());
+}
+template <class D>
+auto PointwiseMethods<D>::signbit() const {
+  return tensorlib::signbit(self());
+}
+template <class D>
 auto PointwiseMethods<D>::isfinite() const {
   return tensorlib::isfinite(self());
+}
+template <class D>
+auto PointwiseMethods<D>::hardshrink(double lambd) const {
+  return tensorlib::hardshrink(self(), lambd);
 }
 template <class D>
 auto PointwiseMethods<D>::logical_not() const {
@@ -210,6 +227,16 @@ template <class D>
 template <Operand O>
 auto PointwiseMethods<D>::div(const O& other) const {
   return tensorlib::div(self(), other);
+}
+template <class D>
+template <Operand O>
+auto PointwiseMethods<D>::div(const O& other, std::string_view rounding_mode) const {
+  return tensorlib::div(self(), other, rounding_mode);
+}
+template <class D>
+template <Operand O>
+auto PointwiseMethods<D>::floor_divide(const O& other) const {
+  return tensorlib::floor_divide(self(), other);
 }
 template <class D>
 template <Operand O>
@@ -285,6 +312,41 @@ template <class D>
 template <Operand O>
 auto PointwiseMethods<D>::logical_xor(const O& other) const {
   return tensorlib::logical_xor(self(), other);
+}
+template <class D>
+template <Operand O>
+auto PointwiseMethods<D>::bitwise_left_shift(const O& other) const {
+  return tensorlib::bitwise_left_shift(self(), other);
+}
+template <class D>
+template <Operand O>
+auto PointwiseMethods<D>::bitwise_right_shift(const O& other) const {
+  return tensorlib::bitwise_right_shift(self(), other);
+}
+template <class D>
+template <Operand O>
+auto PointwiseMethods<D>::gcd(const O& other) const {
+  return tensorlib::gcd(self(), other);
+}
+template <class D>
+template <Operand O>
+auto PointwiseMethods<D>::lcm(const O& other) const {
+  return tensorlib::lcm(self(), other);
+}
+template <class D>
+template <Operand O>
+auto PointwiseMethods<D>::copysign(const O& other) const {
+  return tensorlib::copysign(self(), other);
+}
+template <class D>
+template <Operand O>
+auto PointwiseMethods<D>::nextafter(const O& other) const {
+  return tensorlib::nextafter(self(), other);
+}
+template <class D>
+template <Expression O>
+auto PointwiseMethods<D>::heaviside(const O& values) const {
+  return tensorlib::heaviside(self(), values);
 }
 template <class D>
 template <Operand O>

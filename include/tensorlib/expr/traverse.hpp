@@ -36,6 +36,20 @@ constexpr std::string_view no_derivative_in_a() {
   else
     return {};
 }
+/// The same for F's second operand (`no_derivative_in_b`).
+template <class F>
+constexpr std::string_view no_derivative_in_b() {
+  if constexpr (requires { F::no_derivative_in_b; })
+    return F::no_derivative_in_b;
+  else
+    return {};
+}
+
+/// The message name of F's refusal in operand `i` (0 or 1), or empty.
+template <class F>
+constexpr std::string_view no_derivative_in(int i) {
+  return i == 0 ? no_derivative_in_a<F>() : i == 1 ? no_derivative_in_b<F>() : std::string_view{};
+}
 
 constexpr std::string_view first_non_empty(std::initializer_list<std::string_view> names) {
   for (const std::string_view name : names)
@@ -55,14 +69,17 @@ inline constexpr bool carries_tangents<Map<F, Cs...>> =
     is_dual_tag(scalar_type_of<typename Map<F, Cs...>::value_type>) && (carries_tangents<Cs> || ...);
 
 /// Forward mode: the message name of the first functor of expression type N
-/// whose first operand carries tangents and which implements no derivative
-/// in that operand, or empty.
+/// with an operand that carries tangents and in which it implements no
+/// derivative, or empty.
 template <class N>
 inline constexpr std::string_view refused_forward_derivative{};
-template <class F, class C0, class... Cs>
-inline constexpr std::string_view refused_forward_derivative<Map<F, C0, Cs...>> =
-    first_non_empty({refused_forward_derivative<C0>, refused_forward_derivative<Cs>...,
-                     carries_tangents<C0> ? no_derivative_in_a<F>() : std::string_view{}});
+template <class F, class... Cs>
+inline constexpr std::string_view refused_forward_derivative<Map<F, Cs...>> = [] {
+  std::string_view found = first_non_empty({std::string_view{}, refused_forward_derivative<Cs>...});
+  int i = 0;
+  ((found = found.empty() && carries_tangents<Cs> ? no_derivative_in<F>(i) : found, ++i), ...);
+  return found;
+}();
 
 }  // namespace detail
 

@@ -5,6 +5,7 @@
 /// the result type must be castable to the tensor's type: `int_tensor.add_(1.5)`
 /// or `int_tensor.exp_()` is rejected (here at compile time).
 
+#include <string_view>
 #include <type_traits>
 
 #include "tensorlib/core/dtype.hpp"
@@ -82,6 +83,18 @@ Tensor<T>& InplaceMethods<T>::div_(const O& other) {
 
 template <Element T>
 template <Operand O>
+Tensor<T>& InplaceMethods<T>::div_(const O& other, std::string_view rounding_mode) {
+  return detail::write_result_in_place(self(), tensorlib::div(self(), other, rounding_mode), "div_");
+}
+
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::floor_divide_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::floor_divide(self(), other), "floor_divide_");
+}
+
+template <Element T>
+template <Operand O>
 Tensor<T>& InplaceMethods<T>::pow_(const O& other) {
   return detail::write_result_in_place(self(), tensorlib::pow(self(), other), "pow_");
 }
@@ -114,6 +127,48 @@ template <Element T>
 template <Operand O>
 Tensor<T>& InplaceMethods<T>::minimum_(const O& other) {
   return detail::write_result_in_place(self(), tensorlib::minimum(self(), other), "minimum_");
+}
+
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::bitwise_left_shift_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::bitwise_left_shift(self(), other), "bitwise_left_shift_");
+}
+
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::bitwise_right_shift_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::bitwise_right_shift(self(), other), "bitwise_right_shift_");
+}
+
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::gcd_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::gcd(self(), other), "gcd_");
+}
+
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::lcm_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::lcm(self(), other), "lcm_");
+}
+
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::copysign_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::copysign(self(), other), "copysign_");
+}
+
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::nextafter_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::nextafter(self(), other), "nextafter_");
+}
+
+template <Element T>
+template <Expression O>
+Tensor<T>& InplaceMethods<T>::heaviside_(const O& values) {
+  return detail::write_result_in_place(self(), tensorlib::heaviside(self(), values), "heaviside_");
 }
 
 template <Element T>

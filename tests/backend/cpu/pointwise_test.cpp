@@ -138,7 +138,7 @@ using UnaryFloatFunctors =
                tl::fn::ModifiedBesselK0, tl::fn::ModifiedBesselK1, tl::fn::ScaledModifiedBesselK0,
                tl::fn::ScaledModifiedBesselK1, tl::fn::SphericalBesselJ0, tl::fn::AiryAi, tl::fn::LogNdtr,
                tl::fn::Ndtri, tl::fn::Sigmoid, tl::fn::Logit, tl::fn::Relu, tl::fn::Gelu, tl::fn::Silu,
-               tl::fn::Softplus, tl::fn::Hardtanh, tl::fn::LeakyRelu, tl::fn::Elu>;
+               tl::fn::Softplus, tl::fn::Hardtanh, tl::fn::LeakyRelu, tl::fn::Elu, tl::fn::Hardshrink>;
 
 }  // namespace
 

@@ -220,6 +220,10 @@ inline Vec<T> spherical_bessel_j1(Vec<T> x) {
   return map_lanes(x, [](T v) { return math::spherical_bessel_j1(v); });
 }
 template <Lane T>
+inline Vec<T> nextafter(Vec<T> a, Vec<T> b) {
+  return map_lanes(a, b, [](T u, T v) { return math::nextafter(u, v); });
+}
+template <Lane T>
 inline Vec<T> airy_ai(Vec<T> x) {
   return map_lanes(x, [](T v) { return math::airy_ai(v); });
 }

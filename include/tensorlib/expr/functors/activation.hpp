@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// Activation functors: relu, gelu (exact and tanh), silu, softplus,
-/// hardtanh, leaky_relu, elu. Parameters are stored as double and converted to
-/// the element type at the call (the conversion is hoisted out of loops).
+/// hardtanh, leaky_relu, elu, hardshrink, and the step function heaviside. Parameters are stored as double and
+/// converted to the element type at the call (the conversion is hoisted out of loops).
 
 #include <string_view>
 #include <type_traits>
@@ -110,6 +110,47 @@ struct Hardtanh {
   TENSORLIB_HOST_DEVICE T derivative(T x, T) const {
     using math::select;
     return select(x <= T(min_val) || x >= T(max_val), T(0), T(1));
+  }
+};
+
+/// x where it lies outside [-lambd, lambd], else 0 (torch.hardshrink; NaN
+/// passes). Its gradient is 1 outside and 0 inside, masked as PyTorch's
+/// hardshrink_backward (`inside ? 0 : grad`).
+struct Hardshrink {
+  static constexpr std::string_view name = "hardshrink";
+  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
+  using promotion = promotion::CommonFloating;
+  double lambd = 0.5;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x) const {
+    using math::select;
+    return select(x >= T(-lambd) && x <= T(lambd), T(0), x);
+  }
+  template <class T>
+  TENSORLIB_HOST_DEVICE T derivative(T x, T) const {
+    using math::select;
+    return select(x >= T(-lambd) && x <= T(lambd), T(0), T(1));
+  }
+};
+
+/// The step function (torch.heaviside): 0 for x < 0, `values` where x == 0
+/// (either zero), 1 for x > 0, and 0 for a NaN x (PyTorch's `x == 0 ? values :
+/// x > 0`). PyTorch implements no derivative in either operand: a backward
+/// that needs one throws (Note [derivatives PyTorch does not implement] in
+/// autograd/fused.hpp).
+struct Heaviside {
+  static constexpr std::string_view name = "heaviside";
+  static constexpr std::string_view no_derivative_in_a = "heaviside";
+  static constexpr std::string_view no_derivative_in_b = "heaviside";
+  using promotion = promotion::Common;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T x, T values) const {
+    if constexpr (std::is_integral_v<T>) {
+      return x == T(0) ? values : static_cast<T>(x > T(0));
+    } else {
+      using math::select;
+      return select(x == T(0), values, select(x > T(0), T(1), T(0)));
+    }
   }
 };
 

@@ -93,6 +93,59 @@ struct Div {
   }
 };
 
+/// a / b rounded towards zero or, with `round_down`, down:
+/// torch.div's rounding modes "trunc" and "floor", in the operands' common
+/// type. Integers divide exactly (INT_MIN / -1 wraps); division by zero
+/// throws on the host, as PyTorch's does. Floats: trunc(a / b); and for
+/// "floor" Python's floor division, which rounds the exact quotient of
+/// a - fmod(a, b) by b (so 1 // 0.1 is 9, not floor(1 / 0.1) = 10), with
+/// the sign of a / b on a zero result and IEEE's a / b where b is 0. The
+/// gradient is 0 in both operands, also for an infinite incoming gradient
+/// (masked, as PyTorch's zeros).
+struct DivRounded {
+  static constexpr std::string_view name = "div";
+  static constexpr bool masks_gradient = true;  // Note [masked adjoints]
+  using promotion = promotion::Common;
+  bool round_down = false;
+  template <class T>
+  TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+#if !defined(__CUDA_ARCH__)
+      if (b == 0) detail::throw_zero_division("div");
+#endif
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return detail::wrap_sub(T(0), a);  // INT_MIN / -1 would trap
+        const T q = static_cast<T>(a / b);
+        return round_down && q * b != a && ((a < 0) != (b < 0)) ? static_cast<T>(q - 1) : q;
+      } else {
+        return static_cast<T>(a / b);
+      }
+    } else {
+      using math::copysign;
+      using math::floor;
+      using math::fmod;
+      using math::select;
+      using math::trunc;
+      const T quotient = a / b;
+      if (!round_down) return trunc(quotient);
+      const T r = fmod(a, b);
+      T q = (a - r) / b;
+      q = select(r != T(0) && ((b < T(0)) != (r < T(0))), q - T(1), q);
+      T down = floor(q);
+      down = select(q - down > T(0.5), down + T(1), down);  // q is an integer up to rounding
+      return select(b == T(0), quotient, select(q == T(0), copysign(T(0), quotient), down));
+    }
+  }
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_a(T, T) const {
+    return T(0);
+  }
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_b(T, T) const {
+    return T(0);
+  }
+};
+
 /// -x (-0.0 for 0.0, as in PyTorch).
 struct Neg {
   static constexpr std::string_view name = "neg";

@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// Comparison functors giving bool: == != < <= > >=, isnan, isinf, isfinite,
+/// Comparison functors giving bool: == != < <= > >=, isnan, isinf, isposinf,
+/// isneginf, isfinite,
 /// and isclose (used by allclose). Operands compare in their common type.
 
 #include <string_view>
@@ -90,6 +91,34 @@ struct IsInf {
     } else {
       using math::isinf;
       return isinf(x);
+    }
+  }
+};
+/// True for +inf (never for integers).
+struct IsPosInf {
+  static constexpr std::string_view name = "isposinf";
+  using promotion = promotion::None;
+  template <class T>
+  TENSORLIB_HOST_DEVICE bool operator()(T x) const {
+    if constexpr (std::is_integral_v<T>) {
+      return false;
+    } else {
+      using math::isinf;
+      return isinf(x) && x > T(0);
+    }
+  }
+};
+/// True for -inf (never for integers).
+struct IsNegInf {
+  static constexpr std::string_view name = "isneginf";
+  using promotion = promotion::None;
+  template <class T>
+  TENSORLIB_HOST_DEVICE bool operator()(T x) const {
+    if constexpr (std::is_integral_v<T>) {
+      return false;
+    } else {
+      using math::isinf;
+      return isinf(x) && x < T(0);
     }
   }
 };

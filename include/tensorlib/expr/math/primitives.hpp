@@ -74,6 +74,30 @@ TENSORLIB_HOST_DEVICE inline double abs(double x) { return std::fabs(x); }
 TENSORLIB_HOST_DEVICE inline float copysign(float m, float s) { return std::copysign(m, s); }
 TENSORLIB_HOST_DEVICE inline double copysign(double m, double s) { return std::copysign(m, s); }
 
+/// Whether the sign bit is set (-0 and NaNs with the bit included).
+TENSORLIB_HOST_DEVICE inline bool signbit(float x) { return (std::bit_cast<uint32_t>(x) >> 31) != 0; }
+TENSORLIB_HOST_DEVICE inline bool signbit(double x) { return (std::bit_cast<uint64_t>(x) >> 63) != 0; }
+
+/// The next representable value after `from` towards `to` (C's nextafter):
+/// `to` where they are equal, NaN where either is; from +-0 the smallest
+/// subnormal of `to`'s sign. Computed on the bits: one more or one less unit
+/// of the magnitude.
+template <class F, class Bits>
+TENSORLIB_HOST_DEVICE inline F next_after_bits(F from, F to) {
+  if (from != from || to != to) return from + to;
+  if (from == to) return to;
+  if (from == F(0)) return std::bit_cast<F>(Bits(1)) * (to > F(0) ? F(1) : F(-1));
+  Bits bits = std::bit_cast<Bits>(from);
+  bits = (from < to) == (from > F(0)) ? bits + 1 : bits - 1;  // away from 0 or towards it
+  return std::bit_cast<F>(bits);
+}
+TENSORLIB_HOST_DEVICE inline float nextafter(float from, float to) {
+  return next_after_bits<float, uint32_t>(from, to);
+}
+TENSORLIB_HOST_DEVICE inline double nextafter(double from, double to) {
+  return next_after_bits<double, uint64_t>(from, to);
+}
+
 /// 2^n for integral n with -126 <= n <= 127 (float) / -1022 <= n <= 1023 (double).
 TENSORLIB_HOST_DEVICE inline float pow2i(float n) {
   return std::bit_cast<float>(static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23);
