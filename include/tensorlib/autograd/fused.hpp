@@ -120,8 +120,8 @@ namespace detail {
 // lane in a backward into .grad; in `autograd::grad`, only lanes from which
 // a requested gradient is reachable, so asking for q's gradient alone
 // through zeta(x, q) does not throw, as in PyTorch). The functor's partial
-// there is NaN, which reaches no gradient otherwise: an operand whose
-// subtree has no lane gets none. A subtree whose value is not floating (a
+// there (NaN for zeta and nextafter, heaviside's own formula's) reaches no
+// gradient otherwise: an operand whose subtree has no lane gets none. A subtree whose value is not floating (a
 // comparison, an integer cast, a `where` condition) or whose functor
 // declares `no_gradient` (the orthogonal polynomials) passes no gradient,
 // so its leaves do not count, as in PyTorch, where such a result has no

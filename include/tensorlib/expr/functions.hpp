@@ -366,12 +366,15 @@ requires(Expression<A> || Expression<B>) auto copysign(const A& a, const B& b) {
   return make_map(fn::Copysign{}, a, b);
 }
 
-/// The next representable value after a towards b (fn::Nextafter);
-/// floating operands only, as in PyTorch, which implements no derivative:
-/// a backward that needs one throws.
+/// The next representable value after a towards b (fn::Nextafter); float
+/// and double operands only (PyTorch 1.13 has no float16 nextafter; its
+/// bfloat16 one is not here), and no derivative, as in PyTorch: a backward
+/// that needs one throws.
 template <Operand A, Operand B>
 requires(Expression<A> || Expression<B>) auto nextafter(const A& a, const B& b) {
-  static_assert(is_floating<result_type_t<A, B>>, "tl::nextafter: not implemented for integral or bool operands");
+  static_assert(is_floating<result_type_t<A, B>> && !is_reduced_float<result_type_t<A, B>>,
+                "tl::nextafter: float or double operands only (integral, bool, float16 and bfloat16 are not "
+                "implemented: their steps would round away in the float the functors compute 16-bit floats in)");
   return make_map(fn::Nextafter{}, a, b);
 }
 
@@ -380,7 +383,10 @@ requires(Expression<A> || Expression<B>) auto nextafter(const A& a, const B& b) 
 /// derivative (PyTorch): a backward that needs one throws.
 template <Expression A, Expression B>
 auto heaviside(const A& input, const B& values) {
-  static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>>,
+  // A dual (forward mode) beside a plain operand is allowed: it is refused
+  // when it runs, as PyTorch's forward mode refuses heaviside.
+  static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>> || is_dual_tag(scalar_type_of<value_type_t<A>>) ||
+                    is_dual_tag(scalar_type_of<value_type_t<B>>),
                 "tl::heaviside: input and values must have the same dtype (PyTorch: heaviside is not yet implemented "
                 "for tensors with different dtypes)");
   return make_map(fn::Heaviside{}, input, values);

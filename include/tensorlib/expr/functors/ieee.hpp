@@ -14,8 +14,10 @@
 namespace tensorlib::fn {
 
 /// |a| with the sign of b, -0 and NaN signs included (torch.copysign;
-/// integers compute in float). Its gradient is PyTorch's: result / a in a (0
-/// where a is 0), 0 in b (the dual form in autograd/dual.hpp).
+/// integers compute in float). Its partials are PyTorch's: result / a in a
+/// (0 where a is 0, NaN where a is infinite or NaN), 0 in b. (PyTorch's
+/// gradient in b is zeros even for an infinite incoming gradient, where this
+/// one, unmasked so that a's stays PyTorch's, is NaN.)
 struct Copysign {
   static constexpr std::string_view name = "copysign";
   using promotion = promotion::CommonFloating;
@@ -23,6 +25,15 @@ struct Copysign {
   TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
     using math::copysign;
     return copysign(a, b);
+  }
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_a(T a, T b) const {
+    using math::select;
+    return select(a == T(0), T(0), (*this)(a, b) / a);
+  }
+  template <class T>
+  TENSORLIB_HOST_DEVICE T partial_b(T, T) const {
+    return T(0);
   }
 };
 
@@ -49,7 +60,7 @@ struct Signbit {
   using promotion = promotion::None;
   template <class T>
   TENSORLIB_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (std::is_unsigned_v<T>) {  // bool and uint8: never (no comparison nvcc calls pointless)
       return false;
     } else if constexpr (std::is_integral_v<T>) {
       return x < T(0);
