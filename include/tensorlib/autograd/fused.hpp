@@ -121,11 +121,11 @@ namespace detail {
 // a requested gradient is reachable, so asking for q's gradient alone
 // through zeta(x, q) does not throw, as in PyTorch). The functor's partial
 // there (NaN for zeta and nextafter, heaviside's own formula's) reaches no
-// gradient otherwise: an operand whose subtree has no lane gets none. A subtree whose value is not floating (a
-// comparison, an integer cast, a `where` condition) or whose functor
-// declares `no_gradient` (the orthogonal polynomials) passes no gradient,
-// so its leaves do not count, as in PyTorch, where such a result has no
-// history. The second-order node (`FusedGradBackward`) keeps the refused
+// gradient otherwise: an operand whose subtree has no lane gets none. A
+// subtree whose value is not floating (a comparison, an integer cast, a
+// `where` condition) or whose functor declares `no_gradient` (the
+// orthogonal polynomials) passes no gradient, so its leaves do not count,
+// as in PyTorch, where such a result has no history. The second-order node (`FusedGradBackward`) keeps the refused
 // lanes and refuses them the same way. That is conservative: PyTorch refuses
 // a second derivative in x only where the first-order gradient's graph
 // reaches the refusing functor (it does for zeta(x, q)'s q; for
