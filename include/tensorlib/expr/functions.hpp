@@ -6,7 +6,8 @@
 /// expression is assigned, consumed or `.eval()`-ed. Dtype misuse that PyTorch
 /// rejects at run time is rejected here at compile time with a readable
 /// static_assert (e.g. `bitwise_and` on floats). The comparisons, logical and
-/// bitwise functions are in expr/comparison_functions.hpp (included here).
+/// bitwise functions are in expr/comparison_functions.hpp, copysign, nextafter
+/// and signbit in expr/ieee_functions.hpp (both included here).
 
 #include <optional>
 #include <string_view>
@@ -22,11 +23,11 @@
 #include "tensorlib/expr/functors/arithmetic.hpp"
 #include "tensorlib/expr/functors/bessel.hpp"
 #include "tensorlib/expr/functors/comparison.hpp"
-#include "tensorlib/expr/functors/ieee.hpp"
 #include "tensorlib/expr/functors/logical.hpp"
 #include "tensorlib/expr/functors/polynomial.hpp"
 #include "tensorlib/expr/functors/special.hpp"
 #include "tensorlib/expr/functors/transcendental.hpp"
+#include "tensorlib/expr/ieee_functions.hpp"
 #include "tensorlib/expr/promotion.hpp"
 
 namespace tensorlib {
@@ -309,13 +310,6 @@ auto isneginf(const E& x) {
   return make_map(fn::IsNegInf{}, x);
 }
 
-/// True where x's sign bit is set: -0 and negative NaNs included; x < 0 for
-/// integers, false for bool.
-template <Expression E>
-auto signbit(const E& x) {
-  return make_map(fn::Signbit{}, x);
-}
-
 /// True where x is finite.
 template <Expression E>
 auto isfinite(const E& x) {
@@ -359,25 +353,6 @@ requires(Expression<A> || Expression<B>) auto div(const A& a, const B& b) { retu
 /// atan2(a, b), the angle of (b, a).
 template <Operand A, Operand B>
 requires(Expression<A> || Expression<B>) auto atan2(const A& a, const B& b) { return make_map(fn::Atan2{}, a, b); }
-/// |a| with the sign of b (fn::Copysign); integers compute in float. Its
-/// gradient is PyTorch's: result / a in a (0 where a is 0), 0 in b.
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto copysign(const A& a, const B& b) {
-  return make_map(fn::Copysign{}, a, b);
-}
-
-/// The next representable value after a towards b (fn::Nextafter); float
-/// and double operands only (PyTorch 1.13 has no float16 nextafter; its
-/// bfloat16 one is not here), and no derivative, as in PyTorch: a backward
-/// that needs one throws.
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto nextafter(const A& a, const B& b) {
-  static_assert(is_floating<result_type_t<A, B>> && !is_reduced_float<result_type_t<A, B>>,
-                "tl::nextafter: float or double operands only (integral, bool, float16 and bfloat16 are not "
-                "implemented: their steps would round away in the float the functors compute 16-bit floats in)");
-  return make_map(fn::Nextafter{}, a, b);
-}
-
 /// 0 for input < 0, `values` where input == 0, 1 for input > 0, 0 for NaN
 /// (fn::Heaviside); input and values of one dtype, as PyTorch requires. No
 /// derivative (PyTorch): a backward that needs one throws.
