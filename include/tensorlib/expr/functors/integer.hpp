@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/expr/functors/arithmetic.hpp"
 #include "tensorlib/expr/promotion.hpp"
 
 namespace tensorlib::fn {
@@ -67,10 +68,9 @@ struct Lcm {
   using promotion = promotion::Common;
   template <class T>
   TENSORLIB_HOST_DEVICE T operator()(T a, T b) const {
-    using W = detail::unsigned_arithmetic_t<T>;
     const T g = Gcd{}(a, b);  // never -1, so a / g cannot overflow
     if (g == 0) return T(0);
-    const T product = static_cast<T>(static_cast<W>(static_cast<T>(a / g)) * static_cast<W>(b));
+    const T product = detail::wrap_mul(static_cast<T>(a / g), b);
     return static_cast<T>(detail::unsigned_abs(product));
   }
 };
