@@ -27,6 +27,7 @@
 #include "tensorlib/core/tensor_index.hpp"
 #include "tensorlib/core/tensor_options.hpp"
 
+#include "tensorlib/expr/aliases.hpp"
 #include "tensorlib/expr/broadcast.hpp"
 #include "tensorlib/expr/build.hpp"
 #include "tensorlib/expr/composites.hpp"
@@ -96,6 +97,7 @@
 #include "tensorlib/ops/solve.hpp"
 #include "tensorlib/ops/sort.hpp"
 #include "tensorlib/ops/special.hpp"
+#include "tensorlib/ops/stacking.hpp"
 #include "tensorlib/ops/statistics.hpp"
 #include "tensorlib/ops/svd.hpp"
 #include "tensorlib/ops/swap_axes.hpp"

@@ -1198,3 +1198,64 @@ TEST_CASE("div with a rounding mode has gradient 0 in both operands, as PyTorch'
   CHECK(c.grad().to_vector() == std::vector<double>{0.0});
   CHECK(d.grad().to_vector() == std::vector<double>{0.0});
 }
+
+TEST_CASE("gradcheck: rsub, ldexp, and the stacking ops (vander, block_diag, column_stack, dstack, hsplit)") {
+  tl::Generator gen(25);
+  auto a = leaf({2, 3}, gen), b = leaf({3}, gen), v = leaf({4}, gen);
+  CHECK(check([](const Inputs& in) { return tl::Tensor<double>(tl::rsub(in[0], in[1], 2.5)); }, {a, b}));
+  CHECK(check([](const Inputs& in) { return tl::Tensor<double>(tl::ldexp(in[0], in[1] * 3.0)); }, {a, b}));
+  CHECK(check([](const Inputs& in) { return tl::vander(in[0]); }, {v}));
+  CHECK(check([](const Inputs& in) { return tl::vander(in[0], 5, true); }, {v}));
+  // cumprod's gradient at a zero element, as vander meets it for x = 0.
+  auto with_zero = tl::tensor<double>({0.0, -0.5, 0.75}).requires_grad_();
+  CHECK(check([](const Inputs& in) { return tl::vander(in[0], 4); }, {with_zero}));
+  CHECK(check([](const Inputs& in) { return tl::block_diag({in[0], in[1], in[0].t()}); }, {a, b}));
+  CHECK(check([](const Inputs& in) { return tl::column_stack({in[0].t(), in[1]}); }, {a, b}));
+  CHECK(check([](const Inputs& in) { return tl::dstack({in[0], tl::Tensor<double>(in[0] * 2.0)}); }, {a}));
+  CHECK(check([](const Inputs& in) { return in[0].hsplit({1})[1] * 2.0 + tl::atleast_3d(in[1]).sum(); }, {a, b}));
+}
+
+TEST_CASE("in-place tril_, triu_, cumsum_, cumprod_, logit_ and the comparisons record on a non-leaf") {
+  tl::Generator gen(26);
+  auto m = leaf({3, 3}, gen), p = positive_leaf({4}, gen);
+  CHECK(check(
+      [](const Inputs& in) {
+        auto t = in[0].clone();
+        t.tril_(-1);
+        return t;
+      },
+      {m}));
+  CHECK(check(
+      [](const Inputs& in) {
+        auto t = in[0] * 1.0;
+        tl::Tensor<double> u = t;
+        u.triu_();
+        u.cumsum_(1);
+        return u;
+      },
+      {m}));
+  CHECK(check(
+      [](const Inputs& in) {
+        auto t = in[0].clone();
+        t.cumprod_(0);  // its backward reads the input the write replaces (a copy is kept)
+        return t;
+      },
+      {m}));
+  CHECK(check(
+      [](const Inputs& in) {
+        tl::Tensor<double> t = in[0] / 2.0;
+        t.logit_(0.3);
+        return t;
+      },
+      {p}));
+  // A comparison written in place cuts the gradient: what flows is through
+  // the other factor only, as PyTorch's EqBackward (zeros).
+  auto x = tl::tensor<double>({-1.5, 0.5, 2.0}).requires_grad_();
+  tl::Tensor<double> y = x * 2.0;
+  y.eq_(1.0);
+  (y * x).sum().backward();
+  CHECK(y.to_vector() == std::vector<double>{0, 1, 0});
+  CHECK(x.grad().to_vector() == std::vector<double>{0, 1, 0});
+  auto leaf_m = m;
+  CHECK_THROWS_AS(leaf_m.tril_(), tl::AutogradError);  // a leaf that requires grad
+}

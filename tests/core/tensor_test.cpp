@@ -3,7 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include <tensorlib/tensorlib.hpp>
@@ -26,6 +28,53 @@ TEST_CASE("a tensor handle exposes its geometry") {
   CHECK(t.is_contiguous());
   CHECK_FALSE(tl::Tensor<float>().defined());
   CHECK_THROWS_WITH_AS(tl::Tensor<float>().numel(), "tensor: operation on an undefined tensor", tl::ValueError);
+}
+
+TEST_CASE("type predicates, nelement, get_device, is_same_size, is_nonzero, type_as") {
+  static_assert(tl::Tensor<float>::is_floating_point() && tl::Tensor<tl::BFloat16>::is_floating_point());
+  static_assert(!tl::Tensor<int64_t>::is_floating_point());
+  static_assert(tl::Tensor<int32_t>::is_signed() && tl::Tensor<double>::is_signed());
+  static_assert(!tl::Tensor<uint8_t>::is_signed() && !tl::Tensor<bool>::is_signed());
+  static_assert(!tl::Tensor<float>::is_complex());
+  const auto t = tl::zeros<double>({2, 3});
+  CHECK(t.nelement() == 6);
+  CHECK(t.get_device() == -1);
+  CHECK(t.is_same_size(tl::ones<int32_t>({2, 3})));
+  CHECK_FALSE(t.is_same_size(tl::ones<double>({3, 2})));
+  CHECK_FALSE(tl::scalar_tensor(0.0).is_nonzero());
+  CHECK(tl::ones<int32_t>({1, 1}).is_nonzero());
+  CHECK(tl::scalar_tensor(std::nan("")).is_nonzero());  // NaN is not zero, as in Python
+  CHECK_THROWS_WITH_AS(t.is_nonzero(), "is_nonzero: Boolean value of Tensor with more than one value is ambiguous",
+                       tl::ValueError);
+  CHECK_THROWS_WITH_AS(tl::ones<float>({0}).is_nonzero(),
+                       "is_nonzero: Boolean value of Tensor with no values is ambiguous", tl::ValueError);
+  const auto f = tl::tensor<double>({1.75, -2.5}).type_as(tl::ones<int32_t>({1}));
+  static_assert(std::is_same_v<decltype(f), const tl::Tensor<int32_t>>);
+  CHECK(f.to_vector() == std::vector<int32_t>{1, -2});
+}
+
+TEST_CASE("H, adjoint, ravel and narrow_copy") {
+  const auto m = tl::arange<float>(0, 6).reshape({2, 3});
+  CHECK(tl::equal(m.H(), m.t()));
+  CHECK(m.H().is_alias_of(m));
+  CHECK(tl::equal(m.adjoint(), m.mT()));
+  const auto b = tl::arange<float>(0, 12).reshape({2, 2, 3});
+  CHECK(tl::equal(b.adjoint(), b.transpose(1, 2)));
+  CHECK_THROWS_WITH_AS((void)b.H(), "H: tensor.H is only supported on matrices (2-D tensors). Got 3-D tensor.",
+                       tl::ShapeError);
+  // ravel: a view of a contiguous tensor, a contiguous copy otherwise.
+  CHECK(m.ravel().is_alias_of(m));
+  CHECK(m.ravel().sizes() == tl::Shape{6});
+  const auto r = m.t().ravel();
+  CHECK(r.is_contiguous());
+  CHECK_FALSE(r.is_alias_of(m));
+  CHECK(r.to_vector() == std::vector<float>{0, 3, 1, 4, 2, 5});
+  const auto every_other = tl::arange<float>(0, 6).slice(0, tl::None, tl::None, 2);
+  CHECK(every_other.ravel().is_contiguous());
+  const auto n = m.narrow_copy(1, 1, 2);
+  CHECK(n.is_contiguous());
+  CHECK_FALSE(n.is_alias_of(m));
+  CHECK(n.to_vector() == std::vector<float>{1, 2, 4, 5});
 }
 
 TEST_CASE("copies of a handle are the same tensor") {

@@ -3,6 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "fixtures.hpp"
@@ -172,4 +175,74 @@ TEST_CASE("writes into an expanded tensor: refused when elements share memory, a
   CHECK_NOTHROW(empty.mul_(tl::ones<float>({3, 0})));
   CHECK_NOTHROW(empty.uniform_());
   CHECK(empty.numel() == 0);
+}
+
+TEST_CASE("in-place comparisons write 1 and 0 in the tensor's type, against PyTorch") {
+  const auto& f = fixtures::load("aliases.txt");
+  const auto& c = f["inplace_compare/float"];
+  const auto x = c.get<float>("x"), other = c.get<float>("other");
+  auto eq = x.clone(), ne = x.clone(), lt = x.clone(), le = x.clone(), gt = x.clone(), ge = x.clone();
+  eq.eq_(other);
+  ne.ne_(other);
+  lt.lt_(other);
+  le.le_(other);
+  gt.gt_(other);
+  ge.ge_(other);
+  fixtures::check_close(eq, c.get<float>("eq_"), 0, 0, "eq_");
+  fixtures::check_close(ne, c.get<float>("ne_"), 0, 0, "ne_ (NaN is not equal to itself)");
+  fixtures::check_close(lt, c.get<float>("lt_"), 0, 0, "lt_");
+  fixtures::check_close(le, c.get<float>("le_"), 0, 0, "le_");
+  fixtures::check_close(gt, c.get<float>("gt_"), 0, 0, "gt_");
+  fixtures::check_close(ge, c.get<float>("ge_"), 0, 0, "ge_");
+  const auto& ci = f["inplace_compare/int32_scalar"];
+  const auto n = ci.get<int32_t>("x");
+  for (const std::string op : {"eq_", "ne_", "lt_", "le_", "gt_", "ge_"}) {
+    CAPTURE(op);
+    auto t = n.clone();
+    if (op == "eq_") t.eq_(3);
+    if (op == "ne_") t.ne_(3);
+    if (op == "lt_") t.lt_(3);
+    if (op == "le_") t.le_(3);
+    if (op == "gt_") t.gt_(3);
+    if (op == "ge_") t.ge_(3);
+    CHECK(t.to_vector() == ci.get<int32_t>(op).to_vector());
+  }
+  // The other operand broadcasts to the tensor, never the tensor to it.
+  auto row = tl::tensor<float>({1.f, 2.f, 3.f});
+  CHECK_THROWS_AS(row.eq_(tl::ones<float>({2, 3})), tl::ShapeError);
+}
+
+TEST_CASE("tril_, triu_, cumsum_ and cumprod_ write the out-of-place result in the tensor's type") {
+  const auto m = tl::arange<float>(1, 13).reshape({3, 4});
+  auto lower = m.clone(), upper = m.clone();
+  lower.tril_(1);
+  upper.triu_(-1);
+  CHECK(tl::equal(lower, m.tril(1)));
+  CHECK(tl::equal(upper, m.triu(-1)));
+  auto sums = m.clone(), products = m.clone();
+  sums.cumsum_(1);
+  products.cumprod_(0);
+  CHECK(tl::equal(sums, tl::cumsum(m, 1)));
+  CHECK(tl::equal(products, tl::cumprod(m, 0)));
+  // An int32 tensor stays int32 (the out-of-place forms give int64).
+  auto i = tl::tensor<int32_t>({3, -1, 4, 2});
+  i.cumsum_(0);
+  CHECK(i.to_vector() == std::vector<int32_t>{3, 2, 6, 8});
+  i.cumprod_(0);
+  CHECK(i.to_vector() == std::vector<int32_t>{3, 6, 36, 288});
+  // Through a view: the base sees the write.
+  auto base = m.clone();
+  base.slice(1, 1).tril_();
+  CHECK(tl::equal(base.slice(1, 1), m.slice(1, 1).tril()));
+  CHECK(tl::equal(base.select(1, 0), m.select(1, 0)));
+}
+
+TEST_CASE("logit_ and its eps") {
+  const auto p = tl::tensor<double>({0.0, 0.25, 0.5, 0.9, 1.0});
+  auto a = p.clone(), b = p.clone();
+  a.logit_();
+  b.logit_(0.1);
+  CHECK(tl::equal(a, tl::Tensor<double>(tl::logit(p))));
+  CHECK(tl::equal(b, tl::Tensor<double>(tl::logit(p, 0.1))));
+  CHECK(b[0].item() == doctest::Approx(std::log(0.1 / 0.9)));
 }

@@ -119,6 +119,31 @@ TEST_CASE("CUDA: fmax, fmin, hypot, xlog1py, sinc, ndtr, deg2rad and float_power
                "float_power");
 }
 
+TEST_CASE("CUDA: rsub, ldexp, the in-place comparisons and the stacking ops match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(25);
+  const auto a = tl::randn({3, 4}, g), b = tl::randn({4}, g);
+  const auto e = tl::tensor<int32_t>({3, -2, 10, -100});
+  const auto ga = a.cuda(), gb = b.cuda();
+  check_parity(tl::Tensor<float>(tl::rsub(ga, gb, 2.5)), tl::Tensor<float>(tl::rsub(a, b, 2.5)), 0, 0, "rsub");
+  check_parity(tl::Tensor<float>(tl::ldexp(ga, e.cuda())), tl::Tensor<float>(tl::ldexp(a, e)), 0, 0, "ldexp");
+  auto gc = ga.clone(), c = a.clone();
+  gc.ge_(gb);
+  c.ge_(b);
+  check_parity(gc, c, 0, 0, "ge_");
+  check_parity(tl::vander(gb, 5), tl::vander(b, 5), 1e-6, 0, "vander");
+  check_parity(tl::block_diag({ga, gb, ga.t()}), tl::block_diag({a, b, a.t()}), 0, 0, "block_diag");
+  check_parity(tl::column_stack({ga.t(), gb}), tl::column_stack({a.t(), b}), 0, 0, "column_stack");
+  check_parity(tl::dstack({ga, ga}), tl::dstack({a, a}), 0, 0, "dstack");
+  auto gt = ga.clone(), t = a.clone();
+  gt.tril_(1);
+  t.tril_(1);
+  check_parity(gt, t, 0, 0, "tril_");
+  gt.cumsum_(1);
+  t.cumsum_(1);
+  check_parity(gt, t, 1e-6, 1e-6, "cumsum_");
+}
+
 TEST_CASE("CUDA: nan_to_num, logaddexp, logaddexp2 and xlogy match the CPU on special values") {
   if (no_gpu()) return;
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();

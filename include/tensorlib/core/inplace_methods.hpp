@@ -223,6 +223,80 @@ class InplaceMethods {
   Tensor<T>& trunc_();
   Tensor<T>& bitwise_not_();
   Tensor<T>& logical_not_();
+  /// x = logit(x, eps).
+  Tensor<T>& logit_(std::optional<double> eps = std::nullopt);
+  /// x = x * 2^other.
+  template <Expression O>
+  Tensor<T>& ldexp_(const O& other);
+  /// x = (x == other), ... as 1 and 0 of the tensor's type.
+  template <Operand O>
+  Tensor<T>& eq_(const O& other);
+  template <Operand O>
+  Tensor<T>& ne_(const O& other);
+  template <Operand O>
+  Tensor<T>& lt_(const O& other);
+  template <Operand O>
+  Tensor<T>& le_(const O& other);
+  template <Operand O>
+  Tensor<T>& gt_(const O& other);
+  template <Operand O>
+  Tensor<T>& ge_(const O& other);
+
+  /// PyTorch's other names (expr/aliases.hpp): each is the method it names.
+  Tensor<T>& absolute_() { return abs_(); }
+  Tensor<T>& arccos_() { return acos_(); }
+  Tensor<T>& arccosh_() { return acosh_(); }
+  Tensor<T>& arcsin_() { return asin_(); }
+  Tensor<T>& arcsinh_() { return asinh_(); }
+  Tensor<T>& arctan_() { return atan_(); }
+  Tensor<T>& arctanh_() { return atanh_(); }
+  Tensor<T>& negative_() { return neg_(); }
+  Tensor<T>& fix_() { return trunc_(); }
+  Tensor<T>& sgn_() { return sign_(); }
+  template <Operand O>
+  Tensor<T>& arctan2_(const O& other) {
+    return atan2_(other);
+  }
+  template <Operand O>
+  Tensor<T>& subtract_(const O& other, T alpha = T(1)) {
+    return sub_(other, alpha);
+  }
+  template <Operand O>
+  Tensor<T>& multiply_(const O& other) {
+    return mul_(other);
+  }
+  template <Operand O>
+  Tensor<T>& divide_(const O& other) {
+    return div_(other);
+  }
+  template <Operand O>
+  Tensor<T>& divide_(const O& other, std::string_view rounding_mode) {
+    return div_(other, rounding_mode);
+  }
+  template <Operand O>
+  Tensor<T>& true_divide_(const O& other) {
+    return div_(other);
+  }
+  template <Operand O>
+  Tensor<T>& greater_(const O& other) {
+    return gt_(other);
+  }
+  template <Operand O>
+  Tensor<T>& greater_equal_(const O& other) {
+    return ge_(other);
+  }
+  template <Operand O>
+  Tensor<T>& less_(const O& other) {
+    return lt_(other);
+  }
+  template <Operand O>
+  Tensor<T>& less_equal_(const O& other) {
+    return le_(other);
+  }
+  template <Operand O>
+  Tensor<T>& not_equal_(const O& other) {
+    return ne_(other);
+  }
 
  protected:
   InplaceMethods() = default;

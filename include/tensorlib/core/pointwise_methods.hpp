@@ -101,6 +101,11 @@ class PointwiseMethods {
   auto add(const O& other) const;
   template <Operand O>
   auto sub(const O& other) const;
+  /// `tl::add(self, other, alpha)`, `tl::sub(self, other, alpha)`: self +- alpha * other.
+  template <Operand O, Scalar S>
+  auto add(const O& other, S alpha) const;
+  template <Operand O, Scalar S>
+  auto sub(const O& other, S alpha) const;
   template <Operand O>
   auto mul(const O& other) const;
   template <Operand O>
@@ -213,6 +218,72 @@ class PointwiseMethods {
   /// `where(condition, self, other)`.
   template <Expression C, Operand O>
   auto where(const C& condition, const O& other) const;
+
+  /// PyTorch's other names (expr/aliases.hpp): each is the method it names.
+  auto absolute() const { return self().abs(); }
+  auto arccos() const { return self().acos(); }
+  auto arccosh() const { return self().acosh(); }
+  auto arcsin() const { return self().asin(); }
+  auto arcsinh() const { return self().asinh(); }
+  auto arctan() const { return self().atan(); }
+  auto arctanh() const { return self().atanh(); }
+  auto negative() const { return self().neg(); }
+  auto fix() const { return self().trunc(); }
+  auto sgn() const { return self().sign(); }
+  /// The operand itself (`x.positive()`); not defined for bool, as in PyTorch.
+  Derived positive() const {
+    static_assert(!std::is_same_v<value_type_t<Derived>, bool>,
+                  "positive: the unary + is not supported for bool tensors; use the tensor itself");
+    return self();
+  }
+  template <Operand O>
+  auto arctan2(const O& other) const {
+    return self().atan2(other);
+  }
+  template <Operand O>
+  auto subtract(const O& other) const {
+    return self().sub(other);
+  }
+  template <Operand O, Scalar S>
+  auto subtract(const O& other, S alpha) const {
+    return self().sub(other, alpha);
+  }
+  template <Operand O>
+  auto multiply(const O& other) const {
+    return self().mul(other);
+  }
+  template <Operand O>
+  auto divide(const O& other) const {
+    return self().div(other);
+  }
+  template <Operand O>
+  auto divide(const O& other, std::string_view rounding_mode) const {
+    return self().div(other, rounding_mode);
+  }
+  template <Operand O>
+  auto true_divide(const O& other) const {
+    return self().div(other);
+  }
+  template <Operand O>
+  auto greater(const O& other) const {
+    return self().gt(other);
+  }
+  template <Operand O>
+  auto greater_equal(const O& other) const {
+    return self().ge(other);
+  }
+  template <Operand O>
+  auto less(const O& other) const {
+    return self().lt(other);
+  }
+  template <Operand O>
+  auto less_equal(const O& other) const {
+    return self().le(other);
+  }
+  template <Operand O>
+  auto not_equal(const O& other) const {
+    return self().ne(other);
+  }
 
   /// Reductions (ops/reduce.hpp, ops/scan.hpp, ops/softmax.hpp): `x.name(...)` is
   /// `tl::name(x, ...)` and returns a tensor. On an expression they run as

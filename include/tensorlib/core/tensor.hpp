@@ -129,6 +129,28 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
   bool is_cuda() const { return device().is_cuda(); }
   /// The run-time tag of T.
   static constexpr ScalarType dtype() noexcept { return scalar_type_of<T>; }
+  /// Whether T is a floating type, a signed one (bool and uint8 are not), a
+  /// complex one (there are none: complex numbers are pairs, ops/complex_tensor.hpp).
+  static constexpr bool is_floating_point() noexcept { return is_floating<T>; }
+  static constexpr bool is_signed() noexcept { return !std::is_same_v<T, bool> && !std::is_same_v<T, uint8_t>; }
+  static constexpr bool is_complex() noexcept { return false; }
+  /// The CUDA device's index, -1 for a CPU tensor (`x.get_device()`).
+  int64_t get_device() const { return is_cuda() ? device().index : -1; }
+  /// Same as `numel()`.
+  int64_t nelement() const { return numel(); }
+  /// Whether `other` has the same sizes.
+  template <Element U>
+  bool is_same_size(const Tensor<U>& other) const {
+    return sizes() == other.sizes();
+  }
+  /// The single element's truth value; a `ValueError` for any other number of
+  /// elements, which is ambiguous (PyTorch's RuntimeError).
+  bool is_nonzero() const;
+  /// This tensor converted to `other`'s element type (`to<U>()`).
+  template <Element U>
+  Tensor<U> type_as(const Tensor<U>&) const {
+    return this->template to<U>();
+  }
   /// Bytes per element.
   static constexpr int64_t element_size() noexcept { return sizeof(T); }
   /// Bytes of the elements (not of the storage).
@@ -235,8 +257,15 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
   Tensor new_full(const Shape& sizes, T value) const;
   /// The last two dimensions swapped (`x.mT`), for matrices or batches of them.
   Tensor mT() const;
-  /// `mT()`: the conjugate transpose of a real tensor (PyTorch's `x.mH`).
+  /// `mT()`: the conjugate transpose of a real tensor (PyTorch's `x.mH`, `x.adjoint()`).
   Tensor mH() const { return mT(); }
+  Tensor adjoint() const { return mT(); }
+  /// The conjugate transpose of a matrix (`x.H`): `t()` of a real 2-d tensor.
+  Tensor H() const;
+  /// A contiguous 1-d tensor of the elements: a view when already contiguous (torch.ravel).
+  Tensor ravel() const { return contiguous().view({-1}); }
+  /// `narrow` as a new contiguous tensor.
+  Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const { return narrow(dim, start, length).clone(); }
   /// Windows of `size` along `dim`, `step` apart, as a new last dim (a view).
   Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
   /// LibTorch's indexing form: integers, `Slice`s, `None` and `Ellipsis` give
@@ -370,6 +399,17 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
   std::vector<Tensor> split(std::initializer_list<int64_t> split_sizes, int64_t dim = 0) const;
   /// The slices along `dim`, each without that dimension.
   std::vector<Tensor> unbind(int64_t dim = 0) const;
+  /// `tl::hsplit`, `tl::vsplit`, `tl::dsplit` (defined in ops/stacking.hpp);
+  /// braces are a list of indices, as in Python: `x.vsplit({1})`.
+  std::vector<Tensor> hsplit(int64_t sections) const;
+  std::vector<Tensor> hsplit(const std::vector<int64_t>& indices) const;
+  std::vector<Tensor> hsplit(std::initializer_list<int64_t> indices) const;
+  std::vector<Tensor> vsplit(int64_t sections) const;
+  std::vector<Tensor> vsplit(const std::vector<int64_t>& indices) const;
+  std::vector<Tensor> vsplit(std::initializer_list<int64_t> indices) const;
+  std::vector<Tensor> dsplit(int64_t sections) const;
+  std::vector<Tensor> dsplit(const std::vector<int64_t>& indices) const;
+  std::vector<Tensor> dsplit(std::initializer_list<int64_t> indices) const;
 
   // Rearranging (defined in ops/rearrange.hpp).
 
@@ -472,6 +512,12 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
   Tensor tril(int64_t diagonal = 0) const;
   /// A copy with elements below diagonal `diagonal` of the last two dims zeroed.
   Tensor triu(int64_t diagonal = 0) const;
+  /// `tril`, `triu`, `cumsum` and `cumprod` written back into this tensor, in
+  /// its element type (ops/triangular.hpp, ops/scan.hpp).
+  Tensor& tril_(int64_t diagonal = 0);
+  Tensor& triu_(int64_t diagonal = 0);
+  Tensor& cumsum_(int64_t dim);
+  Tensor& cumprod_(int64_t dim);
 
  private:
   const TensorImpl& checked() const {

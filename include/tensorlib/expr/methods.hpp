@@ -219,6 +219,16 @@ auto PointwiseMethods<D>::sub(const O& other) const {
   return tensorlib::sub(self(), other);
 }
 template <class D>
+template <Operand O, Scalar S>
+auto PointwiseMethods<D>::add(const O& other, S alpha) const {
+  return tensorlib::add(self(), other, alpha);
+}
+template <class D>
+template <Operand O, Scalar S>
+auto PointwiseMethods<D>::sub(const O& other, S alpha) const {
+  return tensorlib::sub(self(), other, alpha);
+}
+template <class D>
 template <Operand O>
 auto PointwiseMethods<D>::mul(const O& other) const {
   return tensorlib::mul(self(), other);

@@ -270,6 +270,13 @@ T Tensor<T>::item() const {
 }
 
 template <Element T>
+bool Tensor<T>::is_nonzero() const {
+  detail::check<ValueError>(numel() != 0, "is_nonzero: Boolean value of Tensor with no values is ambiguous");
+  detail::check<ValueError>(numel() == 1, "is_nonzero: Boolean value of Tensor with more than one value is ambiguous");
+  return item() != T(0);
+}
+
+template <Element T>
 std::vector<T> Tensor<T>::to_vector() const {
   const Tensor c = is_cpu() ? contiguous() : to(Device(kCPU));
   const T* p = c.data_ptr();

@@ -10,22 +10,19 @@
 
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/aliases.hpp"
 #include "tensorlib/expr/composites.hpp"
 #include "tensorlib/expr/functions.hpp"
+#include "tensorlib/expr/promotion.hpp"
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/evaluate.hpp"
 
 namespace tensorlib {
 namespace detail {
 
-/// PyTorch's canCast: no floating -> integral, no non-bool -> bool.
-template <Element From, Element To>
-inline constexpr bool can_cast =
-    !(is_floating<From> && !is_floating<To>)&&!(std::is_same_v<To, bool> && !std::is_same_v<From, bool>);
-
 template <Element T, Expression E>
 Tensor<T>& write_result_in_place(Tensor<T>& self, const E& result, const char* op) {
-  static_assert(can_cast<value_type_t<E>, T>,
+  static_assert(can_cast_v<value_type_t<E>, T>,
                 "in-place op: the result type cannot be cast to the tensor's element type (e.g. a float result into "
                 "an integer tensor); use the out-of-place form");
   write_into(self, result, op);
@@ -481,6 +478,50 @@ Tensor<T>& InplaceMethods<T>::bitwise_not_() {
 template <Element T>
 Tensor<T>& InplaceMethods<T>::logical_not_() {
   return detail::write_result_in_place(self(), tensorlib::logical_not(self()).template to<T>(), "logical_not_");
+}
+
+template <Element T>
+Tensor<T>& InplaceMethods<T>::logit_(std::optional<double> eps) {
+  return detail::write_result_in_place(self(), tensorlib::logit(self(), eps), "logit_");
+}
+
+template <Element T>
+template <Expression O>
+Tensor<T>& InplaceMethods<T>::ldexp_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::ldexp(self(), other), "ldexp_");
+}
+
+// The comparisons write bool into T, which every type accepts (PyTorch's
+// canCast): 1 where the relation holds, 0 elsewhere. Their gradient is 0.
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::eq_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::eq(self(), other).template to<T>(), "eq_");
+}
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::ne_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::ne(self(), other).template to<T>(), "ne_");
+}
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::lt_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::lt(self(), other).template to<T>(), "lt_");
+}
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::le_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::le(self(), other).template to<T>(), "le_");
+}
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::gt_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::gt(self(), other).template to<T>(), "gt_");
+}
+template <Element T>
+template <Operand O>
+Tensor<T>& InplaceMethods<T>::ge_(const O& other) {
+  return detail::write_result_in_place(self(), tensorlib::ge(self(), other).template to<T>(), "ge_");
 }
 
 }  // namespace tensorlib

@@ -217,6 +217,25 @@ ValuesIndices<value_type_t<E>> cummin(const E& x, int64_t dim) {
   return detail::cum_extremum<false>(Tensor<T>(x), dim, "cummin");
 }
 
+// In place (declared in core/tensor.hpp): the result in the tensor's own
+// type, as PyTorch's cumsum_ keeps an int32 tensor int32.
+template <Element T>
+Tensor<T>& Tensor<T>::cumsum_(int64_t dim) {
+  detail::write_into(*this, tensorlib::cumsum(*this, dim), "cumsum_");
+  return *this;
+}
+template <Element T>
+Tensor<T>& Tensor<T>::cumprod_(int64_t dim) {
+  // cumprod's backward needs its input, which the write replaces: a recorded
+  // cumprod_ reads a copy (PyTorch's in-place ops save the original too).
+  Tensor<T> input = *this;
+  if constexpr (differentiable<T>) {
+    if (detail::records_grad(*this)) input = clone();
+  }
+  detail::write_into(*this, tensorlib::cumprod(input, dim), "cumprod_");
+  return *this;
+}
+
 // Method forms (declared in core/pointwise_methods.hpp).
 template <class Derived>
 auto PointwiseMethods<Derived>::cumsum(int64_t dim) const {

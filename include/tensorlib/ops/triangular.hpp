@@ -263,6 +263,18 @@ Tensor<T> Tensor<T>::triu(int64_t diagonal) const {
   return tensorlib::triu(*this, diagonal);
 }
 
+template <Element T>
+Tensor<T>& Tensor<T>::tril_(int64_t diagonal) {
+  detail::write_into(*this, tensorlib::tril(*this, diagonal), "tril_");
+  return *this;
+}
+
+template <Element T>
+Tensor<T>& Tensor<T>::triu_(int64_t diagonal) {
+  detail::write_into(*this, tensorlib::triu(*this, diagonal), "triu_");
+  return *this;
+}
+
 template <class Derived>
 auto PointwiseMethods<Derived>::trace() const {
   return tensorlib::trace(self());
