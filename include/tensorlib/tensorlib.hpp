@@ -79,6 +79,7 @@
 #include "tensorlib/ops/join.hpp"
 #include "tensorlib/ops/linalg.hpp"
 #include "tensorlib/ops/linalg_batch.hpp"
+#include "tensorlib/ops/linalg_composites.hpp"
 #include "tensorlib/ops/lu.hpp"
 #include "tensorlib/ops/masked.hpp"
 #include "tensorlib/ops/matrix_exp.hpp"

@@ -1259,3 +1259,36 @@ TEST_CASE("in-place tril_, triu_, cumsum_, cumprod_, logit_ and the comparisons 
   auto leaf_m = m;
   CHECK_THROWS_AS(leaf_m.tril_(), tl::AutogradError);  // a leaf that requires grad
 }
+
+TEST_CASE("gradcheck: addr, multi_dot, cholesky_inverse, vecdot, tensorinv, tensorsolve, inv_ex, cond") {
+  tl::Generator gen(27);
+  auto inp = leaf({3, 4}, gen), v1 = leaf({3}, gen), v2 = leaf({4}, gen);
+  CHECK(check([](const Inputs& in) { return tl::addr(in[0], in[1], in[2], 0.5, -2.0); }, {inp, v1, v2}));
+  auto m1 = leaf({4, 2}, gen), m2 = leaf({2, 5}, gen), m3 = leaf({5, 3}, gen);
+  CHECK(check(
+      [](const Inputs& in) {
+        return tl::linalg::multi_dot({in[0], in[1], in[2], in[3], in[4]});
+      },
+      {v2, m1, m2, m3, v1}));
+  // cholesky_inverse through a factor with a positive diagonal.
+  auto l = leaf({3, 3}, gen);
+  const auto factor = [](const tl::Tensor<double>& t) {
+    return tl::Tensor<double>(t.tril(-1) + tl::eye<double>(3) * 2.0);
+  };
+  CHECK(check([&](const Inputs& in) { return tl::cholesky_inverse(factor(in[0])); }, {l}));
+  CHECK(check([&](const Inputs& in) { return tl::cholesky_inverse(factor(in[0]).t(), true); }, {l}));
+  CHECK(check([](const Inputs& in) { return tl::linalg::vecdot(in[0], in[1].unsqueeze(1), 0); }, {inp, v1}));
+  // Well-conditioned square operands: the identity plus a small perturbation.
+  auto t = leaf({2, 3, 6}, gen), b = leaf({2, 3}, gen);
+  const auto well = [](const tl::Tensor<double>& x) {
+    return tl::Tensor<double>(x * 0.3 + tl::eye<double>(6).reshape({2, 3, 6}));
+  };
+  CHECK(check([&](const Inputs& in) { return tl::linalg::tensorinv(well(in[0])); }, {t}));
+  CHECK(check([&](const Inputs& in) { return tl::linalg::tensorsolve(well(in[0]), in[1]); }, {t, b}));
+  auto sq = leaf({2, 3, 3}, gen);
+  const auto square = [](const tl::Tensor<double>& x) { return tl::Tensor<double>(x * 0.3 + tl::eye<double>(3)); };
+  CHECK(check([&](const Inputs& in) { return tl::linalg::inv_ex(square(in[0])).inverse; }, {sq}));
+  CHECK(check([&](const Inputs& in) { return tl::linalg::cond(square(in[0])); }, {sq}));
+  CHECK(check([&](const Inputs& in) { return tl::linalg::cond(square(in[0]), "fro"); }, {sq}));
+  CHECK(check([&](const Inputs& in) { return tl::linalg::cond(square(in[0]), 1.0); }, {sq}));
+}

@@ -35,7 +35,6 @@ TEST_CASE("type predicates, nelement, get_device, is_same_size, is_nonzero, type
   static_assert(!tl::Tensor<int64_t>::is_floating_point());
   static_assert(tl::Tensor<int32_t>::is_signed() && tl::Tensor<double>::is_signed());
   static_assert(!tl::Tensor<uint8_t>::is_signed() && !tl::Tensor<bool>::is_signed());
-  static_assert(!tl::Tensor<float>::is_complex());
   const auto t = tl::zeros<double>({2, 3});
   CHECK(t.nelement() == 6);
   CHECK(t.get_device() == -1);
@@ -62,6 +61,12 @@ TEST_CASE("H, adjoint, ravel and narrow_copy") {
   CHECK(tl::equal(b.adjoint(), b.transpose(1, 2)));
   CHECK_THROWS_WITH_AS((void)b.H(), "H: tensor.H is only supported on matrices (2-D tensors). Got 3-D tensor.",
                        tl::ShapeError);
+  const auto s = tl::scalar_tensor(3.f);
+  CHECK(s.H().is_same(s));
+  CHECK_THROWS_WITH_AS(
+      (void)tl::ones<float>({3}).adjoint(),
+      "adjoint: tensor.adjoint() is only supported on matrices or batches of matrices. Got 1-D tensor.",
+      tl::ShapeError);
   // ravel: a view of a contiguous tensor, a contiguous copy otherwise.
   CHECK(m.ravel().is_alias_of(m));
   CHECK(m.ravel().sizes() == tl::Shape{6});

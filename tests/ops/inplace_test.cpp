@@ -207,6 +207,13 @@ TEST_CASE("in-place comparisons write 1 and 0 in the tensor's type, against PyTo
     if (op == "ge_") t.ge_(3);
     CHECK(t.to_vector() == ci.get<int32_t>(op).to_vector());
   }
+  // The comparison runs in the promoted type: an int tensor against 2.5.
+  auto ints = tl::tensor<int32_t>({2, 3});
+  auto ints_lt = ints.clone();
+  ints.eq_(2.5);
+  ints_lt.lt_(2.5);
+  CHECK(ints.to_vector() == std::vector<int32_t>{0, 0});
+  CHECK(ints_lt.to_vector() == std::vector<int32_t>{1, 0});
   // The other operand broadcasts to the tensor, never the tensor to it.
   auto row = tl::tensor<float>({1.f, 2.f, 3.f});
   CHECK_THROWS_AS(row.eq_(tl::ones<float>({2, 3})), tl::ShapeError);
@@ -230,6 +237,9 @@ TEST_CASE("tril_, triu_, cumsum_ and cumprod_ write the out-of-place result in t
   CHECK(i.to_vector() == std::vector<int32_t>{3, 2, 6, 8});
   i.cumprod_(0);
   CHECK(i.to_vector() == std::vector<int32_t>{3, 6, 36, 288});
+  CHECK_THROWS_WITH_AS(i.cumsum_(1), "cumsum_: dimension out of range (expected to be in range of [-1, 0], but got 1)",
+                       tl::IndexError);
+  CHECK_THROWS_WITH_AS(i.tril_(), "tril_: input tensor must have at least 2 dimensions, got 1", tl::ShapeError);
   // Through a view: the base sees the write.
   auto base = m.clone();
   base.slice(1, 1).tril_();

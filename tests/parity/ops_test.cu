@@ -142,6 +142,16 @@ TEST_CASE("CUDA: rsub, ldexp, the in-place comparisons and the stacking ops matc
   gt.cumsum_(1);
   t.cumsum_(1);
   check_parity(gt, t, 1e-6, 1e-6, "cumsum_");
+  // The linear algebra composites: cuBLAS products, host decompositions.
+  const auto v = tl::randn({3}, g), m = tl::randn({4, 2}, g);
+  const auto gv = v.cuda(), gm = m.cuda();
+  check_parity(tl::addr(ga, gv, gb, 0.5f, 2.f), tl::addr(a, v, b, 0.5f, 2.f), 1e-5, 1e-6, "addr");
+  check_parity(tl::linalg::multi_dot({gv, ga, gm}), tl::linalg::multi_dot({v, a, m}), 1e-5, 1e-6, "multi_dot");
+  check_parity(tl::linalg::vecdot(ga, gb), tl::linalg::vecdot(a, b), 1e-5, 1e-6, "vecdot");
+  auto gs = (ga.narrow(1, 0, 3) + 3.f * tl::eye<float>(3).cuda()).eval(),
+       s = (a.narrow(1, 0, 3) + 3.f * tl::eye<float>(3)).eval();
+  check_parity(tl::linalg::cond(gs, 1.0), tl::linalg::cond(s, 1.0), 1e-5, 0, "cond");
+  check_parity(tl::linalg::inv_ex(gs).inverse, tl::linalg::inv_ex(s).inverse, 1e-5, 1e-6, "inv_ex");
 }
 
 TEST_CASE("CUDA: nan_to_num, logaddexp, logaddexp2 and xlogy match the CPU on special values") {

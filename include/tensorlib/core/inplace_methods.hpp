@@ -228,17 +228,22 @@ class InplaceMethods {
   /// x = x * 2^other.
   template <Expression O>
   Tensor<T>& ldexp_(const O& other);
-  /// x = (x == other), ... as 1 and 0 of the tensor's type.
+  /// x = (x == other) as 1 and 0 of the tensor's type; `other` broadcasts to x.
   template <Operand O>
   Tensor<T>& eq_(const O& other);
+  /// x = (x != other) as 1 and 0.
   template <Operand O>
   Tensor<T>& ne_(const O& other);
+  /// x = (x < other) as 1 and 0.
   template <Operand O>
   Tensor<T>& lt_(const O& other);
+  /// x = (x <= other) as 1 and 0.
   template <Operand O>
   Tensor<T>& le_(const O& other);
+  /// x = (x > other) as 1 and 0.
   template <Operand O>
   Tensor<T>& gt_(const O& other);
+  /// x = (x >= other) as 1 and 0.
   template <Operand O>
   Tensor<T>& ge_(const O& other);
 

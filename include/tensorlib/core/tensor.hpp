@@ -129,10 +129,12 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
   bool is_cuda() const { return device().is_cuda(); }
   /// The run-time tag of T.
   static constexpr ScalarType dtype() noexcept { return scalar_type_of<T>; }
-  /// Whether T is a floating type, a signed one (bool and uint8 are not), a
-  /// complex one (there are none: complex numbers are pairs, ops/complex_tensor.hpp).
+  /// Whether T is a floating type.
   static constexpr bool is_floating_point() noexcept { return is_floating<T>; }
+  /// Whether T is signed (bool and uint8 are not).
   static constexpr bool is_signed() noexcept { return !std::is_same_v<T, bool> && !std::is_same_v<T, uint8_t>; }
+  /// Always false: there are no complex element types (complex numbers are
+  /// pairs of real tensors, ops/complex_tensor.hpp).
   static constexpr bool is_complex() noexcept { return false; }
   /// The CUDA device's index, -1 for a CPU tensor (`x.get_device()`).
   int64_t get_device() const { return is_cuda() ? device().index : -1; }
@@ -146,10 +148,10 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
   /// The single element's truth value; a `ValueError` for any other number of
   /// elements, which is ambiguous (PyTorch's RuntimeError).
   bool is_nonzero() const;
-  /// This tensor converted to `other`'s element type (`to<U>()`).
+  /// This tensor converted to `other`'s element type and moved to its device.
   template <Element U>
-  Tensor<U> type_as(const Tensor<U>&) const {
-    return this->template to<U>();
+  Tensor<U> type_as(const Tensor<U>& other) const {
+    return this->template to<U>().to(other.device());
   }
   /// Bytes per element.
   static constexpr int64_t element_size() noexcept { return sizeof(T); }
@@ -257,14 +259,17 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
   Tensor new_full(const Shape& sizes, T value) const;
   /// The last two dimensions swapped (`x.mT`), for matrices or batches of them.
   Tensor mT() const;
-  /// `mT()`: the conjugate transpose of a real tensor (PyTorch's `x.mH`, `x.adjoint()`).
+  /// `mT()`: the conjugate transpose of a real tensor (PyTorch's `x.mH`).
   Tensor mH() const { return mT(); }
-  Tensor adjoint() const { return mT(); }
-  /// The conjugate transpose of a matrix (`x.H`): `t()` of a real 2-d tensor.
+  /// The conjugate transpose of the last two dimensions (`x.adjoint()`),
+  /// `mT()` of a real tensor (ops/swap_axes.hpp).
+  Tensor adjoint() const;
+  /// The conjugate transpose of a matrix (`x.H`): `t()` of a real 2-d
+  /// tensor, the tensor itself when 0-d (ops/swap_axes.hpp).
   Tensor H() const;
   /// A contiguous 1-d tensor of the elements: a view when already contiguous (torch.ravel).
   Tensor ravel() const { return contiguous().view({-1}); }
-  /// `narrow` as a new contiguous tensor.
+  /// `narrow` as a new tensor (clone's layout), not a view.
   Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const { return narrow(dim, start, length).clone(); }
   /// Windows of `size` along `dim`, `step` apart, as a new last dim (a view).
   Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
@@ -373,6 +378,19 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
   /// Inner product of 1-D tensors, a 0-d tensor (`tl::dot`).
   template <Expression E>
   Tensor dot(const E& other) const;
+  /// `tl::addmm(*this, mat1, mat2, beta, alpha)`, `addmv`, `addbmm`, `baddbmm`
+  /// and `addr` (ops/linalg_composites.hpp); the `_` forms write the result
+  /// into this tensor, whose shape it must have.
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, T beta = T(1), T alpha = T(1)) const;
+  Tensor& addmm_(const Tensor& mat1, const Tensor& mat2, T beta = T(1), T alpha = T(1));
+  Tensor addmv(const Tensor& mat, const Tensor& vec, T beta = T(1), T alpha = T(1)) const;
+  Tensor& addmv_(const Tensor& mat, const Tensor& vec, T beta = T(1), T alpha = T(1));
+  Tensor addbmm(const Tensor& batch1, const Tensor& batch2, T beta = T(1), T alpha = T(1)) const;
+  Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, T beta = T(1), T alpha = T(1));
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, T beta = T(1), T alpha = T(1)) const;
+  Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, T beta = T(1), T alpha = T(1));
+  Tensor addr(const Tensor& vec1, const Tensor& vec2, T beta = T(1), T alpha = T(1)) const;
+  Tensor& addr_(const Tensor& vec1, const Tensor& vec2, T beta = T(1), T alpha = T(1));
 
   /// Sums over the dimensions along which `size` would be broadcast to this
   /// tensor's shape, giving a tensor of shape `size` (ops/reduce.hpp).
@@ -399,8 +417,9 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
   std::vector<Tensor> split(std::initializer_list<int64_t> split_sizes, int64_t dim = 0) const;
   /// The slices along `dim`, each without that dimension.
   std::vector<Tensor> unbind(int64_t dim = 0) const;
-  /// `tl::hsplit`, `tl::vsplit`, `tl::dsplit` (defined in ops/stacking.hpp);
-  /// braces are a list of indices, as in Python: `x.vsplit({1})`.
+  /// `tl::hsplit`, `tl::vsplit`, `tl::dsplit` (defined in ops/stacking.hpp):
+  /// `sections` equal views, or the views between `indices`; braces are a
+  /// list of indices, as in Python: `x.vsplit({1})`.
   std::vector<Tensor> hsplit(int64_t sections) const;
   std::vector<Tensor> hsplit(const std::vector<int64_t>& indices) const;
   std::vector<Tensor> hsplit(std::initializer_list<int64_t> indices) const;

@@ -1,11 +1,11 @@
 #pragma once
 /// \file
 /// PyTorch's other names for the catalogue (`torch.arccos`, `torch.multiply`,
-/// `torch.greater_equal`, ...), mostly NumPy's, and the three small composites
-/// that have no functor of their own: `rsub`, `ldexp` and `positive`. Each
-/// alias returns exactly the expression of the function it names, so it costs
-/// no extra instantiation and differentiates the same way. The method forms
-/// are in core/pointwise_methods.hpp, the in-place ones in
+/// `torch.greater_equal`, ...), mostly NumPy's, with `rsub` (sub with its
+/// operands reversed) and `positive` (the operand itself). Each alias
+/// returns exactly the expression of the function it names, so it costs no
+/// extra instantiation and differentiates the same way. The method forms are
+/// in core/pointwise_methods.hpp, the in-place ones in
 /// core/inplace_methods.hpp.
 
 #include <string_view>
@@ -119,20 +119,15 @@ template <Operand A, Operand B>
 requires(Expression<A> || Expression<B>) auto not_equal(const A& a, const B& b) { return ne(a, b); }
 
 /// other - input (`torch.rsub`: subtraction with the operands reversed);
-/// either may be a scalar.
-template <Operand A, Operand B>
-requires(Expression<A> || Expression<B>) auto rsub(const A& input, const B& other) { return sub(other, input); }
-/// other - alpha * input.
-template <Operand A, Operand B, Scalar S>
-requires(Expression<A> || Expression<B>) auto rsub(const A& input, const B& other, S alpha) {
-  return sub(other, input, alpha);
+/// `other` may be a scalar.
+template <Expression A, Operand B>
+auto rsub(const A& input, const B& other) {
+  return sub(other, input);
 }
-
-/// input * 2^other (`torch.ldexp`), in floating point: integral operands give
-/// the default floating type, as PyTorch's input * 2.0 ** other does.
-template <Expression A, Expression B>
-auto ldexp(const A& input, const B& other) {
-  return mul(input, exp2(cast<floating_t<value_type_t<B>>>(other)));
+/// other - alpha * input.
+template <Expression A, Operand B, Scalar S>
+auto rsub(const A& input, const B& other, S alpha) {
+  return sub(other, input, alpha);
 }
 
 }  // namespace tensorlib

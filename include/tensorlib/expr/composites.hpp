@@ -3,7 +3,7 @@
 /// Pointwise ops PyTorch has that are compositions of the catalogue's
 /// functors (expr/functions.hpp): `addcmul`, `addcdiv`, `nan_to_num`,
 /// `logaddexp`, `logaddexp2`, `xlogy`, `xlog1py`, `fmax`, `fmin`, `deg2rad`,
-/// `rad2deg`, `sinc`, `float_power`, `ndtr`. Each is still one
+/// `rad2deg`, `sinc`, `float_power`, `ldexp`, `ndtr`. Each is still one
 /// fused expression: one loop or kernel, its gradient from the parts.
 
 #include <cstdint>
@@ -174,6 +174,13 @@ requires(Expression<A> || Expression<B>) auto float_power(const A& base, const B
       return static_cast<double>(v);
   };
   return pow(as_double(base), as_double(exponent));
+}
+
+/// input * 2^other (`torch.ldexp`), in floating point: integral operands give
+/// the default floating type, as PyTorch's input * 2.0 ** other does.
+template <Expression A, Expression B>
+auto ldexp(const A& input, const B& other) {
+  return mul(input, exp2(cast<floating_t<value_type_t<B>>>(other)));
 }
 
 /// The standard normal distribution function, erfc(-x / sqrt 2) / 2

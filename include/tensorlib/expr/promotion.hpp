@@ -76,7 +76,8 @@ using result_type_t = typename decltype(detail::scalar_fold<detail::tensor_resul
                                                             std::remove_cvref_t<Args>...>())::type;
 
 /// The type an op on these operands computes in, as a run-time tag
-/// (`torch.result_type`); at least one operand must be an expression.
+/// (`torch.result_type`); at least one operand must be an expression. A 0-d
+/// tensor counts as a tensor here, not as a weak scalar (Note [type promotion]).
 template <class... Args>
 requires(Expression<std::remove_cvref_t<Args>> || ...) constexpr ScalarType result_type(const Args&...) {
   return scalar_type_of<result_type_t<Args...>>;
@@ -90,49 +91,46 @@ inline constexpr bool can_cast_v =
 
 namespace detail {
 
-/// Category and rank of a run-time tag (the DTypeTraits of its type).
-struct TagRank {
-  Category category;
-  int rank;
-};
-inline TagRank tag_rank(ScalarType t, const char* op) {
+/// Calls f(std::type_identity<T>{}) with T the element type of tag t; a
+/// TypeError naming `op` for a tag that is not one (a dual's).
+template <class F>
+decltype(auto) visit_element_type(ScalarType t, const char* op, F&& f) {
   switch (t) {
     case kBool:
-      return {Category::Bool, DTypeTraits<bool>::rank};
+      return f(std::type_identity<bool>{});
     case kUInt8:
-      return {Category::Integral, DTypeTraits<uint8_t>::rank};
+      return f(std::type_identity<uint8_t>{});
     case kInt32:
-      return {Category::Integral, DTypeTraits<int32_t>::rank};
+      return f(std::type_identity<int32_t>{});
     case kInt64:
-      return {Category::Integral, DTypeTraits<int64_t>::rank};
+      return f(std::type_identity<int64_t>{});
     case kFloat16:
-      return {Category::Floating, DTypeTraits<Half>::rank};
+      return f(std::type_identity<Half>{});
     case kBFloat16:
-      return {Category::Floating, DTypeTraits<BFloat16>::rank};
+      return f(std::type_identity<BFloat16>{});
     case kFloat32:
-      return {Category::Floating, DTypeTraits<float>::rank};
+      return f(std::type_identity<float>{});
     case kFloat64:
-      return {Category::Floating, DTypeTraits<double>::rank};
+      return f(std::type_identity<double>{});
   }
   throw TypeError(std::string(op) + ": expected a tensor element type, got " + std::string(name(t)));
 }
 
 }  // namespace detail
 
-/// The type two tensors of types a and b promote to (`torch.promote_types`):
-/// the higher rank, float for float16 with bfloat16.
+/// `promote_t` on run-time tags (`torch.promote_types`).
 inline ScalarType promote_types(ScalarType a, ScalarType b) {
-  const auto ra = detail::tag_rank(a, "promote_types");
-  const auto rb = detail::tag_rank(b, "promote_types");
-  if (ra.rank == rb.rank && a != b) return kFloat32;  // float16 with bfloat16
-  return ra.rank >= rb.rank ? a : b;
+  return detail::visit_element_type(a, "promote_types", [b]<class A>(std::type_identity<A>) {
+    return detail::visit_element_type(b, "promote_types",
+                                      []<class B>(std::type_identity<B>) { return scalar_type_of<promote_t<A, B>>; });
+  });
 }
 
 /// `can_cast_v` on run-time tags (`torch.can_cast`).
 inline bool can_cast(ScalarType from, ScalarType to) {
-  const auto f = detail::tag_rank(from, "can_cast").category;
-  const auto t = detail::tag_rank(to, "can_cast").category;
-  return !(f == Category::Floating && t != Category::Floating) && !(t == Category::Bool && f != Category::Bool);
+  return detail::visit_element_type(from, "can_cast", [to]<class F>(std::type_identity<F>) {
+    return detail::visit_element_type(to, "can_cast", []<class T>(std::type_identity<T>) { return can_cast_v<F, T>; });
+  });
 }
 
 }  // namespace tensorlib

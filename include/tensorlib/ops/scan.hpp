@@ -8,6 +8,7 @@
 /// (backend/cpu/scan.hpp, each step a row operation) or on a GPU (Note
 /// [GPU scans] in backend/cuda/scan.hpp).
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -221,11 +222,16 @@ ValuesIndices<value_type_t<E>> cummin(const E& x, int64_t dim) {
 // type, as PyTorch's cumsum_ keeps an int32 tensor int32.
 template <Element T>
 Tensor<T>& Tensor<T>::cumsum_(int64_t dim) {
+  static_assert(!std::is_same_v<T, bool>, "cumsum_: not implemented for bool tensors (the sum is int64); use cumsum");
+  wrap_dim(dim, std::max<int64_t>(this->dim(), 1), "cumsum_");
   detail::write_into(*this, tensorlib::cumsum(*this, dim), "cumsum_");
   return *this;
 }
 template <Element T>
 Tensor<T>& Tensor<T>::cumprod_(int64_t dim) {
+  static_assert(!std::is_same_v<T, bool>,
+                "cumprod_: not implemented for bool tensors (the product is int64); use cumprod");
+  wrap_dim(dim, std::max<int64_t>(this->dim(), 1), "cumprod_");
   // cumprod's backward needs its input, which the write replaces: a recorded
   // cumprod_ reads a copy (PyTorch's in-place ops save the original too).
   Tensor<T> input = *this;

@@ -72,16 +72,28 @@ std::vector<Tensor<T>> atleast_1d(const std::vector<Tensor<T>>& tensors) {
   return out;
 }
 template <Element T>
+std::vector<Tensor<T>> atleast_1d(std::initializer_list<Tensor<T>> tensors) {
+  return atleast_1d(std::vector<Tensor<T>>(tensors));
+}
+template <Element T>
 std::vector<Tensor<T>> atleast_2d(const std::vector<Tensor<T>>& tensors) {
   std::vector<Tensor<T>> out;
   for (const auto& t : tensors) out.push_back(atleast_2d(t));
   return out;
 }
 template <Element T>
+std::vector<Tensor<T>> atleast_2d(std::initializer_list<Tensor<T>> tensors) {
+  return atleast_2d(std::vector<Tensor<T>>(tensors));
+}
+template <Element T>
 std::vector<Tensor<T>> atleast_3d(const std::vector<Tensor<T>>& tensors) {
   std::vector<Tensor<T>> out;
   for (const auto& t : tensors) out.push_back(atleast_3d(t));
   return out;
+}
+template <Element T>
+std::vector<Tensor<T>> atleast_3d(std::initializer_list<Tensor<T>> tensors) {
+  return atleast_3d(std::vector<Tensor<T>>(tensors));
 }
 
 /// Joins tensors as the columns of a matrix (torch.column_stack): 0-d and 1-d

@@ -2,7 +2,8 @@
 /// \file
 /// Swapping and moving dimensions under NumPy's names: `swapaxes`,
 /// `swapdims` (both `transpose`) and `moveaxis` (`movedim`), free and as
-/// methods; views of their input.
+/// methods; and the conjugate transposes `x.adjoint()` and `x.H()` (real
+/// tensors: transposes). Views of their input.
 
 #include <cstdint>
 
@@ -45,6 +46,22 @@ auto PointwiseMethods<Derived>::swapdims(int64_t dim0, int64_t dim1) const {
 template <class Derived>
 auto PointwiseMethods<Derived>::moveaxis(int64_t source, int64_t destination) const {
   return tensorlib::moveaxis(self(), source, destination);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::adjoint() const {
+  detail::check<ShapeError>(dim() >= 2,
+                            "adjoint: tensor.adjoint() is only supported on matrices or batches of "
+                            "matrices. Got ",
+                            dim(), "-D tensor.");
+  return transpose(-2, -1);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::H() const {
+  detail::check<ShapeError>(dim() == 2 || dim() == 0, "H: tensor.H is only supported on matrices (2-D tensors). Got ",
+                            dim(), "-D tensor.");
+  return dim() == 0 ? *this : transpose(0, 1);
 }
 
 }  // namespace tensorlib

@@ -265,12 +265,14 @@ Tensor<T> Tensor<T>::triu(int64_t diagonal) const {
 
 template <Element T>
 Tensor<T>& Tensor<T>::tril_(int64_t diagonal) {
+  detail::check<ShapeError>(dim() >= 2, "tril_: input tensor must have at least 2 dimensions, got ", dim());
   detail::write_into(*this, tensorlib::tril(*this, diagonal), "tril_");
   return *this;
 }
 
 template <Element T>
 Tensor<T>& Tensor<T>::triu_(int64_t diagonal) {
+  detail::check<ShapeError>(dim() >= 2, "triu_: input tensor must have at least 2 dimensions, got ", dim());
   detail::write_into(*this, tensorlib::triu(*this, diagonal), "triu_");
   return *this;
 }

@@ -336,13 +336,6 @@ Tensor<T> Tensor<T>::mT() const {
 }
 
 template <Element T>
-Tensor<T> Tensor<T>::H() const {
-  detail::check<ShapeError>(dim() == 2, "H: tensor.H is only supported on matrices (2-D tensors). Got ", dim(),
-                            "-D tensor.");
-  return transpose(0, 1);
-}
-
-template <Element T>
 Tensor<T> Tensor<T>::unfold(int64_t dim_, int64_t size, int64_t step) const {
   if constexpr (differentiable<T>) {
     if (detail::records_grad(*this))
