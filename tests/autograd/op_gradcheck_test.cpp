@@ -1292,3 +1292,37 @@ TEST_CASE("gradcheck: addr, multi_dot, cholesky_inverse, vecdot, tensorinv, tens
   CHECK(check([&](const Inputs& in) { return tl::linalg::cond(square(in[0]), "fro"); }, {sq}));
   CHECK(check([&](const Inputs& in) { return tl::linalg::cond(square(in[0]), 1.0); }, {sq}));
 }
+
+TEST_CASE(
+    "cosine_similarity and pdist have PyTorch's gradients; gradchecks of the distances, view scatters, "
+    "trapezoid") {
+  const auto& f = fixtures::load("composite_ops.txt");
+  const auto& c = f["cosine_similarity"];
+  auto a = c.get<double>("a").requires_grad_(), b = c.get<double>("b").requires_grad_();
+  tl::cosine_similarity(a, b, 1).sum().backward();
+  fixtures::check_close(a.grad(), c.get<double>("ga"), 1e-12, 1e-14, "cosine_similarity d/da");
+  fixtures::check_close(b.grad(), c.get<double>("gb"), 1e-12, 1e-14, "cosine_similarity d/db");
+  const auto& d = f["pdist"];
+  auto x = d.get<double>("x").requires_grad_();
+  const auto dist = tl::pdist(x);
+  (dist * tl::arange<double>(0, dist.numel())).sum().backward();
+  fixtures::check_close(x.grad(), d.get<double>("g"), 1e-12, 1e-14, "pdist gradient");
+
+  tl::Generator gen(28);
+  auto u = leaf({3, 4}, gen), v = leaf({4}, gen), m = leaf({4, 3}, gen);
+  CHECK(check([](const Inputs& in) { return tl::cosine_similarity(in[0], in[1], 1); }, {u, v}));
+  CHECK(check([](const Inputs& in) { return tl::pairwise_distance(in[0], in[1], 3.0); }, {u, v}));
+  CHECK(check([](const Inputs& in) { return tl::pdist(in[0], 1.5); }, {m}));
+  CHECK(check([](const Inputs& in) { return tl::select_scatter(in[0], in[1], 0, 1); }, {m, leaf({3}, gen)}));
+  CHECK(check([](const Inputs& in) { return tl::slice_scatter(in[0], in[1], 1, 0, tl::None, 2); },
+              {u, leaf({3, 2}, gen)}));
+  CHECK(check([](const Inputs& in) { return tl::diagonal_scatter(in[0], in[1], 1); }, {u, leaf({3}, gen)}));
+  CHECK(check(
+      [](const Inputs& in) {
+        return tl::as_strided_scatter(in[0], in[1], {2, 2}, {4, 1}, 1);
+      },
+      {u, leaf({2, 2}, gen)}));
+  auto xs = tl::tensor<double>({0.0, 0.5, 1.5, 1.75}).requires_grad_();
+  CHECK(check([](const Inputs& in) { return tl::trapezoid(in[0], in[1]); }, {u, xs}));
+  CHECK(check([](const Inputs& in) { return tl::cumulative_trapezoid(in[0], in[1], 0); }, {m, leaf({4, 1}, gen)}));
+}

@@ -154,6 +154,26 @@ TEST_CASE("CUDA: rsub, ldexp, the in-place comparisons and the stacking ops matc
   check_parity(tl::linalg::inv_ex(gs).inverse, tl::linalg::inv_ex(s).inverse, 1e-5, 1e-6, "inv_ex");
 }
 
+TEST_CASE("CUDA: view scatters, isin, trapezoid and the distances match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(29);
+  const auto x = tl::randn({3, 4}, g), src = tl::randn({4}, g), y = tl::randn({5, 3}, g);
+  const auto gx = x.cuda(), gsrc = src.cuda(), gy = y.cuda();
+  check_parity(tl::select_scatter(gx, gsrc, 0, 2), tl::select_scatter(x, src, 0, 2), 0, 0, "select_scatter");
+  check_parity(tl::slice_scatter(gx, gx.narrow(1, 0, 2), 1, 0, tl::None, 2),
+               tl::slice_scatter(x, x.narrow(1, 0, 2), 1, 0, tl::None, 2), 0, 0, "slice_scatter");
+  check_parity(tl::diagonal_scatter(gx, gsrc.narrow(0, 0, 3)), tl::diagonal_scatter(x, src.narrow(0, 0, 3)), 0, 0,
+               "diagonal_scatter");
+  const auto e = tl::tensor<float>({0.5f, std::nanf(""), -0.0f, 2.0f, 3.0f}), t = tl::tensor<float>({2.f, 0.f, 7.f});
+  CHECK(tl::isin(e.cuda(), t.cuda()).cpu().to_vector() == tl::isin(e, t).to_vector());
+  check_parity(tl::trapezoid(gy, gy.select(1, 0).cumsum(0), 0), tl::trapezoid(y, y.select(1, 0).cumsum(0), 0), 1e-5,
+               1e-6, "trapezoid");
+  check_parity(tl::cumulative_trapezoid(gy, 0.5), tl::cumulative_trapezoid(y, 0.5), 1e-5, 1e-6, "cumulative_trapezoid");
+  check_parity(tl::cosine_similarity(gx, gsrc), tl::cosine_similarity(x, src), 1e-5, 1e-6, "cosine_similarity");
+  check_parity(tl::pairwise_distance(gx, gsrc), tl::pairwise_distance(x, src), 1e-5, 1e-6, "pairwise_distance");
+  check_parity(tl::pdist(gy), tl::pdist(y), 1e-5, 1e-6, "pdist");
+}
+
 TEST_CASE("CUDA: nan_to_num, logaddexp, logaddexp2 and xlogy match the CPU on special values") {
   if (no_gpu()) return;
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();

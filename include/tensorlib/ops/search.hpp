@@ -20,6 +20,8 @@
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/index_common.hpp"
+#include "tensorlib/ops/index_ops.hpp"
+#include "tensorlib/ops/sort.hpp"
 
 namespace tensorlib {
 
@@ -177,6 +179,46 @@ template <SearchIndex I = int64_t, Expression B>
 Tensor<I> bucketize(value_type_t<B> value, const B& boundaries, bool right = false) {
   const Tensor<value_type_t<B>> b = boundaries;
   return bucketize<I>(full<value_type_t<B>>({}, value, {.device = b.device()}), b, right);
+}
+
+/// Whether each element of `elements` equals some element of
+/// `test_elements` (`torch.isin`), or does not with `invert`: a bool tensor
+/// shaped like `elements`. Both are compared in their promoted type; the test
+/// elements are sorted once and searched, so the cost is (n + m) log m. NaN
+/// is in no set, as NaN == NaN is false. (`assume_unique` only promises what
+/// the sort does not need.)
+template <Expression E, Expression T>
+Tensor<bool> isin(const E& elements, const T& test_elements, bool assume_unique = false, bool invert = false) {
+  (void)assume_unique;
+  using C = promote_t<value_type_t<E>, value_type_t<T>>;
+  const Tensor<C> x = Tensor<value_type_t<E>>(elements).template to<C>();
+  Tensor<C> sorted = msort(Tensor<value_type_t<T>>(test_elements).template to<C>().reshape({-1}));
+  detail::check_same_device("isin", x, sorted);
+  if constexpr (is_floating<C>) {
+    // The sort puts NaNs last; they match nothing, and a binary search over
+    // them would stray (as PyTorch's searchsorted does), so they are dropped.
+    const int64_t nans = isnan(sorted).sum().item();
+    sorted = sorted.narrow(0, 0, sorted.numel() - nans);
+  }
+  if (sorted.numel() == 0) return full<bool>(x.sizes(), invert, {.device = x.device()});
+  // The first position not below each element holds it if anything does.
+  const Tensor<int64_t> at = minimum(searchsorted(sorted, x), sorted.numel() - 1);
+  const Tensor<C> candidate = take(sorted, at);
+  return invert ? Tensor<bool>(candidate != x) : Tensor<bool>(candidate == x);
+}
+/// `isin` of one test value: elements == value (or != with `invert`), in
+/// the promoted type.
+template <Expression E, Scalar S>
+Tensor<bool> isin(const E& elements, S test_element, bool assume_unique = false, bool invert = false) {
+  (void)assume_unique;
+  return invert ? Tensor<bool>(ne(elements, test_element)) : Tensor<bool>(eq(elements, test_element));
+}
+/// `isin` of one element: a 0-d bool tensor.
+template <Scalar S, Expression T>
+Tensor<bool> isin(S element, const T& test_elements, bool assume_unique = false, bool invert = false) {
+  (void)assume_unique;
+  const Tensor<bool> found = eq(test_elements, element).any();
+  return invert ? Tensor<bool>(logical_not(found)) : found;
 }
 
 }  // namespace tensorlib
