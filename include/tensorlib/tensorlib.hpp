@@ -101,6 +101,7 @@
 #include "tensorlib/ops/special.hpp"
 #include "tensorlib/ops/stacking.hpp"
 #include "tensorlib/ops/statistics.hpp"
+#include "tensorlib/ops/stft.hpp"
 #include "tensorlib/ops/svd.hpp"
 #include "tensorlib/ops/swap_axes.hpp"
 #include "tensorlib/ops/trapezoid.hpp"

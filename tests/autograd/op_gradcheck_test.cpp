@@ -1302,6 +1302,14 @@ TEST_CASE(
   tl::cosine_similarity(a, b, 1).sum().backward();
   fixtures::check_close(a.grad(), c.get<double>("ga"), 1e-12, 1e-14, "cosine_similarity d/da");
   fixtures::check_close(b.grad(), c.get<double>("gb"), 1e-12, 1e-14, "cosine_similarity d/db");
+  // Norms below eps: the value and the gradient use the raised norm, as PyTorch 1.13's.
+  const auto& t = f["cosine_similarity/tiny"];
+  auto ta = t.get<double>("a").requires_grad_(), tb = t.get<double>("b").requires_grad_();
+  const auto tr = tl::cosine_similarity(ta, tb, 1);
+  fixtures::check_close(tr, t.get<double>("r"), 1e-12, 1e-15, "cosine_similarity of tiny vectors");
+  (tr * tl::tensor<double>({1.0, -2.0})).sum().backward();
+  fixtures::check_close(ta.grad(), t.get<double>("ga"), 1e-9, 1e-6, "d/da of tiny vectors");
+  fixtures::check_close(tb.grad(), t.get<double>("gb"), 1e-9, 1e-15, "d/db of tiny vectors");
   const auto& d = f["pdist"];
   auto x = d.get<double>("x").requires_grad_();
   const auto dist = tl::pdist(x);
@@ -1325,4 +1333,20 @@ TEST_CASE(
   auto xs = tl::tensor<double>({0.0, 0.5, 1.5, 1.75}).requires_grad_();
   CHECK(check([](const Inputs& in) { return tl::trapezoid(in[0], in[1]); }, {u, xs}));
   CHECK(check([](const Inputs& in) { return tl::cumulative_trapezoid(in[0], in[1], 0); }, {m, leaf({4, 1}, gen)}));
+}
+
+TEST_CASE("gradcheck: stft and istft (through the padding, frames, window, transforms and overlap-add)") {
+  tl::Generator gen(30);
+  auto x = leaf({2, 21}, gen), window = positive_leaf({6}, gen);
+  CHECK(check([](const Inputs& in) { return tl::view_as_real(tl::stft(in[0], 8, 3, 6, in[1])).contiguous(); },
+              {x, window}));
+  CHECK(check(
+      [](const Inputs& in) {
+        return tl::view_as_real(tl::stft(in[0], 8, 2, std::nullopt, std::nullopt, true, "replicate", true, false))
+            .contiguous();
+      },
+      {x}));
+  auto spectrum = leaf({2, 5, 7, 2}, gen);
+  CHECK(check([](const Inputs& in) { return tl::istft(tl::ComplexTensor<double>(in[0]), 8, 2, std::nullopt, in[1]); },
+              {spectrum, positive_leaf({8}, gen)}));
 }

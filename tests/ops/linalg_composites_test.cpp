@@ -46,8 +46,8 @@ TEST_CASE("addr, ger and the in-place products against PyTorch") {
   bbm.baddbmm_(p.get<double>("batch1"), p.get<double>("batch2"), 0.5, 2.0);
   fixtures::check_close(bbm, p.get<double>("baddbmm_"), linalg_rtol, linalg_atol, "baddbmm_");
   auto ar = p.get<double>("input").clone();
-  ar.addr_(p.get<double>("mv_input"), p.get<double>("mat2").select(0, 0), 0.5, 2.0);
-  CHECK(ar.sizes() == tl::Shape{3, 4});
+  ar.addr_(p.get<double>("mv_input"), v2, 0.5, 2.0);
+  fixtures::check_close(ar, p.get<double>("addr_"), linalg_rtol, linalg_atol, "addr_");
   // An in-place product keeps the tensor's shape: a row cannot take the matrix.
   auto small = tl::zeros<double>({4});
   CHECK_THROWS_AS(small.addmm_(p.get<double>("mat1"), p.get<double>("mat2")), tl::ShapeError);
@@ -131,6 +131,11 @@ TEST_CASE("cond in every norm, and inf for a singular matrix, against PyTorch") 
                         "cond of a singular matrix");
   fixtures::check_close(tl::linalg::cond(c.get<double>("singular"), "fro"), c.get<double>("singular_fro"), 0, 0,
                         "cond fro of a singular matrix");
+  fixtures::check_close(tl::linalg::cond(c.get<double>("with_nan"), 1.0), c.get<double>("with_nan_one"), 0, 0,
+                        "cond of a matrix holding NaN is inf");
+  fixtures::check_close(tl::linalg::cond(tl::zeros<double>({2, 0, 0})), c.get<double>("empty"), 0, 0, "cond empty");
+  fixtures::check_close(tl::linalg::cond(tl::zeros<double>({2, 0, 0}), 1.0), c.get<double>("empty_one"), 0, 0,
+                        "cond 1 empty");
   CHECK(fixtures::error_message([&] { (void)tl::linalg::cond(A, 3.0); }) == "linalg.cond: got an invalid norm type: 3");
   CHECK(fixtures::error_message([&] { (void)tl::linalg::cond(A, "max"); }) ==
         "linalg.cond: got an invalid norm type: max");
@@ -144,6 +149,8 @@ TEST_CASE("inv_ex reports singular matrices instead of throwing; tensorinv and t
   const auto r = tl::linalg::inv_ex(e.get<double>("A"));
   CHECK(r.info.to_vector() == e.get<int32_t>("info").to_vector());
   fixtures::check_close(r.inverse.select(0, 0), e.get<double>("inverse0"), 1e-12, 1e-14, "inv_ex inverse");
+  // The singular matrix's inverse is not finite (PyTorch's holds NaNs there too).
+  CHECK_FALSE(tl::Tensor<bool>(tl::isfinite(r.inverse.select(0, 1))).all().item());
   CHECK(fixtures::error_message([&] { (void)tl::linalg::inv_ex(e.get<double>("A"), true); }) ==
         "linalg.inv_ex: (Batch element 1): The diagonal element 2 is zero, the inversion could not be completed "
         "because the input matrix is singular.");
@@ -160,4 +167,7 @@ TEST_CASE("inv_ex reports singular matrices instead of throwing; tensorinv and t
                         1e-13, "tensorsolve");
   fixtures::check_close(tl::linalg::tensorsolve(s.get<double>("A_dims"), s.get<double>("B"), std::vector<int64_t>{0}),
                         s.get<double>("r_dims"), 1e-11, 1e-13, "tensorsolve dims");
+  // Only the element counts must agree: B (3, 2) against A's leading (2, 3).
+  fixtures::check_close(tl::linalg::tensorsolve(s.get<double>("A"), s.get<double>("Bt")), s.get<double>("r_counts"),
+                        1e-11, 1e-13, "tensorsolve by counts");
 }

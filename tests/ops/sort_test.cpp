@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -599,4 +600,29 @@ TEST_CASE("order statistics, histograms and unique as methods equal the free fun
   CHECK(ints.bincount(5).to_vector() == std::vector<int64_t>{1, 2, 0, 1, 0});
   CHECK(ints.unique().output.to_vector() == std::vector<int64_t>{0, 1, 3});
   CHECK(ints.unique(true, true).inverse_indices.to_vector() == std::vector<int64_t>{2, 1, 1, 0});
+}
+
+TEST_CASE("isin against PyTorch: integers, floats with NaN, signed zeros and infinities, scalars, invert") {
+  const auto& f = fixtures::load("composite_ops.txt");
+  const auto& i = f["isin/int64"];
+  CHECK(tl::isin(i.get<int64_t>("elements"), i.get<int64_t>("test")).to_vector() == i.get<bool>("r").to_vector());
+  CHECK(tl::isin(i.get<int64_t>("elements"), i.get<int64_t>("test"), false, true).to_vector() ==
+        i.get<bool>("inverted").to_vector());
+  const auto& fl = f["isin/float"];
+  CHECK(tl::isin(fl.get<float>("elements"), fl.get<float>("test")).to_vector() == fl.get<bool>("r").to_vector());
+  // Promotion: the int elements against double test values compare as double.
+  CHECK(tl::isin(tl::tensor<int64_t>({1, 2, 3}), tl::tensor<double>({2.5, 3.0})).to_vector() ==
+        std::vector<bool>{false, false, true});
+  CHECK(tl::isin(tl::tensor<int64_t>({1, 2}), 2).to_vector() == std::vector<bool>{false, true});
+  CHECK(tl::isin(tl::tensor<int64_t>({1, 2}), 2.5).to_vector() == std::vector<bool>{false, false});
+  CHECK(tl::isin(2, tl::tensor<int64_t>({1, 2})).item());
+  CHECK_FALSE(tl::isin(2, tl::tensor<int64_t>({1, 2}), false, true).item());
+  CHECK(tl::isin(tl::tensor<float>({1.f}), tl::empty<float>({0})).to_vector() == std::vector<bool>{false});
+  CHECK(tl::isin(tl::tensor<float>({1.f}), tl::empty<float>({0}), false, true).to_vector() == std::vector<bool>{true});
+  // Every element against a larger random set: the same answer as a scan.
+  tl::Generator gen(3);
+  const tl::Tensor<int64_t> e = tl::randint(0, 50, {200}, gen), t = tl::randint(0, 50, {37}, gen);
+  const auto got = tl::isin(e, t).to_vector();
+  const auto ev = e.to_vector(), tv = t.to_vector();
+  for (std::size_t k = 0; k < ev.size(); ++k) CHECK(got[k] == (std::find(tv.begin(), tv.end(), ev[k]) != tv.end()));
 }

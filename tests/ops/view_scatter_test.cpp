@@ -25,6 +25,9 @@ TEST_CASE("select_scatter, slice_scatter, diagonal_scatter and as_strided_scatte
   const auto& a = f["as_strided_scatter"];
   fixtures::check_close(tl::as_strided_scatter(x, a.get<float>("src"), {2, 3}, {7, 2}, 4), a.get<float>("r"), 0, 0,
                         "as_strided_scatter");
+  // A transposed input: the strides address its own (transposed) layout, as PyTorch's clone keeps it.
+  fixtures::check_close(tl::as_strided_scatter(x.transpose(0, 2), a.get<float>("src"), {2, 3}, {7, 2}, 4).contiguous(),
+                        a.get<float>("r_transposed"), 0, 0, "as_strided_scatter of a transposed input");
   CHECK(tl::equal(x, before));  // out of place
   // A non-contiguous input and an expression as src.
   const auto t = x.transpose(0, 2);  // (5, 4, 3)

@@ -353,6 +353,19 @@ TEST_CASE("CUDA: FFTs through cuFFT match the CPU's transforms") {
                "fftshift of an fft, double");
 }
 
+TEST_CASE("CUDA: stft and istft match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(31);
+  const auto x = tl::randn({2, 45}, g).to<double>();
+  const auto w = tl::hann_window<double>(16);
+  const auto S = tl::stft(x.cuda(), 16, 4, std::nullopt, w.cuda());
+  CHECK(S.device().is_cuda());
+  check_parity(tl::view_as_real(S).contiguous(), tl::view_as_real(tl::stft(x, 16, 4, std::nullopt, w)).contiguous(),
+               1e-10, 1e-10, "stft");
+  check_parity(tl::istft(S, 16, 4, std::nullopt, w.cuda(), true, false, std::nullopt, 45), x, 1e-10, 1e-10,
+               "istft round trip");
+}
+
 TEST_CASE("CUDA: cuFFT plans are cached per shape, least recently used out first, like PyTorch's plan cache") {
   if (no_gpu()) return;
   namespace F = tl::fft;

@@ -19,16 +19,19 @@
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/expr/operators.hpp"
 #include "tensorlib/ops/evaluate.hpp"
+#include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/index_ops.hpp"
 #include "tensorlib/ops/norms.hpp"
+#include "tensorlib/ops/reduce.hpp"
 #include "tensorlib/ops/triangular.hpp"
 
 namespace tensorlib {
 
 /// The cosine of the angle between x1 and x2 along `dim`, after broadcasting
-/// them (`torch.cosine_similarity`): sum((x1 / |x1|) * (x2 / |x2|)), each norm
-/// raised to `eps` when smaller. As PyTorch's, the norms are raised without
-/// recording, so the gradient is that of the unclamped quotient.
+/// them (`torch.cosine_similarity`): sum((x1 / |x1|) * (x2 / |x2|)), each
+/// squared norm raised to eps^2 when smaller. As PyTorch 1.13's, the raise is
+/// not recorded: the gradient is x / max(|x|, eps) where the chain meets the
+/// norm.
 template <Expression A, Expression B, class T = value_type_t<A>>
 Tensor<T> cosine_similarity(const A& x1_expr, const B& x2_expr, int64_t dim = 1, double eps = 1e-8) {
   static_assert(std::is_same_v<T, value_type_t<B>>,
@@ -38,13 +41,12 @@ Tensor<T> cosine_similarity(const A& x1_expr, const B& x2_expr, int64_t dim = 1,
   const Shape shape = broadcast_shapes(a.sizes(), b.sizes(), "cosine_similarity");
   const Tensor<T> x1 = a.expand(shape), x2 = b.expand(shape);
   const int64_t d = wrap_dim(dim, std::max<int64_t>(x1.dim(), 1), "cosine_similarity");
-  auto raised = [eps](const Tensor<T>& n) {
-    const Tensor<T> shift = clamp_min(n, eps) - n;
-    return Tensor<T>(n + shift.detach());  // the value clamped, the gradient not
+  auto norm_of = [d, eps](const Tensor<T>& x) {
+    const Tensor<T> squares = (x * x).sum(d, true);
+    const Tensor<T> raise = clamp_min(squares, eps * eps) - squares;
+    return Tensor<T>(sqrt(squares + raise.detach()));  // the value raised, the gradient not
   };
-  const Tensor<T> n1 = raised(linalg::vector_norm(x1, 2, {d}, true));
-  const Tensor<T> n2 = raised(linalg::vector_norm(x2, 2, {d}, true));
-  return ((x1 / n1) * (x2 / n2)).sum(d);
+  return ((x1 / norm_of(x1)) * (x2 / norm_of(x2))).sum(d);
 }
 
 /// The p-norm of x1 - x2 + eps along the last dimension of the broadcast
@@ -69,6 +71,7 @@ Tensor<T> pdist(const E& input_expr, double p = 2) {
   detail::check<ValueError>(p >= 0, "pdist: only supports non-negative p values, got ", p);
   const int64_t n = x.size(0);
   if (n < 2) return empty<T>({0}, {.device = x.device()});
+  if (x.size(1) == 0) return zeros<T>({n * (n - 1) / 2}, {.device = x.device()});  // every norm of nothing
   // The pairs' rows, gathered; the diagonal's zero distances are never formed.
   const Tensor<int64_t> pairs = triu_indices(n, n, 1, {.device = x.device()});
   const Tensor<T> difference = x.index_select(0, pairs.select(0, 0)) - x.index_select(0, pairs.select(0, 1));

@@ -20,6 +20,8 @@
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/composites.hpp"
+#include "tensorlib/expr/functions.hpp"
 #include "tensorlib/ops/evaluate.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/join.hpp"
@@ -166,6 +168,7 @@ template <Expression A, Expression B>
 auto vecdot(const A& x, const B& y, int64_t dim = -1) {
   static_assert(std::is_same_v<value_type_t<A>, value_type_t<B>>,
                 "linalg.vecdot: x and y must have the same element type; convert one with .to<T>()");
+  static_assert(is_floating<value_type_t<A>>, "linalg.vecdot: expected floating-point inputs (as PyTorch)");
   return (x * y).sum(dim);
 }
 
@@ -196,8 +199,8 @@ Tensor<T> tensorinv(const E& A_expr, int64_t ind = 2) {
 }
 
 /// The X with tensordot(A, X, X.dim()) == B (`torch.linalg.tensorsolve`):
-/// A's trailing dimensions (after moving `dims` to the end) are X's shape,
-/// its leading ones B's.
+/// A's trailing dimensions (after moving `dims` to the end) are X's shape;
+/// its first B.dim() must hold as many elements as B (NumPy's rule).
 template <Expression EA, Expression EB, class T = value_type_t<EA>>
 Tensor<T> tensorsolve(const EA& A_expr, const EB& B_expr, std::optional<std::vector<int64_t>> dims = std::nullopt) {
   static_assert(std::is_same_v<T, value_type_t<EB>>,
@@ -214,20 +217,18 @@ Tensor<T> tensorsolve(const EA& A_expr, const EB& B_expr, std::optional<std::vec
   }
   detail::check<ShapeError>(B.dim() <= A.dim(), "linalg.tensorsolve: B has ", B.dim(), " dimensions, more than A's ",
                             A.dim());
-  for (int64_t d = 0; d < B.dim(); ++d)
-    detail::check<ShapeError>(A.size(d) == B.size(d), "linalg.tensorsolve: A's leading dimensions ", A.sizes(),
-                              " must start with B's shape ", B.sizes());
   Shape x_sizes;
-  int64_t rest = 1;
+  int64_t lead = 1, rest = 1;
+  for (int64_t d = 0; d < B.dim(); ++d) lead *= A.size(d);
   for (int64_t d = B.dim(); d < A.dim(); ++d) {
     x_sizes.push_back(A.size(d));
     rest *= A.size(d);
   }
-  detail::check<ShapeError>(rest == B.numel(),
+  detail::check<ShapeError>(lead == rest,
                             "linalg.tensorsolve: Expected self to satisfy the requirement "
                             "prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), but got ",
-                            rest, " != ", B.numel());
-  return solve(A.reshape({B.numel(), rest}), B.reshape({B.numel()})).reshape(x_sizes);
+                            rest, " != ", lead);
+  return solve(A.reshape({lead, rest}), B.reshape({-1})).reshape(x_sizes);
 }
 
 /// `torch.linalg.inv_ex`'s result: the inverses and, per matrix, `info`: 0,
@@ -262,38 +263,64 @@ InvEx<T> inv_ex(const E& A_expr, bool check_errors = false) {
   return {lu_solve(f.LU, f.pivots, identity, true, true), f.info};
 }
 
+}  // namespace linalg
+
+namespace detail {
+
+/// The batch shape (*) of a (*, m, n) tensor.
+template <Element T>
+Shape batch_shape(const Tensor<T>& A) {
+  Shape batch;
+  for (int64_t d = 0; d + 2 < A.dim(); ++d) batch.push_back(A.size(d));
+  return batch;
+}
+
+/// norm(A, p) * norm(A^-1, p), PyTorch's _linalg_cond_helper: a singular
+/// matrix's inverse is taken as all inf, and the product's NaNs (0 * inf, a
+/// NaN input) become inf.
+template <Element T, class Ord>
+Tensor<T> cond_by_inverse(const Tensor<T>& A, Ord ord) {
+  check_square(A, "linalg.cond");
+  const linalg::InvEx<T> r = linalg::inv_ex(A);
+  const Tensor<T> inverse =
+      where(r.info.unsqueeze(-1).unsqueeze(-1) != 0, std::numeric_limits<T>::infinity(), r.inverse);
+  const double inf = std::numeric_limits<double>::infinity();
+  return nan_to_num(linalg::matrix_norm(A, ord) * linalg::matrix_norm(inverse, ord), inf, inf, -inf);
+}
+
+}  // namespace detail
+
+namespace linalg {
+
 /// The condition number of each matrix in the norm `p` (`torch.linalg.cond`):
 /// by default (and for 2 and -2) the ratio of its extreme singular values,
 /// for any (*, m, n); for "fro", "nuc", inf, -inf, 1 and -1,
-/// norm(A, p) * norm(inv(A), p) of square matrices, inf where A is singular.
+/// norm(A, p) * norm(inv(A), p) of square matrices, inf where A is singular
+/// or the product is NaN. Empty matrices give 0, as PyTorch.
 template <Expression E, class T = value_type_t<E>>
 Tensor<T> cond(const E& A_expr, std::optional<double> p = std::nullopt) {
   const Tensor<T> A = detail::materialize(A_expr);
   detail::check<ShapeError>(A.dim() >= 2, "linalg.cond: The input tensor A must have at least 2 dimensions.");
   const double ord = p.value_or(2.0);
+  detail::check<ValueError>(ord == 2.0 || ord == -2.0 || std::isinf(ord) || ord == 1.0 || ord == -1.0,
+                            "linalg.cond: got an invalid norm type: ", ord);
+  if (A.numel() == 0) return zeros<T>(detail::batch_shape(A), {.device = A.device()});
   if (ord == 2.0 || ord == -2.0) {
     const Tensor<T> s = svdvals(A);  // (*, k), descending
     const int64_t k = s.size(-1);
-    detail::check<ValueError>(k > 0, "linalg.cond: the input matrices must not be empty");
     const auto largest = s.narrow(-1, 0, 1).squeeze(-1), smallest = s.narrow(-1, k - 1, 1).squeeze(-1);
     return ord == 2.0 ? Tensor<T>(largest / smallest) : Tensor<T>(smallest / largest);
   }
-  detail::check<ValueError>(std::isinf(ord) || ord == 1.0 || ord == -1.0,
-                            "linalg.cond: got an invalid norm type: ", ord);
-  detail::check_square(A, "linalg.cond");
-  const InvEx<T> r = inv_ex(A);
-  const Tensor<T> c = matrix_norm(A, ord) * matrix_norm(r.inverse, ord);
-  return where(r.info.view(c.sizes()) != 0, std::numeric_limits<T>::infinity(), c);
+  return detail::cond_by_inverse(A, ord);
 }
 /// `cond` in the Frobenius ("fro") or nuclear ("nuc") norm.
 template <Expression E, class T = value_type_t<E>>
 Tensor<T> cond(const E& A_expr, std::string_view p) {
   const Tensor<T> A = detail::materialize(A_expr);
   detail::check<ValueError>(p == "fro" || p == "nuc", "linalg.cond: got an invalid norm type: ", p);
-  detail::check_square(A, "linalg.cond");
-  const InvEx<T> r = inv_ex(A);
-  const Tensor<T> c = matrix_norm(A, p) * matrix_norm(r.inverse, p);
-  return where(r.info.view(c.sizes()) != 0, std::numeric_limits<T>::infinity(), c);
+  detail::check<ShapeError>(A.dim() >= 2, "linalg.cond: The input tensor A must have at least 2 dimensions.");
+  if (A.numel() == 0) return zeros<T>(detail::batch_shape(A), {.device = A.device()});
+  return detail::cond_by_inverse(A, p);
 }
 
 }  // namespace linalg

@@ -187,12 +187,12 @@ Tensor<I> bucketize(value_type_t<B> value, const B& boundaries, bool right = fal
 /// elements are sorted once and searched, so the cost is (n + m) log m. NaN
 /// is in no set, as NaN == NaN is false. (`assume_unique` only promises what
 /// the sort does not need.)
-template <Expression E, Expression T>
-Tensor<bool> isin(const E& elements, const T& test_elements, bool assume_unique = false, bool invert = false) {
+template <Expression E, Expression Test>
+Tensor<bool> isin(const E& elements, const Test& test_elements, bool assume_unique = false, bool invert = false) {
   (void)assume_unique;
-  using C = promote_t<value_type_t<E>, value_type_t<T>>;
+  using C = promote_t<value_type_t<E>, value_type_t<Test>>;
   const Tensor<C> x = Tensor<value_type_t<E>>(elements).template to<C>();
-  Tensor<C> sorted = msort(Tensor<value_type_t<T>>(test_elements).template to<C>().reshape({-1}));
+  Tensor<C> sorted = msort(Tensor<value_type_t<Test>>(test_elements).template to<C>().reshape({-1}));
   detail::check_same_device("isin", x, sorted);
   if constexpr (is_floating<C>) {
     // The sort puts NaNs last; they match nothing, and a binary search over
@@ -214,8 +214,8 @@ Tensor<bool> isin(const E& elements, S test_element, bool assume_unique = false,
   return invert ? Tensor<bool>(ne(elements, test_element)) : Tensor<bool>(eq(elements, test_element));
 }
 /// `isin` of one element: a 0-d bool tensor.
-template <Scalar S, Expression T>
-Tensor<bool> isin(S element, const T& test_elements, bool assume_unique = false, bool invert = false) {
+template <Scalar S, Expression Test>
+Tensor<bool> isin(S element, const Test& test_elements, bool assume_unique = false, bool invert = false) {
   (void)assume_unique;
   const Tensor<bool> found = eq(test_elements, element).any();
   return invert ? Tensor<bool>(logical_not(found)) : found;

@@ -7,6 +7,7 @@
 /// PyTorch's does: `src` gets the gradient's view, `input` the gradient with
 /// that view zeroed.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <type_traits>
@@ -22,11 +23,10 @@
 namespace tensorlib {
 namespace detail {
 
-/// A copy of `input` with `view_of(copy)` overwritten by `src`, whose shape
-/// must be the view's exactly (no broadcasting, as PyTorch).
+/// `out` (a fresh copy of the input) with `view_of(out)` overwritten by
+/// `src`, whose shape must be the view's exactly (no broadcasting, as PyTorch).
 template <Element T, class View>
-Tensor<T> scatter_into_view(const Tensor<T>& input, const Tensor<T>& src, View view_of, const char* op) {
-  Tensor<T> out = input.clone();
+Tensor<T> scatter_into_view(Tensor<T> out, const Tensor<T>& src, View view_of, const char* op) {
   Tensor<T> view = view_of(out);
   check<ShapeError>(src.sizes() == view.sizes(), op,
                     ": expected src to have a size equal to the slice of self. src size = ", src.sizes(),
@@ -43,7 +43,8 @@ Tensor<T> select_scatter(const E& input, const S& src, int64_t dim, int64_t inde
   static_assert(std::is_same_v<T, value_type_t<S>>,
                 "select_scatter: input and src must have the same element type; convert one with .to<T>()");
   return detail::scatter_into_view(
-      Tensor<T>(input), Tensor<T>(src), [&](const Tensor<T>& t) { return t.select(dim, index); }, "select_scatter");
+      Tensor<T>(input).clone(), Tensor<T>(src), [&](const Tensor<T>& t) { return t.select(dim, index); },
+      "select_scatter");
 }
 
 /// input with input.slice(dim, start, end, step) replaced by `src` (`torch.slice_scatter`).
@@ -53,7 +54,7 @@ Tensor<T> slice_scatter(const E& input, const S& src, int64_t dim = 0, SliceBoun
   static_assert(std::is_same_v<T, value_type_t<S>>,
                 "slice_scatter: input and src must have the same element type; convert one with .to<T>()");
   return detail::scatter_into_view(
-      Tensor<T>(input), Tensor<T>(src), [&](const Tensor<T>& t) { return t.slice(dim, start, end, step); },
+      Tensor<T>(input).clone(), Tensor<T>(src), [&](const Tensor<T>& t) { return t.slice(dim, start, end, step); },
       "slice_scatter");
 }
 
@@ -63,22 +64,42 @@ Tensor<T> diagonal_scatter(const E& input, const S& src, int64_t offset = 0, int
   static_assert(std::is_same_v<T, value_type_t<S>>,
                 "diagonal_scatter: input and src must have the same element type; convert one with .to<T>()");
   return detail::scatter_into_view(
-      Tensor<T>(input), Tensor<T>(src), [&](const Tensor<T>& t) { return t.diagonal(offset, dim1, dim2); },
+      Tensor<T>(input).clone(), Tensor<T>(src), [&](const Tensor<T>& t) { return t.diagonal(offset, dim1, dim2); },
       "diagonal_scatter");
 }
 
+namespace detail {
+
+/// A copy of x with x's strides when x is dense (PyTorch's clone, which
+/// as_strided_scatter's strides address), contiguous otherwise: the dense
+/// layout's dimensions sorted by stride are copied contiguously and
+/// permuted back.
+template <Element T>
+Tensor<T> clone_keeping_strides(const Tensor<T>& x) {
+  if (!x.is_non_overlapping_and_dense() || x.is_contiguous()) return x.clone();
+  Shape order;
+  for (int64_t d = 0; d < x.dim(); ++d) order.push_back(d);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return x.stride(a) > x.stride(b); });
+  Shape back;
+  back.resize(x.dim());
+  for (int64_t i = 0; i < x.dim(); ++i) back[order[i]] = i;
+  return x.permute(order).clone().permute(back);
+}
+
+}  // namespace detail
+
 /// input with input.as_strided(size, stride, storage_offset) replaced by
-/// `src` (`torch.as_strided_scatter`); the strides address a contiguous copy
-/// of input. Elements the view reaches twice take one of src's values.
+/// `src` (`torch.as_strided_scatter`). The strides address a copy of input
+/// laid out as input is when input is dense (as PyTorch's clone), else a
+/// contiguous one. A view that reaches an element twice is an error.
 template <Expression E, Expression S, class T = value_type_t<E>>
 Tensor<T> as_strided_scatter(const E& input, const S& src, const Shape& size, const Shape& stride,
                              std::optional<int64_t> storage_offset = std::nullopt) {
   static_assert(std::is_same_v<T, value_type_t<S>>,
                 "as_strided_scatter: input and src must have the same element type; convert one with .to<T>()");
-  const Tensor<T> x = input;
   return detail::scatter_into_view(
-      x.contiguous(), Tensor<T>(src), [&](const Tensor<T>& t) { return t.as_strided(size, stride, storage_offset); },
-      "as_strided_scatter");
+      detail::clone_keeping_strides(Tensor<T>(input)), Tensor<T>(src),
+      [&](const Tensor<T>& t) { return t.as_strided(size, stride, storage_offset.value_or(0)); }, "as_strided_scatter");
 }
 
 }  // namespace tensorlib
