@@ -72,6 +72,7 @@
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/fft.hpp"
 #include "tensorlib/ops/gather_scatter.hpp"
+#include "tensorlib/ops/gradient.hpp"
 #include "tensorlib/ops/histogram.hpp"
 #include "tensorlib/ops/index_common.hpp"
 #include "tensorlib/ops/index_ops.hpp"

@@ -1350,3 +1350,18 @@ TEST_CASE("gradcheck: stft and istft (through the padding, frames, window, trans
   CHECK(check([](const Inputs& in) { return tl::istft(tl::ComplexTensor<double>(in[0]), 8, 2, std::nullopt, in[1]); },
               {spectrum, positive_leaf({8}, gen)}));
 }
+
+TEST_CASE("gradcheck: gradient (uniform and coordinate spacing, both edge orders) and histogram's weights") {
+  tl::Generator gen(32);
+  auto f = leaf({4, 5}, gen);
+  auto coords = tl::tensor<double>({0.0, 0.4, 1.5, 1.75, 3.0}).requires_grad_();
+  for (int64_t order : {1, 2}) {
+    CHECK(check([order](const Inputs& in) { return tl::gradient(in[0], 0.5, {}, order)[0]; }, {f}));
+    CHECK(check(
+        [order](const Inputs& in) { return tl::gradient(in[0], std::vector<tl::Tensor<double>>{in[1]}, 1, order)[0]; },
+        {f, coords}));
+  }
+  const auto x = tl::tensor<double>({0.1, 0.7, 0.3, 0.9, 0.55});
+  auto w = positive_leaf({5}, gen);
+  CHECK(check([x](const Inputs& in) { return tl::histogram(x, 3, std::pair{0.0, 1.0}, in[0], true).hist; }, {w}));
+}

@@ -626,3 +626,44 @@ TEST_CASE("isin against PyTorch: integers, floats with NaN, signed zeros and inf
   const auto ev = e.to_vector(), tv = t.to_vector();
   for (std::size_t k = 0; k < ev.size(); ++k) CHECK(got[k] == (std::find(tv.begin(), tv.end(), ev[k]) != tv.end()));
 }
+
+TEST_CASE("histogram against PyTorch: equal bins, a range, given edges, weights, density; NaN left out") {
+  const auto& c = fixtures::load("composite_ops.txt")["histogram"];
+  const auto x = c.get<double>("x"), w = c.get<double>("w"), edges = c.get<double>("edges");
+  const auto check = [&](const tl::Histogram<double>& h, const std::string& name) {
+    fixtures::check_close(h.hist, c.get<double>(name + "_hist"), 1e-12, 1e-12, name);
+    fixtures::check_close(h.bin_edges, c.get<double>(name + "_edges"), 1e-15, 1e-15, name + " edges");
+  };
+  const auto h7 = tl::histogram(x.to<float>(), 7);
+  fixtures::check_close(h7.hist, c.get<float>("bins7_float_hist"), 0, 0, "bins7 float");
+  fixtures::check_close(h7.bin_edges, c.get<float>("bins7_float_edges"), 1e-6, 1e-6, "bins7 float edges");
+  // Over the data's own range every element is counted, the maximum in the
+  // last bin (PyTorch 1.13 drops it in double: its count is 199 here).
+  CHECK(tl::histogram(x, 7).hist.sum().item() == 200.0);
+  check(tl::histogram(x, 5, std::pair{-1.0, 1.5}), "range");
+  check(tl::histogram(x, edges), "edges");
+  check(tl::histogram(x, 6, std::pair{-2.0, 2.0}, w, true), "weighted_density");
+  check(tl::histogram(x, edges, w), "edges_weighted");
+  check(tl::histogram(x, edges, std::nullopt, true), "edges_density");
+  check(tl::histogram(tl::full<double>({5}, 2.0), 4), "constant");
+  const auto& f = fixtures::load("composite_ops.txt")["histogram/float"];
+  const auto hf = tl::histogram(f.get<float>("x"), 3);
+  fixtures::check_close(hf.hist, f.get<float>("hist"), 0, 0, "float");
+  fixtures::check_close(hf.bin_edges, f.get<float>("edges"), 1e-7, 1e-7, "float edges");
+  // NaN and the elements outside the range are in no bin (PyTorch 1.13 puts a
+  // NaN in some bin through an undefined conversion); the last edge is in the last.
+  const auto with_nan = tl::tensor<float>({1.f, std::nanf(""), 4.f, 9.f, 0.f});
+  CHECK(tl::histogram(with_nan, 2, std::pair{0.0, 4.0}).hist.to_vector() == std::vector<float>{2, 1});
+  CHECK(tl::histogram(tl::empty<float>({0}), 2).bin_edges.to_vector() == std::vector<float>{0, 0.5f, 1});
+  CHECK(fixtures::error_message([&] { (void)tl::histogram(with_nan, 2); }) ==
+        "histogram: range of [nan, nan] is not finite");
+  CHECK(fixtures::error_message([&] { (void)tl::histogram(x, 0); }) == "histogram: bins must be > 0, but got 0");
+  CHECK(fixtures::error_message([&] {
+          (void)tl::histogram(x, 2, std::pair{3.0, 1.0});
+        }) == "histogram: min should not exceed max, but got min 3 max 1");
+  CHECK(fixtures::error_message([&] {
+          (void)tl::histogram(x, tl::tensor<double>({1.0, 0.0}));
+        }) == "histogram: bin edges must increase monotonically");
+  CHECK(fixtures::error_message([&] { (void)tl::histogram(x, 2, std::nullopt, tl::ones<double>({3})); }) ==
+        "histogram: weight should have the same shape as input, but got input [200] and weight [3]");
+}

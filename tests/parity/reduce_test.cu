@@ -353,7 +353,7 @@ TEST_CASE("CUDA: FFTs through cuFFT match the CPU's transforms") {
                "fftshift of an fft, double");
 }
 
-TEST_CASE("CUDA: stft and istft match the CPU") {
+TEST_CASE("CUDA: stft, istft, histogram and gradient match the CPU") {
   if (no_gpu()) return;
   tl::Generator g(31);
   const auto x = tl::randn({2, 45}, g).to<double>();
@@ -364,6 +364,16 @@ TEST_CASE("CUDA: stft and istft match the CPU") {
                1e-10, 1e-10, "stft");
   check_parity(tl::istft(S, 16, 4, std::nullopt, w.cuda(), true, false, std::nullopt, 45), x, 1e-10, 1e-10,
                "istft round trip");
+  const auto v = tl::randn({300}, g), weights = tl::rand({300}, g);
+  const auto h = tl::histogram(v.cuda(), 9, std::nullopt, weights.cuda(), true);
+  const auto hc = tl::histogram(v, 9, std::nullopt, weights, true);
+  check_parity(h.hist, hc.hist, 1e-5, 1e-6, "histogram");
+  check_parity(h.bin_edges, hc.bin_edges, 0, 0, "histogram edges");
+  const auto f = tl::randn({5, 7}, g);
+  const auto coords = tl::arange<float>(0, 7).square().eval();
+  check_parity(tl::gradient(f.cuda(), 0.5, {}, 2)[0], tl::gradient(f, 0.5, {}, 2)[0], 1e-6, 1e-6, "gradient");
+  check_parity(tl::gradient(f.cuda(), std::vector<tl::Tensor<float>>{coords.cuda()}, 1)[0],
+               tl::gradient(f, std::vector<tl::Tensor<float>>{coords}, 1)[0], 1e-6, 1e-6, "gradient at coordinates");
 }
 
 TEST_CASE("CUDA: cuFFT plans are cached per shape, least recently used out first, like PyTorch's plan cache") {

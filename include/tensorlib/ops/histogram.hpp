@@ -3,14 +3,18 @@
 /// Counting values: `bincount` (occurrences of each non-negative integer,
 /// optionally weighted) and `histc` (a histogram with equal-width bins),
 /// each one functor that the CPU loop and the GPU kernel both run (adding
-/// atomically there).
+/// atomically there); and `histogram` (equal-width or given bin edges,
+/// weights, density, and the edges returned), a search of the edges and an
+/// index_add.
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <type_traits>
+#include <utility>
 
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
@@ -18,8 +22,11 @@
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/index_common.hpp"
+#include "tensorlib/ops/index_ops.hpp"
 #include "tensorlib/ops/join.hpp"
+#include "tensorlib/ops/masked.hpp"
 #include "tensorlib/ops/reduce.hpp"
+#include "tensorlib/ops/search.hpp"
 
 namespace tensorlib {
 namespace detail {
@@ -168,6 +175,90 @@ Tensor<value_type_t<E>> histc(const E& input, int64_t bins = 100, double min = 0
   const detail::HistogramInto<T> f{out.data_ptr(), x.data_ptr(), static_cast<T>(lo), static_cast<T>(hi), bins};
   detail::dispatch_offsets<1>(x.device(), x.sizes(), {x.strides()}, f, "histc");
   return out;
+}
+
+/// `torch.histogram`'s result: the (weighted) count of each bin, or its
+/// density, and the bins' edges.
+template <Element T>
+struct Histogram {
+  Tensor<T> hist;
+  Tensor<T> bin_edges;
+};
+
+namespace detail {
+
+/// The histogram of x's elements over `edges` (increasing, the last bin
+/// closed): each element's bin by a search of the edges, then one index_add
+/// of its weight (1 without weights). NaN and elements outside are left out.
+template <Element T>
+Histogram<T> histogram_over(const Tensor<T>& x, const Tensor<T>& edges, const std::optional<Tensor<T>>& weight,
+                            bool density) {
+  const char* op = "histogram";
+  check<ShapeError>(edges.dim() == 1 && edges.numel() >= 2, op,
+                    ": bins must be a 1D tensor of at least 2 edges, but got shape ", edges.sizes());
+  check_devices(op, x.device(), edges);
+  if (weight) {
+    check<ShapeError>(weight->sizes() == x.sizes(), op, ": weight should have the same shape as input, but got input ",
+                      x.sizes(), " and weight ", weight->sizes());
+    check_devices(op, x.device(), *weight);
+  }
+  const Tensor<T> e = edges.contiguous();
+  check<ValueError>(Tensor<bool>(e.narrow(0, 1, e.numel() - 1) >= e.narrow(0, 0, e.numel() - 1)).all().item(), op,
+                    ": bin edges must increase monotonically");
+  const int64_t bins = e.numel() - 1;
+  const Tensor<T> flat = x.reshape({-1});
+  const Tensor<T> first = e.narrow(0, 0, 1), last = e.narrow(0, bins, 1);
+  const Tensor<bool> inside = logical_and(flat >= first, flat <= last);  // NaN is outside
+  const Tensor<T> kept = masked_select(flat, inside);
+  // The last edge belongs to the last bin: clamp the search's bin bins to bins - 1.
+  const Tensor<int64_t> bin = minimum(searchsorted(e, kept, true) - 1, bins - 1);
+  const Tensor<T> amounts =
+      weight ? masked_select(weight->reshape({-1}), inside) : ones<T>({kept.numel()}, {.device = x.device()});
+  Tensor<T> hist = zeros<T>({bins}, {.device = x.device()}).index_add(0, bin, amounts);
+  if (density) hist = hist / (hist.sum() * (e.narrow(0, 1, bins) - e.narrow(0, 0, bins)));
+  return {hist, e};
+}
+
+}  // namespace detail
+
+/// `torch.histogram(input, bins, range, weight, density)` with `bins` equal
+/// bins: edges linspace(min, max, bins + 1) in T over `range`, or over the
+/// input's minimum and maximum (0 and 1 when empty), widened by 0.5 on each
+/// side when equal. `weight` (input's shape) weights each element; `density`
+/// divides each bin by the total and by its width. Floating types.
+template <Expression E, class T = value_type_t<E>>
+Histogram<T> histogram(const E& input, int64_t bins, std::optional<std::pair<double, double>> range = std::nullopt,
+                       const std::optional<Tensor<std::type_identity_t<T>>>& weight = std::nullopt,
+                       bool density = false) {
+  static_assert(std::is_floating_point_v<T>, "tl::histogram: expected a float or double input (as PyTorch)");
+  const Tensor<T> x = input;
+  detail::check<ValueError>(bins > 0, "histogram: bins must be > 0, but got ", bins);
+  double lo = 0, hi = 1;
+  if (range) {
+    std::tie(lo, hi) = *range;
+  } else if (x.numel() > 0) {
+    const auto [bottom, top] = detail::extremes(x);
+    lo = static_cast<double>(bottom);
+    hi = static_cast<double>(top);
+  }
+  detail::check<ValueError>(std::isfinite(lo) && std::isfinite(hi), "histogram: range of [", lo, ", ", hi,
+                            "] is not finite");
+  detail::check<ValueError>(lo <= hi, "histogram: min should not exceed max, but got min ", lo, " max ", hi);
+  if (lo == hi) {
+    lo -= 0.5;
+    hi += 0.5;
+  }
+  return detail::histogram_over(x, linspace<T>(lo, hi, bins + 1, {.device = x.device()}), weight, density);
+}
+
+/// `torch.histogram(input, bins, weight, density)` with the bin edges given
+/// (increasing; each bin [e_i, e_i+1), the last closed).
+template <Expression E, class T = value_type_t<E>>
+Histogram<T> histogram(const E& input, const Tensor<std::type_identity_t<T>>& bins,
+                       const std::optional<Tensor<std::type_identity_t<T>>>& weight = std::nullopt,
+                       bool density = false) {
+  static_assert(std::is_floating_point_v<T>, "tl::histogram: expected a float or double input (as PyTorch)");
+  return detail::histogram_over(Tensor<T>(input), bins, weight, density);
 }
 
 template <class Derived>
