@@ -707,13 +707,11 @@ TEST_CASE("ops whose derivative is not implemented refuse to run on inputs that 
   auto x = tl::ones<double>({3}).requires_grad_();
   const auto i = tl::tensor<int64_t>({0, 1});
   auto s = tl::ones<double>({2});
-  CHECK_THROWS_WITH_AS(tl::scatter_reduce(x, 0, i, s, "prod"), doctest::Contains("scatter_reduce"),
-                       tl::NotImplementedError);
   CHECK_THROWS_WITH_AS(tl::scatter(x, 0, i, s, "add"), doctest::Contains("reduce='add'"), tl::NotImplementedError);
   CHECK_THROWS_AS(tl::put(x, i, s), tl::NotImplementedError);
   // Without grad mode the same calls run.
   tl::NoGradGuard no_grad;
-  CHECK(tl::scatter_reduce(x, 0, i, s, "prod").to_vector() == std::vector<double>{1.0, 1.0, 1.0});
+  CHECK(tl::put(x, i, s).to_vector() == std::vector<double>{1.0, 1.0, 1.0});
 }
 
 TEST_CASE("a saved index modified in place is an error at backward") {
@@ -1364,4 +1362,72 @@ TEST_CASE("gradcheck: gradient (uniform and coordinate spacing, both edge orders
   const auto x = tl::tensor<double>({0.1, 0.7, 0.3, 0.9, 0.55});
   auto w = positive_leaf({5}, gen);
   CHECK(check([x](const Inputs& in) { return tl::histogram(x, 3, std::pair{0.0, 1.0}, in[0], true).hist; }, {w}));
+}
+
+TEST_CASE("scatter_reduce and index_reduce have PyTorch's gradients: ties, zeros, include_self; gradchecks") {
+  const auto& f = fixtures::load("scatter_reduce.txt");
+  for (const std::string reduce : {"sum", "prod", "mean", "amax", "amin"})
+    for (const bool include_self : {true, false}) {
+      const auto& c = f["scatter_reduce/" + reduce + (include_self ? "/self" : "/noself")];
+      CAPTURE(reduce);
+      CAPTURE(include_self);
+      auto x = c.get<double>("self").requires_grad_(), s = c.get<double>("src").requires_grad_();
+      const auto y = tl::scatter_reduce(x, 1, c.get<int64_t>("index"), s, reduce, include_self);
+      CHECK(grad_fn_name(y) == "ScatterReduceBackward");
+      fixtures::check_close(y, c.get<double>("y"), 1e-15, 1e-15, "value");
+      (y * c.get<double>("upstream")).sum().backward();
+      fixtures::check_close(x.grad(), c.get<double>("gself"), 1e-14, 1e-14, "d/dself");
+      fixtures::check_close(s.grad(), c.get<double>("gsrc"), 1e-14, 1e-14, "d/dsrc");
+    }
+  for (const std::string reduce : {"prod", "mean", "amax", "amin"})
+    for (const bool include_self : {true, false}) {
+      const auto& c = f["index_reduce/" + reduce + (include_self ? "/self" : "/noself")];
+      CAPTURE(reduce);
+      CAPTURE(include_self);
+      auto x = c.get<double>("input").requires_grad_(), s = c.get<double>("source").requires_grad_();
+      const auto y = x.index_reduce(0, c.get<int64_t>("index"), s, reduce, include_self);
+      (y * c.get<double>("upstream")).sum().backward();
+      fixtures::check_close(x.grad(), c.get<double>("ginput"), 1e-14, 1e-14, "index_reduce d/dinput");
+      fixtures::check_close(s.grad(), c.get<double>("gsource"), 1e-14, 1e-14, "index_reduce d/dsource");
+    }
+  // Distinct values (no ties, no zeros): the finite differences agree.
+  tl::Generator gen(33);
+  auto self = leaf({3, 4}, gen), src = leaf({3, 5}, gen);
+  const auto index = tl::tensor<int64_t>({{0, 1, 1, 3, 0}, {2, 2, 2, 1, 0}, {3, 0, 1, 1, 3}});
+  for (const std::string reduce : {"sum", "prod", "mean", "amax", "amin"})
+    for (const bool include_self : {true, false}) {
+      CAPTURE(reduce);
+      CHECK(check([&](const Inputs& in) { return tl::scatter_reduce(in[0], 1, index, in[1], reduce, include_self); },
+                  {self, src}));
+    }
+  CHECK(check(
+      [](const Inputs& in) {
+        return tl::index_reduce(in[0], 1, tl::tensor<int64_t>({2, 0, 2}), in[1], "mean");
+      },
+      {self, leaf({3, 3}, gen)}));
+}
+
+TEST_CASE("gradcheck: threshold (the gradient passes above the threshold) and polar") {
+  tl::Generator gen(34);
+  auto x = leaf({3, 4}, gen);
+  CHECK(check([](const Inputs& in) { return tl::Tensor<double>(tl::threshold(in[0], 0.1, -2.0)); }, {x}));
+  auto r = positive_leaf({5}, gen), a = leaf({5}, gen);
+  CHECK(check([](const Inputs& in) { return tl::view_as_real(tl::polar(in[0], in[1])).contiguous(); }, {r, a}));
+}
+
+TEST_CASE("gradcheck: solve_ex, cholesky_ex, householder_product and ormqr") {
+  tl::Generator gen(35);
+  auto a = leaf({2, 3, 3}, gen), b = leaf({2, 3, 2}, gen);
+  const auto well = [](const tl::Tensor<double>& x) { return tl::Tensor<double>(x * 0.3 + tl::eye<double>(3)); };
+  CHECK(check([&](const Inputs& in) { return tl::linalg::solve_ex(well(in[0]), in[1]).result; }, {a, b}));
+  CHECK(check([&](const Inputs& in) { return tl::linalg::solve_ex(well(in[0]), in[1].mT(), false).result; }, {a, b}));
+  CHECK(check(
+      [&](const Inputs& in) {
+        const tl::Tensor<double> spd = tl::matmul(in[0], in[0].mT()) + tl::eye<double>(3) * 3.0;
+        return tl::linalg::cholesky_ex(spd).L;
+      },
+      {a}));
+  auto refl = leaf({4, 3}, gen), tau = leaf({3}, gen), c = leaf({4, 2}, gen);
+  CHECK(check([](const Inputs& in) { return tl::linalg::householder_product(in[0], in[1]); }, {refl, tau}));
+  CHECK(check([](const Inputs& in) { return tl::ormqr(in[0], in[1], in[2], true, true); }, {refl, tau, c}));
 }

@@ -13,6 +13,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "fixtures.hpp"
@@ -258,4 +259,18 @@ TEST_CASE("div's rounding modes and floor_divide match PyTorch, integers include
                        tl::ValueError);
   CHECK_THROWS_WITH_AS(tl::Tensor<int64_t>(tl::div(m, tl::tensor<int64_t>({1, 0}), "trunc")),
                        doctest::Contains("ZeroDivisionError"), tl::ValueError);
+}
+
+TEST_CASE("threshold and threshold_: x above the threshold, else the value, in x's type (PyTorch)") {
+  const auto& f = fixtures::load("aliases.txt");
+  const auto& c = f["threshold/float"];
+  const auto x = c.get<float>("x");
+  check_bits(tl::Tensor<float>(tl::threshold(x, 0.5, -7.0)), c.get<float>("r"), "threshold");
+  auto y = x.clone();
+  tl::threshold_(y, 0.5, -7.0);
+  check_bits(y, c.get<float>("r"), "threshold_");
+  const auto& i = f["threshold/int32"];
+  const auto ri = tl::threshold(i.get<int32_t>("x"), 1, 9);
+  static_assert(std::is_same_v<tl::value_type_t<decltype(ri)>, int32_t>);
+  CHECK(tl::Tensor<int32_t>(ri).to_vector() == i.get<int32_t>("r").to_vector());
 }

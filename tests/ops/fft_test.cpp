@@ -491,3 +491,13 @@ TEST_CASE("window errors: negative window_length") {
   CHECK_THROWS_WITH_AS(tl::kaiser_window(-1), "kaiser_window requires non-negative window_length, got window_length=-1",
                        tl::ValueError);
 }
+
+TEST_CASE("polar and isreal against PyTorch") {
+  const auto& f = fixtures::load("aliases.txt");
+  const auto& p = f["polar"];
+  const auto z = tl::polar(p.get<float>("abs"), p.get<float>("angle"));
+  fixtures::check_close(tl::view_as_real(z).contiguous(), p.get<float>("r"), 1e-6, 1e-7, "polar");
+  const auto& r = f["isreal"];
+  CHECK(tl::isreal(tl::ComplexTensor<float>(r.get<float>("z"))).to_vector() == r.get<bool>("r").to_vector());
+  CHECK(tl::isreal(tl::arange<float>(0, 3)).to_vector() == std::vector<bool>{true, true, true});
+}

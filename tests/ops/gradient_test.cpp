@@ -40,9 +40,18 @@ TEST_CASE("gradient is exact on quadratics with edge_order 2, even on uneven coo
   fixtures::check_close(d, tl::Tensor<double>(x * 6.0 - 1.0), 1e-12, 1e-12, "quadratic");
   CHECK(fixtures::error_message([] {
           (void)tl::gradient(tl::ones<float>({2, 1}));
-        }) == "gradient: torch.gradient expected each dimension size to be at least edge_order+1");
+        }) ==
+        "gradient: torch.gradient expected each dimension size to be at least edge_order+1, got size 1 in "
+        "dimension 1 with edge_order 1");
   CHECK(fixtures::error_message([] { (void)tl::gradient(tl::ones<float>({3}), 1.0, {}, 3); }) ==
-        "gradient: torch.gradient only supports edge_order=1 and edge_order=2.");
+        "gradient: torch.gradient only supports edge_order=1 and edge_order=2, got 3");
+  CHECK(fixtures::error_message([] {
+          (void)tl::gradient(tl::ones<float>({3, 3}), 1.0, {0, -2});
+        }) == "gradient: dim 0 appears multiple times in the list of dims");
+  // Integers are differenced exactly before the division, as PyTorch's: 2^24 + 1
+  // has no float.
+  const auto big = tl::tensor<int64_t>({16777217, 16777218, 16777220});
+  CHECK(tl::gradient(big)[0].to_vector() == std::vector<float>{1.0f, 1.5f, 2.0f});
   CHECK(fixtures::error_message([] {
           (void)tl::gradient(tl::ones<float>({3, 3}), std::vector<double>{1., 2., 3.});
         }) ==

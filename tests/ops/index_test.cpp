@@ -526,3 +526,36 @@ TEST_CASE("take_along_dim matches PyTorch: broadcasting both ways, negative dims
   CHECK_THROWS_AS(tl::take_along_dim(x, tl::zeros<int64_t>({1, 1}), 2), tl::IndexError);
   CHECK_THROWS_AS(tl::take_along_dim(x, tl::zeros<int64_t>({3, 2}), 1), tl::ShapeError);
 }
+
+TEST_CASE("index_reduce matches PyTorch for every reduction, with and without include_self; errors") {
+  const auto& f = fixtures::load("scatter_reduce.txt");
+  for (const std::string reduce : {"prod", "mean", "amax", "amin"})
+    for (const bool include_self : {true, false}) {
+      const auto& c = f["index_reduce/" + reduce + (include_self ? "/self" : "/noself")];
+      CAPTURE(reduce);
+      CAPTURE(include_self);
+      const auto input = c.get<double>("input"), source = c.get<double>("source");
+      const auto index = c.get<int64_t>("index");
+      fixtures::check_close(tl::index_reduce(input, 0, index, source, reduce, include_self), c.get<double>("y"), 1e-15,
+                            1e-15, "index_reduce");
+      auto in_place = input.clone();
+      in_place.index_reduce_(0, index, source, reduce, include_self);
+      fixtures::check_close(in_place, c.get<double>("y"), 1e-15, 1e-15, "index_reduce_");
+      // Along dim 1 of the transposed operands: the same values, transposed.
+      fixtures::check_close(input.t().index_reduce(1, index, source.t(), reduce, include_self).t().contiguous(),
+                            c.get<double>("y"), 1e-15, 1e-15, "index_reduce along dim 1");
+    }
+  const auto x = tl::zeros<float>({3, 2});
+  CHECK(fixtures::error_message([&] {
+          (void)x.index_reduce(0, tl::tensor<int64_t>({0}), tl::ones<float>({1, 2}), "sum");
+        }) == "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got sum.");
+  CHECK(fixtures::error_message([&] {
+          (void)x.index_reduce(0, tl::tensor<int64_t>({0, 1}), tl::ones<float>({1, 2}), "amax");
+        }) == "index_reduce(): Number of indices (2) should be equal to source.size(dim) (1)");
+  CHECK(fixtures::error_message([&] {
+          (void)x.index_reduce(0, tl::tensor<int64_t>({0}), tl::ones<float>({1, 3}), "amax");
+        }) == "index_reduce(): source [1, 3] and destination [3, 2] differ in dimension 1");
+  CHECK(fixtures::error_message([&] {
+          (void)x.index_reduce(0, tl::tensor<int64_t>({5}), tl::ones<float>({1, 2}), "amax");
+        }).find("out of bounds") != std::string::npos);
+}

@@ -171,3 +171,45 @@ TEST_CASE("inv_ex reports singular matrices instead of throwing; tensorinv and t
   fixtures::check_close(tl::linalg::tensorsolve(s.get<double>("A"), s.get<double>("Bt")), s.get<double>("r_counts"),
                         1e-11, 1e-13, "tensorsolve by counts");
 }
+
+TEST_CASE("solve_ex, cholesky_ex, householder_product, orgqr and ormqr against PyTorch") {
+  const auto& f = fixtures::load("linalg_composites.txt");
+  const auto& s = f["solve_ex"];
+  const auto A = s.get<double>("A");
+  const auto r = tl::linalg::solve_ex(A, s.get<double>("B"));
+  CHECK(r.info.to_vector() == s.get<int32_t>("info").to_vector());
+  fixtures::check_close(r.result.select(0, 0), s.get<double>("x0"), 1e-12, 1e-13, "solve_ex");
+  fixtures::check_close(tl::linalg::solve_ex(A, s.get<double>("b")).result.select(0, 0), s.get<double>("xv0"), 1e-12,
+                        1e-13, "solve_ex of a batch of vectors");
+  fixtures::check_close(tl::linalg::solve_ex(A.select(0, 0), s.get<double>("Bl"), false).result, s.get<double>("xl"),
+                        1e-12, 1e-13, "solve_ex X A = B");
+  CHECK(fixtures::error_message([&] { (void)tl::linalg::solve_ex(A, s.get<double>("B"), true, true); }) ==
+        "linalg.solve_ex: (Batch element 1): The solver failed because the input matrix is singular.");
+  const auto& c = f["cholesky_ex"];
+  const auto spd = c.get<double>("A");
+  const auto ce = tl::linalg::cholesky_ex(spd);
+  CHECK(ce.info.to_vector() == c.get<int32_t>("info").to_vector());
+  fixtures::check_close(ce.L.select(0, 0), c.get<double>("L0"), 1e-12, 1e-13, "cholesky_ex");
+  CHECK(tl::equal(ce.L.select(0, 1), tl::zeros<double>({4, 4})));  // the failed matrix's factor
+  fixtures::check_close(tl::linalg::cholesky_ex(spd, true).L.select(0, 0), c.get<double>("U0"), 1e-12, 1e-13,
+                        "cholesky_ex upper");
+  CHECK(fixtures::error_message([&] { (void)tl::linalg::cholesky_ex(spd, false, true); }) ==
+        "linalg.cholesky_ex: (Batch element 1): The factorization could not be completed because the input is not "
+        "positive-definite (the leading minor of order 2 is not positive-definite).");
+  const auto& h = f["householder"];
+  const auto a = h.get<double>("a"), tau = h.get<double>("tau");
+  fixtures::check_close(tl::linalg::householder_product(a, tau), h.get<double>("Q"), 1e-12, 1e-13,
+                        "householder_product");
+  fixtures::check_close(tl::orgqr(a.narrow(-1, 0, 2), tau.narrow(-1, 0, 2)), h.get<double>("Q2"), 1e-12, 1e-13,
+                        "orgqr of two reflectors");
+  fixtures::check_close(tl::ormqr(a, tau, h.get<double>("C")), h.get<double>("left"), 1e-12, 1e-13, "ormqr Q C");
+  fixtures::check_close(tl::ormqr(a, tau, h.get<double>("C"), true, true), h.get<double>("left_t"), 1e-12, 1e-13,
+                        "ormqr Q^T C");
+  fixtures::check_close(tl::ormqr(a, tau, h.get<double>("Cr"), false), h.get<double>("right"), 1e-12, 1e-13,
+                        "ormqr C Q");
+  fixtures::check_close(tl::ormqr(a, tau, h.get<double>("Cr"), false, true), h.get<double>("right_t"), 1e-12, 1e-13,
+                        "ormqr C Q^T");
+  CHECK(fixtures::error_message([&] {
+          (void)tl::linalg::householder_product(a.mT(), tau);
+        }).find("input.shape[-2] must be greater than or equal to input.shape[-1]") != std::string::npos);
+}

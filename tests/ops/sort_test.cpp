@@ -663,7 +663,12 @@ TEST_CASE("histogram against PyTorch: equal bins, a range, given edges, weights,
         }) == "histogram: min should not exceed max, but got min 3 max 1");
   CHECK(fixtures::error_message([&] {
           (void)tl::histogram(x, tl::tensor<double>({1.0, 0.0}));
-        }) == "histogram: bin edges must increase monotonically");
+        }) == "histogram: bin edges must increase monotonically, got tensor([1., 0.], dtype=tl.float64)");
   CHECK(fixtures::error_message([&] { (void)tl::histogram(x, 2, std::nullopt, tl::ones<double>({3})); }) ==
-        "histogram: weight should have the same shape as input, but got input [200] and weight [3]");
+        "histogram: weight should have as many elements as input, but got input [200] and weight [3]");
+  // The edges returned are the result's own; a weight of another shape but as many elements is accepted.
+  const auto h = tl::histogram(x, edges);
+  CHECK_FALSE(h.bin_edges.is_alias_of(edges));
+  fixtures::check_close(tl::histogram(x, edges, w.reshape({10, 20})).hist, c.get<double>("edges_weighted_hist"), 1e-12,
+                        1e-12, "a weight of another shape");
 }

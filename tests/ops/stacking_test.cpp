@@ -133,3 +133,10 @@ TEST_CASE("row_stack is vstack and concatenate is cat") {
   const auto m = a.reshape({1, 3});
   CHECK(tl::equal(tl::concatenate(std::vector<tl::Tensor<float>>{m, m}, 1), tl::cat({m, m}, 1)));
 }
+
+TEST_CASE("unsafe_chunk, unsafe_split and unsafe_split_with_sizes are chunk and split") {
+  const auto m = tl::arange<float>(0, 10).reshape({5, 2});
+  check_pieces(tl::unsafe_chunk(m, 2), tl::chunk(m, 2), m, "unsafe_chunk");
+  check_pieces(tl::unsafe_split(m, 2), tl::split(m, 2), m, "unsafe_split");
+  check_pieces(tl::unsafe_split_with_sizes(m, {1, 4}), tl::split_with_sizes(m, {1, 4}), m, "unsafe_split_with_sizes");
+}

@@ -152,6 +152,12 @@ TEST_CASE("CUDA: rsub, ldexp, the in-place comparisons and the stacking ops matc
        s = (a.narrow(1, 0, 3) + 3.f * tl::eye<float>(3)).eval();
   check_parity(tl::linalg::cond(gs, 1.0), tl::linalg::cond(s, 1.0), 1e-5, 0, "cond");
   check_parity(tl::linalg::inv_ex(gs).inverse, tl::linalg::inv_ex(s).inverse, 1e-5, 1e-6, "inv_ex");
+  check_parity(tl::linalg::solve_ex(gs, gm.narrow(0, 0, 3)).result, tl::linalg::solve_ex(s, m.narrow(0, 0, 3)).result,
+               1e-5, 1e-6, "solve_ex");
+  const auto gspd = tl::matmul(gs, gs.mT()).eval(), spd = tl::matmul(s, s.mT()).eval();
+  check_parity(tl::linalg::cholesky_ex(gspd).L, tl::linalg::cholesky_ex(spd).L, 1e-5, 1e-6, "cholesky_ex");
+  check_parity(tl::linalg::householder_product(ga.mT(), gv), tl::linalg::householder_product(a.mT(), v), 1e-5, 1e-6,
+               "householder_product");
 }
 
 TEST_CASE("CUDA: view scatters, isin, trapezoid and the distances match the CPU") {

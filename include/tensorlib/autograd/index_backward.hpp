@@ -8,6 +8,8 @@
 ///     scatter(x, d, i, src)        dx = g.scatter(d, i, 0)   dsrc = g.gather(d, i)
 ///     scatter(x, d, i, value)      dx = g.scatter(d, i, 0)
 ///     scatter_add(x, d, i, src)    dx = g                    dsrc = g.gather(d, i)
+///     scatter_reduce(x, d, i, src, r, include_self): PyTorch's scatter_reduce_backward
+///                                  (below), dx zero where include_self=false scattered
 ///     index_select(x, d, i)        dx = zeros.index_add(d, i, g)
 ///     index_add(x, d, i, s, a)     dx = g                    ds = a * g.index_select(d, i)
 ///     index_copy(x, d, i, s)       dx = g.index_fill(d, i, 0) ds = g.index_select(d, i)
@@ -32,6 +34,8 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "tensorlib/autograd/op_backward.hpp"
@@ -105,6 +109,74 @@ Tensor<T> scatter_add(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>
   };
   return record<T>(
       name, [&] { return tensorlib::scatter_add(input, dim, index, src); }, f, detail::NoSaved<T>{}, input, src);
+}
+
+/// PyTorch's scatter_reduce_backward, y = scatter_reduce(x, d, i, src, r):
+///   sum   dx = g                               dsrc = g.gather(d, i)
+///   mean  dx = g / N                           dsrc = (g / N).gather(d, i)
+///         N: the number of values averaged at each position (1 where none)
+///   amax, amin: the gradient shared evenly among the values equal to the result
+///   prod  dx = g * y' / x' (x' = x with zeros as 1, y' the product over x'),
+///         dsrc = (g * y).gather / src, or, for the one zero of a position,
+///         g times the product of the other values
+/// With include_self = false, dx is zero where anything was scattered.
+template <Element T>
+Tensor<T> scatter_reduce(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src,
+                         std::string_view reduce, bool include_self) {
+  const char* name = "ScatterReduceBackward";
+  using R = tensorlib::detail::ScatterReduce;
+  const R r = tensorlib::detail::parse_scatter_reduce(reduce, false, "scatter_reduce");
+  auto f = [name, r, reduce = std::string(reduce), include_self, d = wrap_dim(dim, input.dim(), "scatter_reduce"),
+            idx = SavedTensor<int64_t>(index, false)](const detail::Grads<T>& g, const std::array<Tensor<T>, 3>& s,
+                                                      const std::vector<bool>& needs) {
+    const Tensor<int64_t> i = idx.unpack(name);
+    const Tensor<T>&self = s[0], &source = s[1], &result = s[2], &grad = g[0];
+    Tensor<T> grad_self, grad_src;
+    switch (r) {
+      case R::sum:
+        grad_self = grad;
+        grad_src = tensorlib::gather(grad, d, i);
+        break;
+      case R::mean: {
+        const Tensor<T> start =
+            include_self ? Tensor<T>(tensorlib::ones_like(grad)) : detail::zeros_of(grad.sizes(), grad);
+        Tensor<T> n = tensorlib::scatter_add(start, d, i, Tensor<T>(tensorlib::ones_like(source)));
+        n = where(n == T(0), T(1), n);
+        grad_self = grad / n;
+        grad_src = tensorlib::gather(grad_self, d, i);
+        break;
+      }
+      case R::amax:
+      case R::amin: {
+        const Tensor<T> value = tensorlib::gather(result, d, i);
+        const Tensor<T> self_is = cast<T>(self == result), src_is = cast<T>(source == value);
+        const Tensor<T> share = grad / tensorlib::scatter_add(self_is, d, i, src_is);
+        grad_self = self_is * share;
+        grad_src = src_is * tensorlib::gather(share, d, i);
+        break;
+      }
+      case R::prod: {
+        const Tensor<T> self_ones = where(self == T(0), T(1), self);
+        grad_self = grad * tensorlib::scatter_reduce(self_ones, d, i, source, reduce, include_self) / self_ones;
+        const Tensor<bool> src_zero = source == T(0);
+        const Tensor<T> zeros_at = tensorlib::gather(
+            tensorlib::scatter_add(detail::zeros_of(self.sizes(), self), d, i, Tensor<T>(cast<T>(src_zero))), d, i);
+        const Tensor<bool> single_zero = logical_and(src_zero, zeros_at == T(1));
+        const Tensor<T> others =
+            tensorlib::scatter_reduce(self, d, i, Tensor<T>(where(single_zero, T(1), source)), reduce, include_self);
+        grad_src = where(single_zero, tensorlib::gather(Tensor<T>(grad * others), d, i),
+                         tensorlib::gather(Tensor<T>(grad * result), d, i) / where(src_zero, T(1), source));
+        break;
+      }
+      case R::none:
+        break;
+    }
+    if (!include_self && needs[0]) grad_self = tensorlib::scatter(grad_self, d, i, T(0));
+    return detail::Grads<T>{needs[0] ? grad_self : Tensor<T>(), needs[1] ? grad_src : Tensor<T>()};
+  };
+  return record_with_output<T>(
+      name, [&] { return tensorlib::scatter_reduce(input, dim, index, src, reduce, include_self); }, f,
+      detail::save_all<T>(input, src), input, src);
 }
 
 template <Element T>

@@ -467,6 +467,12 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
   /// Reduces src into the positions `index` names ("sum", "prod", "mean", "amax", "amin").
   Tensor& scatter_reduce_(int64_t dim, const Tensor<int64_t>& index, const Tensor& src, std::string_view reduce,
                           bool include_self = true);
+  /// `tl::index_reduce(*this, dim, index, source, reduce, include_self)` and
+  /// its in-place form (ops/gather_scatter.hpp).
+  Tensor index_reduce(int64_t dim, const Tensor<int64_t>& index, const Tensor& source, std::string_view reduce,
+                      bool include_self = true) const;
+  Tensor& index_reduce_(int64_t dim, const Tensor<int64_t>& index, const Tensor& source, std::string_view reduce,
+                        bool include_self = true);
   /// `tl::index_select(*this, dim, index)`.
   Tensor index_select(int64_t dim, const Tensor<int64_t>& index) const;
   /// `index_select` with an int32 index (PyTorch accepts one here).

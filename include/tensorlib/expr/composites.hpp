@@ -3,7 +3,7 @@
 /// Pointwise ops PyTorch has that are compositions of the catalogue's
 /// functors (expr/functions.hpp): `addcmul`, `addcdiv`, `nan_to_num`,
 /// `logaddexp`, `logaddexp2`, `xlogy`, `xlog1py`, `fmax`, `fmin`, `deg2rad`,
-/// `rad2deg`, `sinc`, `float_power`, `ldexp`, `ndtr`. Each is still one
+/// `rad2deg`, `sinc`, `float_power`, `ldexp`, `threshold`, `ndtr`. Each is still one
 /// fused expression: one loop or kernel, its gradient from the parts.
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 
 #include "tensorlib/core/dtype.hpp"
 #include "tensorlib/core/expression.hpp"
+#include "tensorlib/core/scalar_cast.hpp"
 #include "tensorlib/expr/build.hpp"
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/expr/operators.hpp"
@@ -174,6 +175,13 @@ requires(Expression<A> || Expression<B>) auto float_power(const A& base, const B
       return static_cast<double>(v);
   };
   return pow(as_double(base), as_double(exponent));
+}
+
+/// x where x > threshold, else `value` (`torch.threshold`, nn's Threshold):
+/// in x's type; NaN stays NaN.
+template <Expression E, Scalar S, Scalar V>
+auto threshold(const E& x, S threshold, V value) {
+  return where(le(x, threshold), detail::checked_scalar_cast<value_type_t<E>>(value), x);
 }
 
 /// input * 2^other (`torch.ldexp`), in floating point: integral operands give

@@ -3,7 +3,8 @@
 /// `ComplexTensor<T>`: a complex tensor stored in PyTorch's `view_as_real`
 /// layout, a `Tensor<T>` whose last dimension of size 2 and stride 1 holds
 /// (re, im) pairs. What the spectral ops (`ops/fft.hpp`) take and return;
-/// `view_as_real` / `view_as_complex` convert without copying, as in PyTorch.
+/// `view_as_real` / `view_as_complex` convert without copying, as in PyTorch;
+/// `complex`, `polar`, `conj`, `abs`, `angle` and `isreal` build and read them.
 ///
 /// Note [complex representation]
 /// tensorlib has no complex element type: adding one would touch every switch
@@ -27,6 +28,7 @@
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/expr/operators.hpp"
+#include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/join.hpp"
 #include "tensorlib/ops/views.hpp"
 
@@ -126,6 +128,25 @@ Tensor<T> abs(const ComplexTensor<T>& z) {
 template <ComplexPart T>
 Tensor<T> angle(const ComplexTensor<T>& z) {
   return atan2(z.imag(), z.real());
+}
+
+/// The complex numbers abs * (cos angle + i sin angle) (`torch.polar`); abs
+/// and angle broadcast.
+template <ComplexPart T>
+ComplexTensor<T> polar(const Tensor<T>& abs, const Tensor<T>& angle) {
+  return complex(Tensor<T>(abs * cos(angle)), Tensor<T>(abs * sin(angle)));
+}
+
+/// Whether each element has a zero imaginary part (`torch.isreal`).
+template <ComplexPart T>
+Tensor<bool> isreal(const ComplexTensor<T>& z) {
+  return z.imag() == T(0);
+}
+/// `torch.isreal` of a real tensor: true everywhere.
+template <Expression E>
+Tensor<bool> isreal(const E& x) {
+  const Tensor<value_type_t<E>> t = x;
+  return full<bool>(t.sizes(), true, {.device = t.device()});
 }
 
 }  // namespace tensorlib

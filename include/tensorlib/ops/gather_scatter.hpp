@@ -18,6 +18,7 @@
 /// order and every reduction combines atomically (cuda::detail::atomic_update,
 /// for every element type), as in PyTorch's CUDA scatter.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -52,6 +53,9 @@ template <Element T>
 Tensor<T> scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, T value);
 template <Element T>
 Tensor<T> scatter_add(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src);
+template <Element T>
+Tensor<T> scatter_reduce(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src,
+                         std::string_view reduce, bool include_self);
 
 }  // namespace autograd
 namespace detail {
@@ -431,14 +435,63 @@ Tensor<T> scatter_reduce_(const Tensor<T>& self, int64_t dim, const Tensor<int64
   return self;
 }
 
-/// `torch.scatter_reduce(input, dim, index, src, reduce, include_self=True)`.
+/// `torch.scatter_reduce(input, dim, index, src, reduce, include_self=True)`,
+/// with PyTorch's gradient (autograd/index_backward.hpp).
 template <Element T>
 Tensor<T> scatter_reduce(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& src,
                          std::string_view reduce, bool include_self = true) {
-  detail::check<NotImplementedError>(!detail::records_grad(input, src),
-                                     "scatter_reduce: the derivative of scatter_reduce is not implemented yet");
+  if constexpr (differentiable<T>) {
+    if (detail::records_grad(input, src)) return autograd::scatter_reduce(input, dim, index, src, reduce, include_self);
+  }
   Tensor<T> out = input.clone();
   return scatter_reduce_(out, dim, index, src, reduce, include_self);
+}
+
+namespace detail {
+
+/// index_reduce's index (n) laid along `dim` and expanded to the source's
+/// shape: the scatter_reduce index that sends source slice k to slice index[k].
+template <Element T>
+Tensor<int64_t> index_as_scatter(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index,
+                                 const Tensor<T>& source, std::string_view reduce, const char* op) {
+  check<ValueError>(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin", op,
+                    "(): Expected reduce to be one of prod, mean, amax or amin but got ", reduce, ".");
+  check<IndexError>(index.dim() <= 1, op, "(): Index is supposed to be a vector, but got a ", index.dim(), "-D tensor");
+  check<ShapeError>(source.dim() == input.dim(), op,
+                    "(): Source/destination tensor must have same dimensionality, got ", source.dim(), " and ",
+                    input.dim());
+  const int64_t d = wrap_dim(dim, std::max<int64_t>(input.dim(), 1), op);
+  check<ShapeError>(input.dim() > 0, op, "(): expected a tensor of at least one dimension");
+  check<ShapeError>(index.numel() == source.size(d), op, "(): Number of indices (", index.numel(),
+                    ") should be equal to source.size(dim) (", source.size(d), ")");
+  for (int64_t k = 0; k < input.dim(); ++k)
+    check<ShapeError>(k == d || source.size(k) == input.size(k), op, "(): source ", source.sizes(), " and destination ",
+                      input.sizes(), " differ in dimension ", k);
+  Shape along;
+  for (int64_t k = 0; k < input.dim(); ++k) along.push_back(k == d ? index.numel() : 1);
+  return index.reshape(along).expand(source.sizes());
+}
+
+}  // namespace detail
+
+/// `torch.index_reduce(input, dim, index, source, reduce, include_self=True)`:
+/// reduce ("prod", "mean", "amax", "amin") each slice k of `source` along
+/// `dim` into slice index[k] of a copy of input; without include_self the
+/// slices written to start from the reduction's identity. It is
+/// scatter_reduce with the index expanded over source, and differentiates so.
+template <Element T>
+Tensor<T> index_reduce(const Tensor<T>& input, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& source,
+                       std::string_view reduce, bool include_self = true) {
+  const auto expanded = detail::index_as_scatter(input, dim, index, source, reduce, "index_reduce");
+  return scatter_reduce(input, wrap_dim(dim, input.dim(), "index_reduce"), expanded, source, reduce, include_self);
+}
+
+/// `index_reduce` into `self` (`Tensor.index_reduce_`).
+template <Element T>
+Tensor<T> index_reduce_(const Tensor<T>& self, int64_t dim, const Tensor<int64_t>& index, const Tensor<T>& source,
+                        std::string_view reduce, bool include_self = true) {
+  const auto expanded = detail::index_as_scatter(self, dim, index, source, reduce, "index_reduce_");
+  return scatter_reduce_(self, wrap_dim(dim, self.dim(), "index_reduce_"), expanded, source, reduce, include_self);
 }
 
 template <Element T>
@@ -481,6 +534,18 @@ template <Element T>
 Tensor<T>& Tensor<T>::scatter_reduce_(int64_t dim, const Tensor<int64_t>& index, const Tensor& src,
                                       std::string_view reduce, bool include_self) {
   tl::scatter_reduce_(*this, dim, index, src, reduce, include_self);
+  return *this;
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::index_reduce(int64_t dim, const Tensor<int64_t>& index, const Tensor& source,
+                                  std::string_view reduce, bool include_self) const {
+  return tl::index_reduce(*this, dim, index, source, reduce, include_self);
+}
+template <Element T>
+Tensor<T>& Tensor<T>::index_reduce_(int64_t dim, const Tensor<int64_t>& index, const Tensor& source,
+                                    std::string_view reduce, bool include_self) {
+  tl::index_reduce_(*this, dim, index, source, reduce, include_self);
   return *this;
 }
 

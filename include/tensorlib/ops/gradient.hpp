@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "tensorlib/core/dim_list.hpp"
@@ -31,18 +32,24 @@ namespace tensorlib {
 namespace detail {
 
 /// The dimensions `gradient` differentiates along, wrapped, after its checks.
-template <Element F>
-std::vector<int64_t> gradient_dims(const Tensor<F>& f, const DimList& dim, int64_t edge_order) {
+template <Element T>
+std::vector<int64_t> gradient_dims(const Tensor<T>& f, const DimList& dim, int64_t edge_order) {
   check<ValueError>(edge_order == 1 || edge_order == 2,
-                    "gradient: torch.gradient only supports edge_order=1 and edge_order=2.");
+                    "gradient: torch.gradient only supports edge_order=1 and edge_order=2, got ", edge_order);
   std::vector<int64_t> dims;
   if (dim.dims().empty())
     for (int64_t d = 0; d < f.dim(); ++d) dims.push_back(d);
   else
-    for (int64_t d : dim.dims()) dims.push_back(wrap_dim(d, f.dim(), "gradient"));
+    for (int64_t d : dim.dims()) {
+      const int64_t w = wrap_dim(d, f.dim(), "gradient");
+      for (int64_t seen : dims)
+        check<ValueError>(seen != w, "gradient: dim ", w, " appears multiple times in the list of dims");
+      dims.push_back(w);
+    }
   for (int64_t d : dims)
     check<ValueError>(f.size(d) >= edge_order + 1,
-                      "gradient: torch.gradient expected each dimension size to be at least edge_order+1");
+                      "gradient: torch.gradient expected each dimension size to be at least edge_order+1, got size ",
+                      f.size(d), " in dimension ", d, " with edge_order ", edge_order);
   return dims;
 }
 
@@ -54,16 +61,23 @@ Tensor<F> along(const Tensor<F>& a, int64_t d, int64_t ndim) {
   return a.reshape(sizes);
 }
 
-/// The derivative of f along d for samples h apart.
-template <Element F>
-Tensor<F> uniform_gradient(const Tensor<F>& f, int64_t d, double h, int64_t edge_order) {
+/// The derivative of f along d for samples h apart, in F. The central and
+/// first-order differences of integers are taken in their own type (exact,
+/// as PyTorch's) before the division.
+template <Element F, Element T>
+Tensor<F> uniform_gradient(const Tensor<T>& x, int64_t d, double h, int64_t edge_order) {
+  static_assert(!std::is_same_v<T, bool>, "tl::gradient: bool tensors have no differences; convert with .to<float>()");
+  const Tensor<F> f = x.template to<F>();
   const int64_t n = f.size(d);
   auto at = [&](int64_t start, int64_t length) { return f.narrow(d, start, length); };
-  const Tensor<F> inner = (at(2, n - 2) - at(0, n - 2)) / (2 * h);
+  auto exact = [&](int64_t start, int64_t from, int64_t length) {
+    return cast<F>(x.narrow(d, start, length) - x.narrow(d, from, length));
+  };
+  const Tensor<F> inner = exact(2, 0, n - 2) / (2 * h);
   Tensor<F> first, last;
   if (edge_order == 1) {
-    first = (at(1, 1) - at(0, 1)) / h;
-    last = (at(n - 1, 1) - at(n - 2, 1)) / h;
+    first = exact(1, 0, 1) / h;
+    last = exact(n - 1, n - 2, 1) / h;
   } else {
     first = (at(0, 1) * -1.5 + at(1, 1) * 2.0 - at(2, 1) * 0.5) / h;
     last = (at(n - 3, 1) * 0.5 - at(n - 2, 1) * 2.0 + at(n - 1, 1) * 1.5) / h;
@@ -115,10 +129,10 @@ inline void check_spacing_count(std::size_t given, std::size_t dims) {
 /// edge_order)`): one tensor per dimension, each of input's shape.
 template <Expression E, class F = floating_t<value_type_t<E>>>
 std::vector<Tensor<F>> gradient(const E& input, double spacing = 1.0, const DimList& dim = {}, int64_t edge_order = 1) {
-  const Tensor<F> f = Tensor<value_type_t<E>>(input).template to<F>();
+  const Tensor<value_type_t<E>> x = input;
   std::vector<Tensor<F>> out;
-  for (int64_t d : detail::gradient_dims(f, dim, edge_order))
-    out.push_back(detail::uniform_gradient(f, d, spacing, edge_order));
+  for (int64_t d : detail::gradient_dims(x, dim, edge_order))
+    out.push_back(detail::uniform_gradient<F>(x, d, spacing, edge_order));
   return out;
 }
 
@@ -126,12 +140,12 @@ std::vector<Tensor<F>> gradient(const E& input, double spacing = 1.0, const DimL
 template <Expression E, class F = floating_t<value_type_t<E>>>
 std::vector<Tensor<F>> gradient(const E& input, const std::vector<double>& spacing, const DimList& dim = {},
                                 int64_t edge_order = 1) {
-  const Tensor<F> f = Tensor<value_type_t<E>>(input).template to<F>();
-  const std::vector<int64_t> dims = detail::gradient_dims(f, dim, edge_order);
+  const Tensor<value_type_t<E>> x = input;
+  const std::vector<int64_t> dims = detail::gradient_dims(x, dim, edge_order);
   detail::check_spacing_count(spacing.size(), dims.size());
   std::vector<Tensor<F>> out;
   for (std::size_t i = 0; i < dims.size(); ++i)
-    out.push_back(detail::uniform_gradient(f, dims[i], spacing[i], edge_order));
+    out.push_back(detail::uniform_gradient<F>(x, dims[i], spacing[i], edge_order));
   return out;
 }
 

@@ -18,6 +18,7 @@
 
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/expression.hpp"
+#include "tensorlib/core/print.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/dispatch.hpp"
 #include "tensorlib/ops/factories.hpp"
@@ -198,13 +199,14 @@ Histogram<T> histogram_over(const Tensor<T>& x, const Tensor<T>& edges, const st
                     ": bins must be a 1D tensor of at least 2 edges, but got shape ", edges.sizes());
   check_devices(op, x.device(), edges);
   if (weight) {
-    check<ShapeError>(weight->sizes() == x.sizes(), op, ": weight should have the same shape as input, but got input ",
-                      x.sizes(), " and weight ", weight->sizes());
+    check<ShapeError>(weight->numel() == x.numel(), op,
+                      ": weight should have as many elements as input, but got input ", x.sizes(), " and weight ",
+                      weight->sizes());
     check_devices(op, x.device(), *weight);
   }
-  const Tensor<T> e = edges.contiguous();
+  const Tensor<T> e = edges.clone();  // the result's own edges, as PyTorch's
   check<ValueError>(Tensor<bool>(e.narrow(0, 1, e.numel() - 1) >= e.narrow(0, 0, e.numel() - 1)).all().item(), op,
-                    ": bin edges must increase monotonically");
+                    ": bin edges must increase monotonically, got ", e);
   const int64_t bins = e.numel() - 1;
   const Tensor<T> flat = x.reshape({-1});
   const Tensor<T> first = e.narrow(0, 0, 1), last = e.narrow(0, bins, 1);

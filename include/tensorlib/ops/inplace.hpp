@@ -491,6 +491,12 @@ Tensor<T>& InplaceMethods<T>::ldexp_(const O& other) {
   return detail::write_result_in_place(self(), tensorlib::ldexp(self(), other), "ldexp_");
 }
 
+/// x = threshold(x, threshold, value), in place (`torch.threshold_`).
+template <Element T, Scalar S, Scalar V>
+Tensor<T>& threshold_(Tensor<T>& self, S threshold, V value) {
+  return detail::write_result_in_place(self, tensorlib::threshold(self, threshold, value), "threshold_");
+}
+
 // The comparisons write bool into T, which every type accepts (PyTorch's
 // canCast): 1 where the relation holds, 0 elsewhere. Their gradient is 0.
 template <Element T>

@@ -346,4 +346,21 @@ std::vector<Tensor<T>> Tensor<T>::unbind(int64_t dim) const {
   return tensorlib::unbind(*this, dim);
 }
 
+/// `chunk`, `split` and `split_with_sizes` under the names PyTorch gives
+/// them when their views are not tracked for in-place safety
+/// (`torch.unsafe_chunk`, ...): the same views here.
+template <Expression E>
+std::vector<Tensor<value_type_t<E>>> unsafe_chunk(const E& input, int64_t chunks, int64_t dim = 0) {
+  return chunk(input, chunks, dim);
+}
+template <Expression E>
+std::vector<Tensor<value_type_t<E>>> unsafe_split(const E& input, int64_t split_size, int64_t dim = 0) {
+  return split(input, split_size, dim);
+}
+template <Expression E>
+std::vector<Tensor<value_type_t<E>>> unsafe_split_with_sizes(const E& input, const std::vector<int64_t>& split_sizes,
+                                                             int64_t dim = 0) {
+  return split_with_sizes(input, split_sizes, dim);
+}
+
 }  // namespace tensorlib

@@ -3,7 +3,9 @@
 /// Linear algebra composed of the other ops: `addr` and `ger`, `chain_matmul`
 /// and `linalg::multi_dot` (the cheapest multiplication order),
 /// `linalg::vecdot`, `cholesky_inverse`, `pinverse`, `linalg::tensorinv`,
-/// `linalg::tensorsolve`, `linalg::inv_ex` and `linalg::cond`. Each is built
+/// `linalg::tensorsolve`, `linalg::inv_ex`, `linalg::solve_ex`,
+/// `linalg::cholesky_ex`, `linalg::cond`, `linalg::householder_product`
+/// (`orgqr`) and `ormqr`. Each is built
 /// from matmul, the LU and Cholesky solvers, svdvals, norms, reductions and
 /// views, so it differentiates through them and runs where they run.
 ///
@@ -54,6 +56,14 @@ Tensor<T> addr(const Tensor<T>& input, const Tensor<T>& vec1, const Tensor<T>& v
 }
 
 namespace detail {
+
+/// The batch shape (*) of a (*, m, n) tensor.
+template <Element T>
+Shape batch_shape(const Tensor<T>& A) {
+  Shape batch;
+  for (int64_t d = 0; d + 2 < A.dim(); ++d) batch.push_back(A.size(d));
+  return batch;
+}
 
 /// The product of matrices[i..j] in the order `split` chose (split[i][j]:
 /// the last matrix of the left factor).
@@ -200,7 +210,7 @@ Tensor<T> tensorinv(const E& A_expr, int64_t ind = 2) {
 
 /// The X with tensordot(A, X, X.dim()) == B (`torch.linalg.tensorsolve`):
 /// A's trailing dimensions (after moving `dims` to the end) are X's shape;
-/// its first B.dim() must hold as many elements as B (NumPy's rule).
+/// they and A's first B.dim() must hold as many elements as B (NumPy's rule).
 template <Expression EA, Expression EB, class T = value_type_t<EA>>
 Tensor<T> tensorsolve(const EA& A_expr, const EB& B_expr, std::optional<std::vector<int64_t>> dims = std::nullopt) {
   static_assert(std::is_same_v<T, value_type_t<EB>>,
@@ -224,10 +234,11 @@ Tensor<T> tensorsolve(const EA& A_expr, const EB& B_expr, std::optional<std::vec
     x_sizes.push_back(A.size(d));
     rest *= A.size(d);
   }
-  detail::check<ShapeError>(lead == rest,
-                            "linalg.tensorsolve: Expected self to satisfy the requirement "
-                            "prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), but got ",
-                            rest, " != ", lead);
+  for (const int64_t other : {B.numel(), lead})
+    detail::check<ShapeError>(rest == other,
+                              "linalg.tensorsolve: Expected self to satisfy the requirement "
+                              "prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), but got ",
+                              rest, " != ", other);
   return solve(A.reshape({lead, rest}), B.reshape({-1})).reshape(x_sizes);
 }
 
@@ -263,17 +274,150 @@ InvEx<T> inv_ex(const E& A_expr, bool check_errors = false) {
   return {lu_solve(f.LU, f.pivots, identity, true, true), f.info};
 }
 
+/// `torch.linalg.solve_ex`'s result: the solution and, per matrix, `info`
+/// (0, or the 1-based index of U's first zero pivot).
+template <Element T>
+struct SolveEx {
+  Tensor<T> result;
+  Tensor<int32_t> info;
+};
+
+/// The solution of A X = B (X A = B when not `left`) without an error for a
+/// singular A (`torch.linalg.solve_ex`), unless `check_errors`: lu_factor_ex
+/// of A^T (PyTorch's factorization of a contiguous A, so its `info`), then
+/// lu_solve. B is a vector when 1-d or shaped like A without its last
+/// dimension, as in `solve`.
+template <Expression EA, Expression EB, class T = value_type_t<EA>>
+SolveEx<T> solve_ex(const EA& A_expr, const EB& B_expr, bool left = true, bool check_errors = false) {
+  static_assert(std::is_same_v<T, value_type_t<EB>>,
+                "linalg.solve_ex: A and B must have the same element type; convert one with .to<T>()");
+  const Tensor<T> A = detail::materialize(A_expr);
+  const Tensor<T> B = detail::materialize(B_expr);
+  detail::check_square(A, "linalg.solve_ex");
+  const Shape batch_rows = [&] {
+    Shape s = A.sizes();
+    s.resize(A.dim() - 1);
+    return s;
+  }();
+  const bool vector = B.dim() == 1 || (B.dim() == A.dim() - 1 && B.sizes() == batch_rows);
+  const LUFactorEx<T> f = lu_factor_ex(A.mT());
+  if (check_errors) {
+    const auto info = f.info.cpu().contiguous();
+    for (int64_t i = 0; i < info.numel(); ++i)
+      if (info.data_ptr()[i] != 0)
+        detail::throw_linalg_error("linalg.solve_ex", A.dim() > 2, i,
+                                   "The solver failed because the input matrix is singular.");
+  }
+  const Tensor<T> Bm = vector ? (left ? B.unsqueeze(-1) : B.unsqueeze(-2)) : B;
+  const Tensor<T> X = lu_solve(f.LU, f.pivots, Bm, left, true);
+  return {vector ? X.squeeze(left ? -1 : -2) : X, f.info};
+}
+
+/// `torch.linalg.cholesky_ex`'s result: the factor and, per matrix, `info`
+/// (0, or the order of the first leading minor that is not positive-definite).
+template <Element T>
+struct CholeskyEx {
+  Tensor<T> L;
+  Tensor<int32_t> info;
+};
+
+/// The Cholesky factor of each matrix without an error for one that is not
+/// positive-definite (`torch.linalg.cholesky_ex`), unless `check_errors`.
+/// Such a matrix's factor is zeros; when any matrix fails the result does not
+/// record a gradient (with none failing it records as `cholesky`).
+template <Expression E, class T = value_type_t<E>>
+CholeskyEx<T> cholesky_ex(const E& A_expr, bool upper = false, bool check_errors = false) {
+  static_assert(detail::linalg_float<T>,
+                "linalg.cholesky_ex: expected a float or double tensor; convert it with .to<float>()");
+  const Tensor<T> A = detail::materialize(A_expr);
+  if (!A.is_cpu()) {  // Note [decompositions of CUDA tensors]
+    const CholeskyEx<T> r = cholesky_ex(A.cpu(), upper, check_errors);
+    return {r.L.to(A.device()), r.info.to(A.device())};
+  }
+  const char* op = "linalg.cholesky_ex";
+  detail::check_square(A, op);
+  const int64_t n = A.size(-1);
+  const Tensor<T> As = detail::as_matrix_batch(A);
+  const int64_t count = As.size(0);
+  auto factor = zeros<T>(A.sizes());
+  auto info = zeros<int32_t>(detail::batch_shape(A));
+  const T* pa = As.data_ptr();
+  T* po = factor.data_ptr();
+  int32_t* pi = info.data_ptr();
+  // upper: the lower factor of A^T (which reads A's upper triangle), transposed back.
+  detail::for_each_matrix(A.device(), op, count, n * n * n / 3 + 1, [&](int64_t b) {
+    std::vector<double> m(static_cast<std::size_t>(n * n));
+    detail::load_matrix(pa + b * n * n, n, n, m.data(), upper);
+    pi[b] = static_cast<int32_t>(cpu::cholesky_lower(m.data(), n));
+    if (pi[b] == 0) detail::store_matrix(m.data(), n, n, po + b * n * n, upper);
+    return int64_t{0};
+  });
+  int64_t failed = -1;
+  for (int64_t b = 0; b < count && failed < 0; ++b)
+    if (pi[b] != 0) failed = b;
+  if (check_errors && failed >= 0)
+    detail::throw_linalg_error(op, A.dim() > 2, failed,
+                               detail::concat("The factorization could not be completed because the input is not "
+                                              "positive-definite (the leading minor of order ",
+                                              pi[failed], " is not positive-definite)."));
+  if (failed < 0 && detail::records_grad(A)) return {linalg::cholesky(A, upper), info};
+  return {factor, info};
+}
+
 }  // namespace linalg
 
 namespace detail {
 
-/// The batch shape (*) of a (*, m, n) tensor.
+/// H_1 H_2 ... H_k applied to the first `columns` columns of the identity,
+/// H_i = I - tau_i v_i v_i^T with v_i column i of A below the diagonal and 1
+/// on it (LAPACK's elementary reflectors), applied from the last.
 template <Element T>
-Shape batch_shape(const Tensor<T>& A) {
-  Shape batch;
-  for (int64_t d = 0; d + 2 < A.dim(); ++d) batch.push_back(A.size(d));
-  return batch;
+Tensor<T> reflectors_times_identity(const Tensor<T>& A, const Tensor<T>& tau, int64_t columns, const char* op) {
+  check<ShapeError>(A.dim() >= 2, op, ": input must have at least 2 dimensions, got ", A.dim());
+  const int64_t m = A.size(-2), n = A.size(-1), k = tau.dim() >= 1 ? tau.size(-1) : 0;
+  check<ShapeError>(m >= n, op,
+                    ": input.shape[-2] must be greater than or equal to "
+                    "input.shape[-1], got ",
+                    A.sizes());
+  check<ShapeError>(tau.dim() == A.dim() - 1 && n >= k, op,
+                    ": tau must have one dimension less than input and at most input.shape[-1] "
+                    "elements, got input ",
+                    A.sizes(), " and tau ", tau.sizes());
+  for (int64_t d = 0; d + 2 < A.dim(); ++d)
+    check<ShapeError>(A.size(d) == tau.size(d), op,
+                      ": expected batch dimensions of tau to match those of input, got input ", A.sizes(), " and tau ",
+                      tau.sizes());
+  const TensorOptions on{.device = A.device()};
+  const Tensor<T> V = tril(A, -1) + eye<T>(m, n, on);
+  Shape q_shape = A.sizes();
+  q_shape[q_shape.size() - 1] = columns;
+  Tensor<T> Q = eye<T>(m, columns, on).expand(q_shape);
+  for (int64_t i = k - 1; i >= 0; --i) {
+    const Tensor<T> v = V.narrow(-1, i, 1);                  // (*, m, 1)
+    const Tensor<T> t = tau.narrow(-1, i, 1).unsqueeze(-1);  // (*, 1, 1)
+    Q = Q - t * matmul(v, matmul(v.mT(), Q));
+  }
+  return Q;
 }
+
+}  // namespace detail
+
+namespace linalg {
+
+/// The first n columns of the product of k Householder reflectors (*, m, n)
+/// from LAPACK's representation: v_i below the diagonal of `A`'s column i,
+/// scale tau_i (`torch.linalg.householder_product`, alias `orgqr`).
+template <Expression E, Expression Tau, class T = value_type_t<E>>
+Tensor<T> householder_product(const E& A_expr, const Tau& tau_expr) {
+  static_assert(std::is_same_v<T, value_type_t<Tau>>,
+                "linalg.householder_product: input and tau must have the same element type");
+  const Tensor<T> A = detail::materialize(A_expr), tau = detail::materialize(tau_expr);
+  return detail::reflectors_times_identity(A, tau, A.dim() >= 1 ? A.size(-1) : 0, "linalg.householder_product");
+}
+
+}  // namespace linalg
+
+namespace detail {
 
 /// norm(A, p) * norm(A^-1, p), PyTorch's _linalg_cond_helper: a singular
 /// matrix's inverse is taken as all inf, and the product's NaNs (0 * inf, a
@@ -319,11 +463,29 @@ Tensor<T> cond(const E& A_expr, std::string_view p) {
   const Tensor<T> A = detail::materialize(A_expr);
   detail::check<ValueError>(p == "fro" || p == "nuc", "linalg.cond: got an invalid norm type: ", p);
   detail::check<ShapeError>(A.dim() >= 2, "linalg.cond: The input tensor A must have at least 2 dimensions.");
+  detail::check_square(A, "linalg.cond");
   if (A.numel() == 0) return zeros<T>(detail::batch_shape(A), {.device = A.device()});
   return detail::cond_by_inverse(A, p);
 }
 
 }  // namespace linalg
+
+/// `linalg::householder_product` (`torch.orgqr`).
+template <Expression E, Expression Tau>
+auto orgqr(const E& A, const Tau& tau) {
+  return linalg::householder_product(A, tau);
+}
+
+/// Q C, Q^T C, C Q or C Q^T for Q the (*, m, m) product of the reflectors of
+/// (A, tau) (`torch.ormqr(input, tau, other, left, transpose)`).
+template <Expression E, Expression Tau, Expression C, class T = value_type_t<E>>
+Tensor<T> ormqr(const E& A_expr, const Tau& tau_expr, const C& other_expr, bool left = true, bool transpose = false) {
+  const Tensor<T> A = detail::materialize(A_expr), tau = detail::materialize(tau_expr);
+  const Tensor<T> other = detail::materialize(other_expr);
+  const Tensor<T> Q = detail::reflectors_times_identity(A, tau, A.dim() >= 2 ? A.size(-2) : 0, "ormqr");
+  const Tensor<T> q = transpose ? Q.mT() : Q;
+  return left ? matmul(q, other) : matmul(other, q);
+}
 
 template <Element T>
 Tensor<T> Tensor<T>::addmm(const Tensor& mat1, const Tensor& mat2, T beta, T alpha) const {

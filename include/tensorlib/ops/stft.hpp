@@ -166,6 +166,7 @@ Tensor<T> istft(const ComplexTensor<T>& input, int64_t n_fft, std::optional<int6
   const char* op = "istft";
   detail::check<ShapeError>(input.dim() == 2 || input.dim() == 3, op,
                             ": expected a tensor with 2 or 3 dimensions of complex values, but got ", input.dim(), "D");
+  detail::check<ValueError>(input.numel() > 0, op, ": input tensor cannot be empty, got shape ", input.sizes());
   const ComplexTensor<T> z = input.dim() == 2 ? ComplexTensor<T>(input.pairs().unsqueeze(0)) : input;
   const int64_t hop = hop_length.value_or(n_fft / 4), win = win_length.value_or(n_fft);
   const int64_t freqs = z.size(1), n_frames = z.size(2);
@@ -176,11 +177,13 @@ Tensor<T> istft(const ComplexTensor<T>& input, int64_t n_fft, std::optional<int6
   detail::check<ShapeError>(half ? freqs == n_fft / 2 + 1 : freqs == n_fft, op, ": expected the frequency dimension (",
                             freqs, ") to be ",
                             half ? "n_fft / 2 + 1 (onesided) = " : "n_fft = ", half ? n_fft / 2 + 1 : n_fft);
-  detail::check<ValueError>(n_frames > 0, op, ": expected at least one frame");
   const Tensor<T> w = detail::centred_window(window, n_fft, win, z.device(), op);
   const std::string_view norm = normalized ? "ortho" : "backward";
-  // (B, n_fft, N) frames in time, then (B, N, n_fft) to add up.
-  const Tensor<T> columns = half ? fft::irfft(z, n_fft, 1, norm) : fft::ifft(z, std::nullopt, 1, norm).real();
+  // (B, n_fft, N) frames in time, then (B, N, n_fft) to add up. A real
+  // result of a two-sided spectrum reads its n_fft / 2 + 1 non-negative
+  // frequencies only, as PyTorch's (a real inverse transform).
+  const Tensor<T> columns =
+      fft::irfft(half ? z : ComplexTensor<T>(z.pairs().narrow(1, 0, n_fft / 2 + 1)), n_fft, 1, norm);
   const Tensor<T> frames = columns.transpose(1, 2) * w;
   const int64_t expected = n_fft + hop * (n_frames - 1);
   const Tensor<T> w2 = w * w;
@@ -188,11 +191,11 @@ Tensor<T> istft(const ComplexTensor<T>& input, int64_t n_fft, std::optional<int6
   Tensor<T> y = detail::overlap_add(frames, hop);
   const int64_t start = center ? n_fft / 2 : 0;
   int64_t end = length ? start + *length : (center ? expected - n_fft / 2 : expected);
-  detail::check<ValueError>(end >= start, op, ": the requested length leaves no samples");
+  detail::check<ValueError>(end >= start, op, ": expected a non-negative length, got ", end - start);
   const int64_t kept = std::min(end, expected) - start;
   const Tensor<T> scale = envelope.narrow(0, start, std::max<int64_t>(kept, 0));
   const T lowest = scale.numel() ? Tensor<T>(abs(scale)).min().item() : T(1);
-  detail::check<ValueError>(lowest > T(1e-11), op, ": window overlap add min: ", lowest,
+  detail::check<ValueError>(!(lowest < T(1e-11)), op, ": window overlap add min: ", lowest,
                             " (the window and hop_length do not satisfy the NOLA condition)");
   y = y.narrow(1, start, std::max<int64_t>(kept, 0)) / scale;
   if (end - start > kept) y = cat({y, zeros<T>({y.size(0), end - start - kept}, {.device = y.device()})}, 1);

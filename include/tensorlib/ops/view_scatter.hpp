@@ -7,7 +7,6 @@
 /// PyTorch's does: `src` gets the gradient's view, `input` the gradient with
 /// that view zeroed.
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <type_traits>
@@ -68,37 +67,17 @@ Tensor<T> diagonal_scatter(const E& input, const S& src, int64_t offset = 0, int
       "diagonal_scatter");
 }
 
-namespace detail {
-
-/// A copy of x with x's strides when x is dense (PyTorch's clone, which
-/// as_strided_scatter's strides address), contiguous otherwise: the dense
-/// layout's dimensions sorted by stride are copied contiguously and
-/// permuted back.
-template <Element T>
-Tensor<T> clone_keeping_strides(const Tensor<T>& x) {
-  if (!x.is_non_overlapping_and_dense() || x.is_contiguous()) return x.clone();
-  Shape order;
-  for (int64_t d = 0; d < x.dim(); ++d) order.push_back(d);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return x.stride(a) > x.stride(b); });
-  Shape back;
-  back.resize(x.dim());
-  for (int64_t i = 0; i < x.dim(); ++i) back[order[i]] = i;
-  return x.permute(order).clone().permute(back);
-}
-
-}  // namespace detail
-
 /// input with input.as_strided(size, stride, storage_offset) replaced by
-/// `src` (`torch.as_strided_scatter`). The strides address a copy of input
-/// laid out as input is when input is dense (as PyTorch's clone), else a
-/// contiguous one. A view that reaches an element twice is an error.
+/// `src` (`torch.as_strided_scatter`). The strides address input's clone,
+/// which keeps a dense input's layout (as PyTorch's). A view that reaches an
+/// element twice is an error.
 template <Expression E, Expression S, class T = value_type_t<E>>
 Tensor<T> as_strided_scatter(const E& input, const S& src, const Shape& size, const Shape& stride,
                              std::optional<int64_t> storage_offset = std::nullopt) {
   static_assert(std::is_same_v<T, value_type_t<S>>,
                 "as_strided_scatter: input and src must have the same element type; convert one with .to<T>()");
   return detail::scatter_into_view(
-      detail::clone_keeping_strides(Tensor<T>(input)), Tensor<T>(src),
+      Tensor<T>(input).clone(), Tensor<T>(src),
       [&](const Tensor<T>& t) { return t.as_strided(size, stride, storage_offset.value_or(0)); }, "as_strided_scatter");
 }
 
