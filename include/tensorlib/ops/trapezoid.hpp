@@ -36,11 +36,13 @@ auto neighbour_means(const Tensor<F>& y, int64_t d) {
 }
 
 /// The widths dx[i] = x[i+1] - x[i] along d, shaped to broadcast with y's
-/// trapezoids: a 1-d x is laid along d; any other x broadcasts with y.
-/// y has at least one sample along d.
+/// trapezoids: a 1-d x is laid along d (and must have a value per sample);
+/// any other x broadcasts with y. Nothing to compute for an empty y.
 template <Element F, Element X>
 Tensor<F> sample_widths(const Tensor<X>& x, const Tensor<F>& y, int64_t d, const char* op) {
+  check<ShapeError>(x.dim() != 1 || x.size(0) == y.size(d), op, ": There must be one `x` value for each sample point");
   const Tensor<F> xf = x.template to<F>();
+  if (y.size(d) == 0) return xf;
   if (xf.dim() == 1) {
     Shape sizes;
     for (int64_t k = 0; k < y.dim(); ++k) sizes.push_back(k == d ? y.size(d) - 1 : 1);
@@ -68,10 +70,8 @@ Tensor<F> trapezoid(const E& y_expr, const X& x_expr, int64_t dim = -1) {
   const Tensor<F> y = Tensor<value_type_t<E>>(y_expr).template to<F>();
   const Tensor<value_type_t<X>> x = x_expr;
   const int64_t d = wrap_dim(dim, y.dim(), "trapezoid");
-  detail::check<ShapeError>(x.dim() != 1 || x.size(0) == y.size(d), "trapezoid",
-                            ": There must be one `x` value for each sample point");
-  if (y.size(d) == 0) return zeros<F>(y.sum(d).sizes(), {.device = y.device()});
   const Tensor<F> widths = detail::sample_widths(x, y, d, "trapezoid");
+  if (y.size(d) == 0) return zeros<F>(y.sum(d).sizes(), {.device = y.device()});
   return (detail::neighbour_means(y, d) * widths).sum(d);
 }
 
@@ -102,10 +102,8 @@ Tensor<F> cumulative_trapezoid(const E& y_expr, const X& x_expr, int64_t dim = -
   const Tensor<F> y = Tensor<value_type_t<E>>(y_expr).template to<F>();
   const Tensor<value_type_t<X>> x = x_expr;
   const int64_t d = wrap_dim(dim, y.dim(), "cumulative_trapezoid");
-  detail::check<ShapeError>(x.dim() != 1 || x.size(0) == y.size(d), "cumulative_trapezoid",
-                            ": There must be one `x` value for each sample point");
-  if (y.size(d) == 0) return y;
   const Tensor<F> widths = detail::sample_widths(x, y, d, "cumulative_trapezoid");
+  if (y.size(d) == 0) return y;
   return cumsum(detail::neighbour_means(y, d) * widths, d);
 }
 
