@@ -94,6 +94,7 @@
 #include "tensorlib/ops/random_fill.hpp"
 #include "tensorlib/ops/rearrange.hpp"
 #include "tensorlib/ops/reduce.hpp"
+#include "tensorlib/ops/resize.hpp"
 #include "tensorlib/ops/scan.hpp"
 #include "tensorlib/ops/search.hpp"
 #include "tensorlib/ops/softmax.hpp"

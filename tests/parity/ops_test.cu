@@ -41,6 +41,18 @@ TEST_CASE("CUDA: copies to and from the GPU keep values, shapes and layouts") {
   CHECK(d.to_vector().size() == 105);
 }
 
+TEST_CASE("CUDA: resize_ grows a device storage and keeps its bytes") {
+  if (no_gpu()) return;
+  auto x = tl::arange<float>(0, 6).cuda();
+  const auto v = x.view({2, 3});
+  x.resize_({3, 4});
+  CHECK(x.is_cuda());
+  CHECK(x.storage().nbytes() == 12 * 4);
+  CHECK(x.reshape({-1}).narrow(0, 0, 6).cpu().to_vector() == std::vector<float>{0, 1, 2, 3, 4, 5});
+  x.fill_(3.f);
+  CHECK(v.cpu().to_vector() == std::vector<float>(6, 3.f));
+}
+
 TEST_CASE("CUDA: in-place views change a device tensor's geometry as on the CPU") {
   if (no_gpu()) return;
   tl::Generator g(3);

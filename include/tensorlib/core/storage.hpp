@@ -46,6 +46,14 @@ class Storage {
   /// True when both handles share one buffer.
   bool is_alias_of(const Storage& other) const noexcept { return impl_ && impl_ == other.impl_; }
 
+  /// Swaps in a new buffer of `nbytes` (its first bytes already copied by the
+  /// caller): every tensor sharing this storage then reads it, as after
+  /// PyTorch's StorageImpl::set_data_ptr. Used by `resize_` to grow a storage.
+  void replace_buffer(DataPtr data, int64_t nbytes) const {
+    impl_->data = std::move(data);
+    impl_->nbytes = nbytes;
+  }
+
  private:
   struct Impl {
     Impl(DataPtr d, int64_t n) : data(std::move(d)), nbytes(n) {}

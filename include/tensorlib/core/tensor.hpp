@@ -304,6 +304,16 @@ class Tensor : public PointwiseMethods<Tensor<T>>, public InplaceMethods<T> {
   Tensor& squeeze_(int64_t dim);
   /// `as_strided(sizes, strides, offset)` in place.
   Tensor& as_strided_(const Shape& sizes, const Shape& strides, std::optional<int64_t> offset = std::nullopt);
+  /// Gives this tensor `sizes` with contiguous strides, keeping its offset
+  /// and its elements in storage order; a storage too small grows (its old
+  /// bytes kept, the new ones uninitialized), for every tensor sharing it
+  /// (ops/resize.hpp). Refused for a tensor that requires grad.
+  Tensor& resize_(const Shape& sizes);
+  /// `resize_(other.sizes())`.
+  template <Element U>
+  Tensor& resize_as_(const Tensor<U>& other) {
+    return resize_(other.sizes());
+  }
 
   // Copies (defined in ops/copy.hpp).
 
