@@ -91,6 +91,7 @@
 #include "tensorlib/ops/norms.hpp"
 #include "tensorlib/ops/order_stats.hpp"
 #include "tensorlib/ops/pad.hpp"
+#include "tensorlib/ops/pooling.hpp"
 #include "tensorlib/ops/products.hpp"
 #include "tensorlib/ops/random.hpp"
 #include "tensorlib/ops/random_fill.hpp"

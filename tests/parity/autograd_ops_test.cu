@@ -148,3 +148,22 @@ TEST_CASE("CUDA autograd: logcumsumexp's and matrix_exp's gradients match the CP
   CHECK(da.grad().is_cuda());
   check_parity(da.grad(), ha.grad(), 1e-12, 1e-12, "matrix_exp");
 }
+
+TEST_CASE("CUDA autograd: convolutions, their transposes and pad differentiate as on the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(15);
+  auto x = tl::randn<double>({2, 4, 6, 5}, g).requires_grad_(), w = tl::randn<double>({6, 2, 3, 2}, g).requires_grad_(),
+       b = tl::randn<double>({6}, g).requires_grad_();
+  auto gx = gpu_leaf(x), gw = gpu_leaf(w), gb = gpu_leaf(b);
+  const auto loss = [](const tl::Tensor<double>& in, const tl::Tensor<double>& wt, const tl::Tensor<double>& bias) {
+    const auto y = tl::conv2d(tl::pad(in, {1, 2, 2, 0}, "reflect"), wt, bias, {2, 1}, {1, 0}, {1, 2}, 2);
+    const auto z = tl::conv_transpose2d(y, wt, std::nullopt, {1, 2}, {0, 1}, {0, 1}, 2);
+    return tl::Tensor<double>(tl::sum(tl::square(z)) + tl::sum(y * y.sin()));
+  };
+  loss(x, w, b).backward();
+  loss(gx, gw, gb).backward();
+  // Atomic adds (col2im, index_add's backward) sum in any order.
+  check_parity(gx.grad(), x.grad(), 1e-10, 1e-10, "input");
+  check_parity(gw.grad(), w.grad(), 1e-10, 1e-10, "weight");
+  check_parity(gb.grad(), b.grad(), 1e-10, 1e-10, "bias");
+}

@@ -283,3 +283,31 @@ TEST_CASE("CUDA: offsets that need 64-bit indices without the 64-bit kernel are 
   REQUIRE(w.numel() == 3);
   CHECK(tl::Tensor<uint8_t>(w + 1).cpu().to_vector() == std::vector<uint8_t>{1, 1, 1});
 }
+
+TEST_CASE("CUDA: pad, convolutions, their transposes and im2col/col2im match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(31);
+  const auto x = tl::randn({2, 4, 7, 6}, g), w = tl::randn({6, 2, 3, 2}, g), b = tl::randn({6}, g);
+  const auto gx = x.cuda(), gw = w.cuda(), gb = b.cuda();
+  for (const char* mode : {"constant", "reflect", "replicate", "circular"})
+    check_parity(tl::pad(gx, {2, 1, -1, 3}, mode), tl::pad(x, {2, 1, -1, 3}, mode), 0, 0, mode);
+  // Products on the GPU sum in another order: float tolerances.
+  check_parity(tl::conv2d(gx, gw, gb, {2, 1}, {1, 2}, {1, 2}, 2), tl::conv2d(x, w, b, {2, 1}, {1, 2}, {1, 2}, 2), 1e-4,
+               1e-4, "conv2d");
+  check_parity(tl::conv2d(gx, gw, gb, {1}, "same", {2}, 2), tl::conv2d(x, w, b, {1}, "same", {2}, 2), 1e-4, 1e-4,
+               "conv2d same");
+  const auto wt = tl::randn({4, 3, 3, 2}, g);
+  check_parity(tl::conv_transpose2d(gx, wt.cuda(), gb, {2}, {1}, {1}, 2, {1, 2}),
+               tl::conv_transpose2d(x, wt, b, {2}, {1}, {1}, 2, {1, 2}), 1e-4, 1e-4, "conv_transpose2d");
+  const auto x1 = tl::randn({3, 2, 9}, g), w1 = tl::randn({4, 2, 3}, g);
+  check_parity(tl::conv1d(x1.cuda(), w1.cuda(), std::nullopt, {2}, {1}), tl::conv1d(x1, w1, std::nullopt, {2}, {1}),
+               1e-4, 1e-4, "conv1d");
+  const auto x3 = tl::randn({1, 2, 4, 5, 3}, g), w3 = tl::randn({3, 2, 2, 3, 2}, g);
+  check_parity(tl::conv3d(x3.cuda(), w3.cuda(), std::nullopt, {1}, {1, 0, 1}),
+               tl::conv3d(x3, w3, std::nullopt, {1}, {1, 0, 1}), 1e-4, 1e-4, "conv3d");
+  const auto cols = tl::im2col(x, {3, 2}, {1, 2}, {1}, {2, 1});
+  check_parity(tl::im2col(gx, {3, 2}, {1, 2}, {1}, {2, 1}), cols, 0, 0, "im2col");
+  // col2im sums by atomic adds on the GPU: any order.
+  check_parity(tl::col2im(cols.cuda(), {7, 6}, {3, 2}, {1, 2}, {1}, {2, 1}),
+               tl::col2im(cols, {7, 6}, {3, 2}, {1, 2}, {1}, {2, 1}), 1e-5, 1e-5, "col2im");
+}
