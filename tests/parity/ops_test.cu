@@ -311,3 +311,31 @@ TEST_CASE("CUDA: pad, convolutions, their transposes and im2col/col2im match the
   check_parity(tl::col2im(cols.cuda(), {7, 6}, {3, 2}, {1, 2}, {1}, {2, 1}),
                tl::col2im(cols, {7, 6}, {3, 2}, {1, 2}, {1}, {2, 1}), 1e-5, 1e-5, "col2im");
 }
+
+TEST_CASE("CUDA: max, average, adaptive and lp pools and max_unpool match the CPU") {
+  if (no_gpu()) return;
+  tl::Generator g(32);
+  const auto x = tl::randn({2, 3, 7, 6}, g);
+  const auto gx = x.cuda();
+  const auto [v, i] = tl::max_pool2d_with_indices(x, {3, 2}, {2}, {1}, {1, 2}, true);
+  const auto [gv, gi] = tl::max_pool2d_with_indices(gx, {3, 2}, {2}, {1}, {1, 2}, true);
+  check_parity(gv, v, 0, 0, "max_pool2d");
+  CHECK(gi.cpu().to_vector() == i.to_vector());
+  check_parity(tl::avg_pool2d(gx, {3}, {2}, {1}, true, false), tl::avg_pool2d(x, {3}, {2}, {1}, true, false), 1e-6,
+               1e-6, "avg_pool2d");
+  check_parity(tl::adaptive_avg_pool2d(gx, {4, 5}), tl::adaptive_avg_pool2d(x, {4, 5}), 1e-5, 1e-6,
+               "adaptive_avg_pool2d");
+  const auto [av, ai] = tl::adaptive_max_pool2d_with_indices(x, {4, 5});
+  const auto [gav, gai] = tl::adaptive_max_pool2d_with_indices(gx, {4, 5});
+  check_parity(gav, av, 0, 0, "adaptive_max_pool2d");
+  CHECK(gai.cpu().to_vector() == ai.to_vector());
+  const auto ax = tl::Tensor<float>(tl::abs(x) + 0.1f);
+  check_parity(tl::lp_pool2d(ax.cuda(), 2.0, {2}), tl::lp_pool2d(ax, 2.0, {2}), 1e-5, 1e-6, "lp_pool2d");
+  check_parity(tl::max_unpool2d(gv, gi, {3, 2}, {2}, {1}, {7, 6}), tl::max_unpool2d(v, i, {3, 2}, {2}, {1}, {7, 6}), 0,
+               0, "max_unpool2d");
+  const auto x3 = tl::randn({1, 2, 5, 6, 5}, g);
+  check_parity(tl::max_pool3d(x3.cuda(), {2, 3, 2}, {2, 1, 2}, {1, 1, 0}),
+               tl::max_pool3d(x3, {2, 3, 2}, {2, 1, 2}, {1, 1, 0}), 0, 0, "max_pool3d");
+  check_parity(tl::avg_pool1d(x.cuda().flatten(2), {4}, {3}, {2}, true),
+               tl::avg_pool1d(x.flatten(2), {4}, {3}, {2}, true), 1e-6, 1e-6, "avg_pool1d");
+}
