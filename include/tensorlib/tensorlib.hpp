@@ -27,6 +27,7 @@
 #include "tensorlib/core/tensor_index.hpp"
 #include "tensorlib/core/tensor_options.hpp"
 
+#include "tensorlib/expr/activations.hpp"
 #include "tensorlib/expr/aliases.hpp"
 #include "tensorlib/expr/broadcast.hpp"
 #include "tensorlib/expr/build.hpp"

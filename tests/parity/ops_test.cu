@@ -339,3 +339,22 @@ TEST_CASE("CUDA: max, average, adaptive and lp pools and max_unpool match the CP
   check_parity(tl::avg_pool1d(x.cuda().flatten(2), {4}, {3}, {2}, true),
                tl::avg_pool1d(x.flatten(2), {4}, {3}, {2}, true), 1e-6, 1e-6, "avg_pool1d");
 }
+
+TEST_CASE("CUDA: the composed activations match the CPU") {
+  if (no_gpu()) return;
+  const float inf = std::numeric_limits<float>::infinity();
+  const auto x = tl::cat({tl::linspace<float>(-9.0f, 9.0f, 73), tl::tensor<float>({-100.0f, 100.0f, inf, -inf, -0.0f})});
+  const auto gx = x.cuda();
+  // CUDA's transcendental functions and ours differ by a few ulp.
+  check_parity(tl::Tensor<float>(tl::relu6(gx)), tl::Tensor<float>(tl::relu6(x)), 0, 0, "relu6");
+  check_parity(tl::Tensor<float>(tl::hardsigmoid(gx)), tl::Tensor<float>(tl::hardsigmoid(x)), 0, 0, "hardsigmoid");
+  check_parity(tl::Tensor<float>(tl::hardswish(gx)), tl::Tensor<float>(tl::hardswish(x)), 0, 0, "hardswish");
+  check_parity(tl::Tensor<float>(tl::softshrink(gx, 1.0)), tl::Tensor<float>(tl::softshrink(x, 1.0)), 0, 0,
+               "softshrink");
+  check_parity(tl::Tensor<float>(tl::softsign(gx)), tl::Tensor<float>(tl::softsign(x)), 1e-6, 1e-7, "softsign");
+  check_parity(tl::Tensor<float>(tl::mish(gx)), tl::Tensor<float>(tl::mish(x)), 1e-5, 1e-6, "mish");
+  check_parity(tl::Tensor<float>(tl::logsigmoid(gx)), tl::Tensor<float>(tl::logsigmoid(x)), 1e-5, 1e-6, "logsigmoid");
+  check_parity(tl::Tensor<float>(tl::tanhshrink(gx)), tl::Tensor<float>(tl::tanhshrink(x)), 1e-5, 1e-6, "tanhshrink");
+  check_parity(tl::Tensor<float>(tl::celu(gx, 0.5)), tl::Tensor<float>(tl::celu(x, 0.5)), 1e-5, 1e-6, "celu");
+  check_parity(tl::Tensor<float>(tl::selu(gx)), tl::Tensor<float>(tl::selu(x)), 1e-5, 1e-6, "selu");
+}
