@@ -149,6 +149,12 @@
 #include "tensorlib/autograd/solve_backward.hpp"
 #include "tensorlib/autograd/tensor_methods.hpp"
 #include "tensorlib/autograd/view_backward.hpp"
+#include "tensorlib/nn/functional.hpp"
+#include "tensorlib/nn/functional/cross_entropy.hpp"
+#include "tensorlib/nn/functional/layers.hpp"
+#include "tensorlib/nn/functional/loss.hpp"
+#include "tensorlib/nn/functional/normalization.hpp"
+
 #include "tensorlib/optim/adagrad.hpp"
 #include "tensorlib/optim/adam.hpp"
 #include "tensorlib/optim/adamax.hpp"

@@ -47,7 +47,8 @@ void check_activations(const char* dtype, double rtol, double atol) {
     auto x = c.template get<T>("x").requires_grad_();
     const auto y = fn(x);
     fixtures::check_close(y, c.template get<T>("y"), rtol, atol, name + " " + dtype);
-    const auto g = tl::autograd::grad({tl::Tensor<T>((y * c.template get<T>("w")).sum())}, std::vector<tl::Tensor<T>>{x});
+    const auto g =
+        tl::autograd::grad({tl::Tensor<T>((y * c.template get<T>("w")).sum())}, std::vector<tl::Tensor<T>>{x});
     fixtures::check_close(g[0], c.template get<T>("g"), name == "hardsigmoid" ? std::max(rtol, 1e-7) : rtol, atol,
                           name + " gradient " + dtype);
   }

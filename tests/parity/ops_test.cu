@@ -343,7 +343,8 @@ TEST_CASE("CUDA: max, average, adaptive and lp pools and max_unpool match the CP
 TEST_CASE("CUDA: the composed activations match the CPU") {
   if (no_gpu()) return;
   const float inf = std::numeric_limits<float>::infinity();
-  const auto x = tl::cat({tl::linspace<float>(-9.0f, 9.0f, 73), tl::tensor<float>({-100.0f, 100.0f, inf, -inf, -0.0f})});
+  const auto x =
+      tl::cat({tl::linspace<float>(-9.0f, 9.0f, 73), tl::tensor<float>({-100.0f, 100.0f, inf, -inf, -0.0f})});
   const auto gx = x.cuda();
   // CUDA's transcendental functions and ours differ by a few ulp.
   check_parity(tl::Tensor<float>(tl::relu6(gx)), tl::Tensor<float>(tl::relu6(x)), 0, 0, "relu6");
@@ -357,4 +358,36 @@ TEST_CASE("CUDA: the composed activations match the CPU") {
   check_parity(tl::Tensor<float>(tl::tanhshrink(gx)), tl::Tensor<float>(tl::tanhshrink(x)), 1e-5, 1e-6, "tanhshrink");
   check_parity(tl::Tensor<float>(tl::celu(gx, 0.5)), tl::Tensor<float>(tl::celu(x, 0.5)), 1e-5, 1e-6, "celu");
   check_parity(tl::Tensor<float>(tl::selu(gx)), tl::Tensor<float>(tl::selu(x)), 1e-5, 1e-6, "selu");
+}
+
+TEST_CASE("CUDA: nn::functional losses, normalizations and layers match the CPU") {
+  if (no_gpu()) return;
+  namespace F = tl::nn::functional;
+  tl::Generator g(33);
+  const auto x = tl::randn({6, 5}, g), y = tl::randn({6, 5}, g), w = tl::rand({5}, g);
+  const auto t = tl::tensor<int64_t>({1, 0, 4, -100, 2, 2});
+  const auto gx = x.cuda(), gy = y.cuda(), gw = w.cuda();
+  const auto gt = t.cuda();
+  check_parity(F::cross_entropy(gx, gt, gw, -100, "mean", 0.1), F::cross_entropy(x, t, w, -100, "mean", 0.1), 1e-5,
+               1e-6, "cross_entropy");
+  check_parity(F::mse_loss(gx, gy), F::mse_loss(x, y), 1e-5, 1e-6, "mse_loss");
+  check_parity(F::binary_cross_entropy_with_logits(gx, tl::Tensor<float>(tl::sigmoid(gy))),
+               F::binary_cross_entropy_with_logits(x, tl::Tensor<float>(tl::sigmoid(y))), 1e-5, 1e-6, "bce_logits");
+  const auto b = tl::randn({4, 5, 3}, g);
+  auto rm = tl::zeros({5}), rv = tl::ones({5});
+  auto grm = rm.cuda(), grv = rv.cuda();
+  check_parity(F::batch_norm(b.cuda(), grm, grv, gw, std::nullopt, true),
+               F::batch_norm(b, rm, rv, w, std::nullopt, true), 1e-5, 1e-5, "batch_norm");
+  check_parity(grm, rm, 1e-5, 1e-6, "running_mean");
+  check_parity(grv, rv, 1e-5, 1e-6, "running_var");
+  check_parity(F::layer_norm(b.cuda(), {5, 3}), F::layer_norm(b, {5, 3}), 1e-5, 1e-5, "layer_norm");
+  check_parity(F::group_norm(b.cuda().transpose(1, 2).contiguous(), 3),
+               F::group_norm(b.transpose(1, 2).contiguous(), 3), 1e-5, 1e-5, "group_norm");
+  check_parity(F::embedding(gt.clamp(0, 4), gx.t().contiguous()), F::embedding(t.clamp(0, 4), x.t().contiguous()), 0, 0,
+               "embedding");
+  check_parity(F::pixel_shuffle(b.cuda().reshape({1, 4, 5, 3}), 2), F::pixel_shuffle(b.reshape({1, 4, 5, 3}), 2), 0, 0,
+               "pixel_shuffle");
+  // Dropout masks come from the same Philox stream on both devices.
+  tl::Generator g1(5), g2(5);
+  check_parity(F::dropout(gx, 0.3, true, g1), F::dropout(x, 0.3, true, g2), 0, 0, "dropout");
 }

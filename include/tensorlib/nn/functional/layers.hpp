@@ -1,0 +1,317 @@
+#pragma once
+/// \file
+/// torch.nn.functional's layer functions: `linear`, `bilinear`, `embedding`
+/// (padding_idx, max_norm), `one_hot`, `glu`, `softmin`, `prelu`, `rrelu`,
+/// `pixel_shuffle`, `pixel_unshuffle`, `channel_shuffle`, and the dropouts:
+/// `dropout`, `dropout1d/2d/3d` (whole channels), `alpha_dropout`,
+/// `feature_alpha_dropout`. PyTorch's arguments, defaults and messages;
+/// random masks come from a `tl::Generator` (the default one unless given),
+/// so they are reproducible but not PyTorch's numbers.
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/core/generator.hpp"
+#include "tensorlib/core/grad_mode.hpp"
+#include "tensorlib/core/tensor.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/expr/operators.hpp"
+#include "tensorlib/ops/compare.hpp"
+#include "tensorlib/ops/einsum.hpp"
+#include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/index_ops.hpp"
+#include "tensorlib/ops/linalg.hpp"
+#include "tensorlib/ops/random.hpp"
+#include "tensorlib/ops/reduce.hpp"
+#include "tensorlib/ops/softmax.hpp"
+
+namespace tensorlib {
+namespace detail {
+
+inline void check_dropout_p(double p, const char* op) {
+  check<ValueError>(p >= 0 && p <= 1, op, ": dropout probability has to be between 0 and 1, but got ", p);
+}
+
+/// A keep mask of `shape` (1 with probability 1 - p) on `device`.
+template <Element T>
+Tensor<T> keep_mask(const Shape& shape, double p, Device device, Generator& gen) {
+  return bernoulli<T>(shape, 1 - p, gen, {.device = device});
+}
+
+/// The mask shape of a channel dropout: (N, C, 1, ...) or (C, 1, ...).
+template <Element T>
+Shape channel_mask_shape(const Tensor<T>& input, int64_t spatial, const char* op) {
+  check<ShapeError>(input.dim() == spatial + 1 || input.dim() == spatial + 2, op, ": Expected ", spatial + 1, "D or ",
+                    spatial + 2, "D input, but received a ", input.dim(), "D input of size ", input.sizes());
+  Shape mask = input.sizes();
+  for (int64_t d = input.dim() - spatial; d < input.dim(); ++d) mask[d] = 1;
+  return mask;
+}
+
+}  // namespace detail
+
+namespace nn::functional {
+
+/// input weight^T + bias (F.linear): weight (out, in), bias (out).
+template <Element T>
+Tensor<T> linear(const Tensor<T>& input, const Tensor<T>& weight,
+                 const std::optional<Tensor<std::type_identity_t<T>>>& bias = std::nullopt) {
+  const Tensor<T> y = matmul(input, weight.t());
+  return bias ? Tensor<T>(y + *bias) : y;
+}
+
+/// x1^T A_k x2 + b_k for every output feature k (F.bilinear): weight (out,
+/// in1, in2).
+template <Element T>
+Tensor<T> bilinear(const Tensor<T>& input1, const Tensor<T>& input2, const Tensor<T>& weight,
+                   const std::optional<Tensor<std::type_identity_t<T>>>& bias = std::nullopt) {
+  tensorlib::detail::check<ShapeError>(
+      weight.dim() == 3 && input1.size(-1) == weight.size(1) && input2.size(-1) == weight.size(2), "bilinear: weight ",
+      weight.sizes(), " does not fit inputs ", input1.sizes(), " and ", input2.sizes());
+  const Tensor<T> y = einsum("...i,kij,...j->...k", {input1, weight, input2});
+  return bias ? Tensor<T>(y + *bias) : y;
+}
+
+/// Rows of `weight` at `input`'s indices (F.embedding): the result has
+/// input's shape and one more dimension. padding_idx's row gets no
+/// gradient; max_norm renormalizes (in place, unrecorded) the rows read to
+/// at most that norm first, as PyTorch's embedding_renorm_.
+template <Element T>
+Tensor<T> embedding(const Tensor<int64_t>& input, const Tensor<T>& weight,
+                    std::optional<int64_t> padding_idx = std::nullopt, std::optional<double> max_norm = std::nullopt,
+                    double norm_type = 2.0) {
+  tensorlib::detail::check<ShapeError>(weight.dim() == 2, "embedding: 'weight' must be 2-D, got ", weight.sizes());
+  const int64_t rows = weight.size(0);
+  if (padding_idx) {
+    tensorlib::detail::check<ValueError>(*padding_idx < rows && *padding_idx >= -rows,
+                                         "embedding: Padding_idx must be within num_embeddings");
+    if (*padding_idx < 0) *padding_idx += rows;
+  }
+  const Tensor<int64_t> flat = input.flatten();
+  if (max_norm) {
+    NoGradGuard guard;
+    const Tensor<T> read = weight.index_select(0, flat);
+    const Tensor<T> norms = read.norm(norm_type, 1, true);
+    const Tensor<T> scale = where(gt(norms, *max_norm), *max_norm / (norms + 1e-7), 1);
+    Tensor<T>(weight).index_copy_(0, flat, Tensor<T>(read * scale));
+  }
+  Shape out = input.sizes();
+  out.push_back(weight.size(1));
+  Tensor<T> r = weight.index_select(0, flat).reshape(out);
+  if (padding_idx && r.requires_grad()) {
+    const Tensor<bool> pad = Tensor<bool>(eq(input, *padding_idx)).unsqueeze(-1);
+    r = where(pad, r.detach(), r);
+  }
+  return r;
+}
+
+/// (..., num_classes) with a 1 at each index (F.one_hot); num_classes -1
+/// takes max + 1.
+inline Tensor<int64_t> one_hot(const Tensor<int64_t>& input, int64_t num_classes = -1) {
+  if (input.numel() > 0)
+    tensorlib::detail::check<ValueError>(input.min().item() >= 0, "one_hot: Class values must be non-negative.");
+  if (num_classes == -1) {
+    tensorlib::detail::check<ValueError>(input.numel() > 0,
+                                         "one_hot: Can not infer total number of classes from empty tensor.");
+    num_classes = input.max().item() + 1;
+  }
+  if (input.numel() > 0)
+    tensorlib::detail::check<ValueError>(input.max().item() < num_classes,
+                                         "one_hot: Class values must be smaller "
+                                         "than num_classes.");
+  const Tensor<int64_t> classes = arange<int64_t>(0, num_classes, 1, {.device = input.device()});
+  return Tensor<int64_t>(cast<int64_t>(eq(input.unsqueeze(-1), classes)));
+}
+
+/// a sigmoid(b) for the halves a, b of `dim` (F.glu).
+template <Element T>
+Tensor<T> glu(const Tensor<T>& input, int64_t dim = -1) {
+  tensorlib::detail::check<ShapeError>(input.dim() > 0,
+                                       "glu: glu does not support scalars because halving size "
+                                       "must be even");
+  const int64_t d = dim < 0 ? dim + input.dim() : dim;
+  tensorlib::detail::check<ShapeError>(input.size(d) % 2 == 0, "glu: Halving dimension must be even, but dimension ", d,
+                                       " is size ", input.size(d));
+  const int64_t half = input.size(d) / 2;
+  return input.narrow(d, 0, half) * sigmoid(input.narrow(d, half, half));
+}
+
+/// softmax(-input, dim) (F.softmin).
+template <Element T>
+Tensor<T> softmin(const Tensor<T>& input, int64_t dim) {
+  return softmax(Tensor<T>(-input), dim);
+}
+
+/// x where x >= 0, else weight x (F.prelu); weight has one element or one
+/// per channel (dimension 1).
+template <Element T>
+Tensor<T> prelu(const Tensor<T>& input, const Tensor<T>& weight) {
+  const int64_t channels = input.dim() >= 2 ? input.size(1) : 1;
+  tensorlib::detail::check<ShapeError>(weight.numel() == 1 || weight.numel() == channels,
+                                       "prelu: Mismatch of parameter numbers and input channel size. Found parameter "
+                                       "numbers = ",
+                                       weight.numel(), " and channel size = ", channels, ".");
+  Shape along = Shape::filled(std::max<int64_t>(input.dim(), 1), 1);
+  if (weight.numel() > 1) along[1] = channels;
+  const Tensor<T> w = weight.reshape(along);
+  return where(ge(input, 0), input, w * input);
+}
+
+/// Randomized leaky ReLU (F.rrelu): negative inputs scaled by a slope drawn
+/// uniformly from [lower, upper] when training, by their mean otherwise.
+template <Element T>
+Tensor<T> rrelu(const Tensor<T>& input, double lower = 1.0 / 8, double upper = 1.0 / 3, bool training = false,
+                Generator& gen = default_generator()) {
+  tensorlib::detail::check<ValueError>(lower <= upper,
+                                       "rrelu: Lower bound should be less than or equal to the upper "
+                                       "bound");
+  if (!training) return leaky_relu(input, (lower + upper) / 2);
+  const Tensor<T> slope = Tensor<T>(rand<T>(input.sizes(), gen) * (upper - lower) + lower).to(input.device());
+  return where(ge(input, 0), input, input * slope);
+}
+
+/// (N, C r^2, H, W) -> (N, C, H r, W r) (F.pixel_shuffle).
+template <Element T>
+Tensor<T> pixel_shuffle(const Tensor<T>& input, int64_t upscale_factor) {
+  tensorlib::detail::check<ShapeError>(input.dim() >= 3,
+                                       "pixel_shuffle expects input to have at least 3 dimensions, "
+                                       "but got input with ",
+                                       input.dim(), " dimension(s)");
+  const int64_t r = upscale_factor, c = input.size(-3), h = input.size(-2), w = input.size(-1);
+  tensorlib::detail::check<ValueError>(r > 0, "pixel_shuffle expects a positive upscale_factor, but got ", r);
+  tensorlib::detail::check<ShapeError>(c % (r * r) == 0,
+                                       "pixel_shuffle expects its input's 'channel' dimension to "
+                                       "be divisible by the square of upscale_factor, but input.size(-3)=",
+                                       c, " is not divisible by ", r * r);
+  Shape lead(std::span<const int64_t>(input.sizes().begin(), input.sizes().end() - 3));
+  const int64_t k = lead.size();
+  Shape split = lead, out = lead;
+  for (int64_t v : {c / (r * r), r, r, h, w}) split.push_back(v);
+  for (int64_t v : {c / (r * r), h * r, w * r}) out.push_back(v);
+  Shape perm;
+  for (int64_t i = 0; i < k; ++i) perm.push_back(i);
+  for (int64_t v : {0, 3, 1, 4, 2}) perm.push_back(k + v);
+  return input.reshape(split).permute(perm).reshape(out);
+}
+
+/// (N, C, H r, W r) -> (N, C r^2, H, W) (F.pixel_unshuffle).
+template <Element T>
+Tensor<T> pixel_unshuffle(const Tensor<T>& input, int64_t downscale_factor) {
+  tensorlib::detail::check<ShapeError>(input.dim() >= 3,
+                                       "pixel_unshuffle expects input to have at least 3 "
+                                       "dimensions, but got input with ",
+                                       input.dim(), " dimension(s)");
+  const int64_t r = downscale_factor, c = input.size(-3), h = input.size(-2), w = input.size(-1);
+  tensorlib::detail::check<ValueError>(r > 0, "pixel_unshuffle expects a positive downscale_factor, but got ", r);
+  tensorlib::detail::check<ShapeError>(h % r == 0 && w % r == 0,
+                                       "pixel_unshuffle expects height and width to be "
+                                       "divisible by downscale_factor, but got ",
+                                       input.sizes(), " and ", r);
+  Shape lead(std::span<const int64_t>(input.sizes().begin(), input.sizes().end() - 3));
+  const int64_t k = lead.size();
+  Shape split = lead, out = lead;
+  for (int64_t v : {c, h / r, r, w / r, r}) split.push_back(v);
+  for (int64_t v : {c * r * r, h / r, w / r}) out.push_back(v);
+  Shape perm;
+  for (int64_t i = 0; i < k; ++i) perm.push_back(i);
+  for (int64_t v : {0, 2, 4, 1, 3}) perm.push_back(k + v);
+  return input.reshape(split).permute(perm).reshape(out);
+}
+
+/// (N, g k, ...) -> channels regrouped as (k, g) (F.channel_shuffle).
+template <Element T>
+Tensor<T> channel_shuffle(const Tensor<T>& input, int64_t groups) {
+  tensorlib::detail::check<ShapeError>(input.dim() > 2,
+                                       "channel_shuffle: Number of dimensions of the input tensor "
+                                       "must be greater than 2, but got ",
+                                       input.dim());
+  tensorlib::detail::check<ValueError>(groups > 0,
+                                       "channel_shuffle: Number of groups to divide channels in must be "
+                                       "positive. Value of groups:",
+                                       groups);
+  const int64_t c = input.size(1);
+  tensorlib::detail::check<ShapeError>(c % groups == 0,
+                                       "channel_shuffle: Number of channels must be divisible by "
+                                       "groups. Got ",
+                                       c, " channels and ", groups, " groups.");
+  Shape split = {input.size(0), groups, c / groups};
+  for (int64_t d = 2; d < input.dim(); ++d) split.push_back(input.size(d));
+  return input.reshape(split).transpose(1, 2).reshape(input.sizes());
+}
+
+/// Zeroes elements with probability p and scales the rest by 1 / (1 - p)
+/// while training (F.dropout); the identity otherwise.
+template <Element T>
+Tensor<T> dropout(const Tensor<T>& input, double p = 0.5, bool training = true, Generator& gen = default_generator()) {
+  tensorlib::detail::check_dropout_p(p, "dropout");
+  if (!training || p == 0) return input;
+  if (p == 1) return input * T(0);
+  return input * tensorlib::detail::keep_mask<T>(input.sizes(), p, input.device(), gen) * (1 / (1 - p));
+}
+
+/// Dropout of whole channels of (N, C, L) or (C, L) (F.dropout1d).
+template <Element T>
+Tensor<T> dropout1d(const Tensor<T>& input, double p = 0.5, bool training = true,
+                    Generator& gen = default_generator()) {
+  tensorlib::detail::check_dropout_p(p, "dropout1d");
+  const Shape mask = tensorlib::detail::channel_mask_shape(input, 1, "dropout1d");
+  if (!training || p == 0) return input;
+  return input * tensorlib::detail::keep_mask<T>(mask, p, input.device(), gen) * (p == 1 ? 0.0 : 1 / (1 - p));
+}
+/// Dropout of whole channels of (N, C, H, W) or (C, H, W) (F.dropout2d).
+template <Element T>
+Tensor<T> dropout2d(const Tensor<T>& input, double p = 0.5, bool training = true,
+                    Generator& gen = default_generator()) {
+  tensorlib::detail::check_dropout_p(p, "dropout2d");
+  const Shape mask = tensorlib::detail::channel_mask_shape(input, 2, "dropout2d");
+  if (!training || p == 0) return input;
+  return input * tensorlib::detail::keep_mask<T>(mask, p, input.device(), gen) * (p == 1 ? 0.0 : 1 / (1 - p));
+}
+/// Dropout of whole channels of (N, C, D, H, W) or (C, D, H, W) (F.dropout3d).
+template <Element T>
+Tensor<T> dropout3d(const Tensor<T>& input, double p = 0.5, bool training = true,
+                    Generator& gen = default_generator()) {
+  tensorlib::detail::check_dropout_p(p, "dropout3d");
+  const Shape mask = tensorlib::detail::channel_mask_shape(input, 3, "dropout3d");
+  if (!training || p == 0) return input;
+  return input * tensorlib::detail::keep_mask<T>(mask, p, input.device(), gen) * (p == 1 ? 0.0 : 1 / (1 - p));
+}
+
+/// Alpha dropout (F.alpha_dropout, for SELU networks): dropped elements
+/// become SELU's negative saturation, then an affine map restores mean 0
+/// and variance 1 (PyTorch's constants).
+template <Element T>
+Tensor<T> alpha_dropout(const Tensor<T>& input, double p = 0.5, bool training = false,
+                        Generator& gen = default_generator()) {
+  tensorlib::detail::check_dropout_p(p, "alpha_dropout");
+  if (!training || p == 0) return input;
+  if (p == 1) return input * T(0);
+  constexpr double alpha = 1.7580993408473766;
+  const double a = 1 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
+  const Tensor<T> keep = tensorlib::detail::keep_mask<T>(input.sizes(), p, input.device(), gen);
+  return (input * keep + (1 - keep) * (-alpha)) * a + alpha * a * p;
+}
+
+/// Alpha dropout of whole channels (F.feature_alpha_dropout).
+template <Element T>
+Tensor<T> feature_alpha_dropout(const Tensor<T>& input, double p = 0.5, bool training = false,
+                                Generator& gen = default_generator()) {
+  tensorlib::detail::check_dropout_p(p, "feature_alpha_dropout");
+  if (!training || p == 0) return input;
+  if (p == 1) return input * T(0);
+  tensorlib::detail::check<ShapeError>(input.dim() >= 2,
+                                       "feature_alpha_dropout: Feature dropout requires at least 2 "
+                                       "dimensions in the input");
+  Shape mask = input.sizes();
+  for (int64_t d = 2; d < input.dim(); ++d) mask[d] = 1;
+  constexpr double alpha = 1.7580993408473766;
+  const double a = 1 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
+  const Tensor<T> keep = tensorlib::detail::keep_mask<T>(mask, p, input.device(), gen);
+  return (input * keep + (1 - keep) * (-alpha)) * a + alpha * a * p;
+}
+
+}  // namespace nn::functional
+}  // namespace tensorlib
