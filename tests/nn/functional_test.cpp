@@ -155,6 +155,98 @@ std::map<std::string, Call> calls() {
   m["pixel_shuffle"] = [](const Leaves& in, const fixtures::Case&) { return F::pixel_shuffle(in[0], 2); };
   m["pixel_unshuffle"] = [](const Leaves& in, const fixtures::Case&) { return F::pixel_unshuffle(in[0], 2); };
   m["channel_shuffle"] = [](const Leaves& in, const fixtures::Case&) { return F::channel_shuffle(in[0], 3); };
+  const std::map<std::string, F::InterpolateOptions> interpolations = {
+      {"nearest_1d", {.size = tl::Shape{8}}},
+      {"nearest_down", {.size = tl::Shape{4, 5}}},
+      {"nearest_scale", {.scale_factor = {1.7}}},
+      {"nearest_double", {.scale_factor = {2.0}}},
+      {"nearest_exact", {.size = tl::Shape{7, 4}, .mode = "nearest-exact"}},
+      {"linear", {.size = tl::Shape{9}, .mode = "linear"}},
+      {"linear_align", {.size = tl::Shape{9}, .mode = "linear", .align_corners = true}},
+      {"bilinear", {.size = tl::Shape{7, 3}, .mode = "bilinear"}},
+      {"bilinear_scale", {.scale_factor = {1.5, 2.3}, .mode = "bilinear"}},
+      {"bilinear_recompute", {.scale_factor = {1.5, 2.3}, .mode = "bilinear", .recompute_scale_factor = true}},
+      {"bilinear_align", {.size = tl::Shape{7, 3}, .mode = "bilinear", .align_corners = true}},
+      {"bicubic", {.size = tl::Shape{7, 9}, .mode = "bicubic"}},
+      {"bicubic_align", {.size = tl::Shape{3, 8}, .mode = "bicubic", .align_corners = true}},
+      {"trilinear", {.size = tl::Shape{5, 3, 6}, .mode = "trilinear"}},
+      {"area", {.size = tl::Shape{3, 4}, .mode = "area"}},
+      {"nearest_3d", {.scale_factor = {2.0, 1.5, 3.0}}},
+  };
+  m["multi_margin_loss"] = [](const Leaves& in, const fixtures::Case& c) {
+    return F::multi_margin_loss(in[0], ints(c, "in1"));
+  };
+  m["multi_margin_loss/p2_weight"] = [](const Leaves& in, const fixtures::Case& c) {
+    return F::multi_margin_loss(in[0], ints(c, "in1"), 2, 0.7, in[2], "none");
+  };
+  m["multilabel_margin_loss"] = [](const Leaves& in, const fixtures::Case& c) {
+    return F::multilabel_margin_loss(in[0], ints(c, "in1"));
+  };
+  m["multilabel_margin_loss/none"] = [](const Leaves& in, const fixtures::Case& c) {
+    return F::multilabel_margin_loss(in[0], ints(c, "in1"), "none");
+  };
+  m["embedding_bag/mean"] = [](const Leaves& in, const fixtures::Case& c) {
+    return F::embedding_bag(ints(c, "in0"), in[1], ints(c, "in2"));
+  };
+  m["embedding_bag/sum_weights"] = [](const Leaves& in, const fixtures::Case& c) {
+    return F::embedding_bag(ints(c, "in0"), in[1], ints(c, "in2"), "sum", in[3]);
+  };
+  m["embedding_bag/max_2d"] = [](const Leaves& in, const fixtures::Case& c) {
+    return F::embedding_bag(ints(c, "in0"), in[1], std::nullopt, "max");
+  };
+  m["embedding_bag/padding_last_offset"] = [](const Leaves& in, const fixtures::Case& c) {
+    return F::embedding_bag(ints(c, "in0"), in[1], ints(c, "in2"), "mean", std::nullopt, true, 4);
+  };
+  m["affine_grid"] = [](const Leaves& in, const fixtures::Case&) { return F::affine_grid(in[0], {2, 3, 4, 5}); };
+  m["affine_grid/align_3d"] = [](const Leaves& in, const fixtures::Case&) {
+    return F::affine_grid(in[0], {1, 2, 3, 2, 4}, true);
+  };
+  for (const char* mode : {"bilinear", "nearest", "bicubic"})
+    for (const char* padding : {"zeros", "border", "reflection"})
+      for (bool align : {false, true})
+        m[std::string("grid_sample/") + mode + "_" + padding + "_" + (align ? "1" : "0")] =
+            [mode, padding, align](const Leaves& in, const fixtures::Case&) {
+              return F::grid_sample(in[0], in[1], mode, padding, align);
+            };
+  m["grid_sample/3d"] = [](const Leaves& in, const fixtures::Case&) { return F::grid_sample(in[0], in[1]); };
+  m["sdpa"] = [](const Leaves& in, const fixtures::Case&) {
+    return F::scaled_dot_product_attention(in[0], in[1], in[2]);
+  };
+  m["sdpa/causal_scale"] = [](const Leaves& in, const fixtures::Case&) {
+    return F::scaled_dot_product_attention(in[0], in[1], in[2], 0.0, true, 0.3);
+  };
+  m["sdpa/bool_mask"] = [](const Leaves& in, const fixtures::Case& c) {
+    return F::scaled_dot_product_attention(in[0], in[1], in[2], c.get<bool>("in3"));
+  };
+  m["sdpa/float_mask"] = [](const Leaves& in, const fixtures::Case&) {
+    return F::scaled_dot_product_attention(in[0], in[1], in[2], in[3]);
+  };
+  m["triplet_margin_with_distance_loss"] = [](const Leaves& in, const fixtures::Case&) {
+    return F::triplet_margin_with_distance_loss(in[0], in[1], in[2]);
+  };
+  m["triplet_margin_with_distance_loss/cosine_swap"] = [](const Leaves& in, const fixtures::Case&) {
+    return F::triplet_margin_with_distance_loss<double>(
+        in[0], in[1], in[2],
+        [](const tl::Tensor<double>& a, const tl::Tensor<double>& b) {
+          return tl::Tensor<double>(1.0 - tl::cosine_similarity(a, b));
+        },
+        0.4, true, "sum");
+  };
+  // CTC of log_softmax(logits): the gradients are the logits' (Note [CTC by recorded ops]).
+  for (const char* red : {"mean", "sum", "none"})
+    m[std::string("ctc_loss/") + red] = [red](const Leaves& in, const fixtures::Case& c) {
+      return F::ctc_loss(tl::log_softmax(in[0], 2), ints(c, "in1"), ints(c, "in2"), ints(c, "in3"), 0, red);
+    };
+  m["ctc_loss/concatenated"] = [](const Leaves& in, const fixtures::Case& c) {
+    return F::ctc_loss(tl::log_softmax(in[0], 2), ints(c, "in1"), ints(c, "in2"), ints(c, "in3"), 0, "sum");
+  };
+  m["ctc_loss/zero_infinity"] = [](const Leaves& in, const fixtures::Case& c) {
+    return F::ctc_loss(tl::log_softmax(in[0], 2), ints(c, "in1"), ints(c, "in2"), ints(c, "in3"), 0, "none", true);
+  };
+  for (const auto& [name, options] : interpolations)
+    m["interpolate/" + name] = [options = options](const Leaves& in, const fixtures::Case&) {
+      return F::interpolate(in[0], options);
+    };
   return m;
 }
 
@@ -194,7 +286,7 @@ TEST_CASE("nn::functional losses, normalizations and layers against PyTorch: val
     }
     ++ran;
   }
-  CHECK(ran == 55);
+  CHECK(ran == 111);
   // embedding's max_norm renormalizes the rows it reads, in place.
   const auto& e = f["embedding/max_norm"];
   const auto weight = e.get<double>("in1");
@@ -204,6 +296,46 @@ TEST_CASE("nn::functional losses, normalizations and layers against PyTorch: val
   const auto& oh = f["one_hot"];
   CHECK(tl::equal(F::one_hot(oh.get<int64_t>("in0"), 7), oh.get<int64_t>("r")));
   CHECK(tl::equal(F::one_hot(oh.get<int64_t>("in0")), oh.get<int64_t>("r_inferred")));
+}
+
+TEST_CASE("nn::functional edge cases PyTorch defines: BCE at 0 and 1, hinges at the hinge, prelu at 0") {
+  // binary_cross_entropy's gradient is PyTorch's formula, finite at 0 and 1.
+  auto p = tl::tensor<double>({1.0, 0.0, 1.0, 0.0, 1e-15}).requires_grad_();
+  const auto t = tl::tensor<double>({1.0, 0.0, 0.0, 1.0, 1.0});
+  const auto l = F::binary_cross_entropy(p, t, std::nullopt, "none");
+  fixtures::check_close(l.detach(), tl::tensor<double>({0.0, 0.0, 100.0, 100.0, 34.538776394910684}), 1e-15, 0,
+                        "bce at the ends");
+  l.sum().backward();
+  fixtures::check_close(p.grad(),
+                        tl::tensor<double>({0.0, 0.0, 1000000003995.8029, -1000000003995.8029, -1000000003995.8018}),
+                        1e-15, 0, "bce gradient at the ends");
+  // Hinges pass the gradient at the hinge (clamp_min), as PyTorch's.
+  auto a = tl::tensor<double>({1.0}).requires_grad_(), b = tl::tensor<double>({1.0}).requires_grad_();
+  F::margin_ranking_loss(a, b, tl::tensor<double>({1.0})).backward();
+  CHECK(a.grad().item() == -1.0);
+  CHECK(b.grad().item() == 1.0);
+  auto h = tl::tensor<double>({1.0}).requires_grad_();
+  F::hinge_embedding_loss(h, tl::tensor<double>({-1.0}), 1.0).backward();
+  CHECK(h.grad().item() == -1.0);
+  // prelu at 0 takes the weight's slope; a 0-d input stays 0-d.
+  auto z = tl::tensor<double>({{0.0}}).requires_grad_();
+  F::prelu(z, tl::tensor<double>({0.25})).sum().backward();
+  CHECK(z.grad().item() == 0.25);
+  CHECK(F::prelu(tl::tensor<double>(-2.0), tl::tensor<double>({0.25})).dim() == 0);
+  // gaussian_nll_loss of 0-d input and target with var [1].
+  CHECK(F::gaussian_nll_loss(tl::tensor<double>(1.0), tl::tensor<double>(0.0), tl::tensor<double>({2.0})).item() ==
+        doctest::Approx(0.5965735902799727).epsilon(1e-14));
+  // Empty batches normalize to empty results.
+  CHECK(F::batch_norm(tl::ones<double>({0, 3}), std::nullopt, std::nullopt, std::nullopt, std::nullopt, true).sizes() ==
+        tl::Shape{0, 3});
+  CHECK(F::group_norm(tl::ones<double>({0, 4, 2}), 2).sizes() == tl::Shape{0, 4, 2});
+  CHECK(F::instance_norm(tl::ones<double>({0, 4, 2})).sizes() == tl::Shape{0, 4, 2});
+  CHECK(F::local_response_norm(tl::ones<double>({0, 4, 2, 2}), 2).sizes() == tl::Shape{0, 4, 2, 2});
+  // dropout2d reads a 3-D input as (N, C, L): whole rows drop.
+  tl::Generator gen(4);
+  const auto rows = F::dropout2d(tl::ones<double>({4, 30, 5}), 0.5, true, gen);
+  CHECK(tl::equal(rows.amax(2), rows.amin(2)));
+  CHECK(!tl::equal(rows.amax({1, 2}), rows.amin({1, 2})));
 }
 
 TEST_CASE("dropout: laws of the masks, the scale, eval mode and gradients") {
@@ -240,6 +372,32 @@ TEST_CASE("dropout: laws of the masks, the scale, eval mode and gradients") {
   const auto rr = F::rrelu(neg, 0.1, 0.3, true, gen);
   CHECK(rr.max().item() <= -0.1);
   CHECK(rr.min().item() >= -0.3);
+}
+
+TEST_CASE("gumbel_softmax: distributions, one-hot samples, straight-through gradients") {
+  tl::Generator gen(8);
+  auto logits = tl::tensor<double>({{1.0, 2.0, 0.5}, {0.0, -1.0, 3.0}}).requires_grad_();
+  const auto soft = F::gumbel_softmax(logits, 0.5, false, -1, gen);
+  fixtures::check_close(soft.sum(-1).detach(), tl::ones<double>({2}), 1e-15, 1e-15, "soft rows sum to 1");
+  const auto hard = F::gumbel_softmax(logits, 0.5, true, -1, gen);
+  CHECK(tl::equal(hard.detach().sum(-1), tl::ones<double>({2})));
+  CHECK(tl::equal(tl::Tensor<double>(hard.detach() * (1.0 - hard.detach())), tl::zeros<double>({2, 3})));
+  (hard * tl::tensor<double>({1.0, 2.0, 3.0})).sum().backward();
+  CHECK(logits.grad().defined());
+  // The sample frequencies follow softmax(logits) (tau does not change them).
+  const auto row = tl::tensor<double>({1.0, 2.0, 0.5});
+  tl::Tensor<double> counts = tl::zeros<double>({3});
+  for (int i = 0; i < 4000; ++i) counts = counts + F::gumbel_softmax(row, 1.0, true, -1, gen);
+  const auto expected = tl::softmax(row, 0);
+  for (int64_t j = 0; j < 3; ++j)
+    CHECK(std::abs(counts.select(0, j).item() / 4000 - expected.select(0, j).item()) < 0.03);
+  // scaled_dot_product_attention's dropout is F.dropout of the attention weights.
+  const auto q = tl::randn<double>({2, 3, 4}, gen), k = tl::randn<double>({2, 5, 4}, gen),
+             v = tl::randn<double>({2, 5, 2}, gen);
+  tl::Generator g1(5), g2(5);
+  const auto weights = tl::softmax(tl::Tensor<double>(tl::matmul(q, k.transpose(-2, -1)) * 0.5), -1);
+  fixtures::check_close(F::scaled_dot_product_attention(q, k, v, 0.4, false, std::nullopt, g1),
+                        tl::matmul(F::dropout(weights, 0.4, true, g2), v), 1e-14, 1e-15, "attention dropout");
 }
 
 TEST_CASE("nn::functional: gradchecks and PyTorch's errors") {

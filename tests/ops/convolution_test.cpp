@@ -237,6 +237,13 @@ TEST_CASE("convolutions and pad: PyTorch's errors") {
           (void)tl::conv2d(tl::ones<float>({1, 3, 5, 5}), w, std::nullopt, {1}, "full");
         }) == "conv2d: Invalid padding string: 'full'");
   CHECK(fixtures::error_message([&] {
+          (void)tl::conv1d(tl::ones<float>({1, 1, 5}), tl::ones<float>({1, 1, 0}));
+        }) == "conv1d: kernel size should be greater than zero, but got weight of size [1, 1, 0]");
+  CHECK(fixtures::error_message([&] {
+          (void)tl::im2col(tl::ones<float>({1, 0, 4, 4}), {2});
+        }) == "unfold: Expected non-empty 3D or 4D input tensor, but got input of size [1, 0, 4, 4]");
+  CHECK(tl::pad(tl::ones<float>({1, 1, 3}), {-1, -2}, "circular").sizes() == tl::Shape{1, 1, 0});
+  CHECK(fixtures::error_message([&] {
           (void)tl::conv1d(tl::ones<float>({1, 3, 5}), w);
         }) == "conv1d: expected weight to be 3-dimensional, but got weight of size [4, 3, 3, 3]");
   CHECK(fixtures::error_message([&] {

@@ -163,13 +163,25 @@ TEST_CASE("pools: gradchecks and PyTorch's errors") {
         "avg_pool2d: stride should be greater than zero, but got stride=[0, 0]");
   CHECK(fixtures::error_message([&] { (void)tl::avg_pool2d(y, {2}, {2}, {0}, false, true, 0); }) ==
         "avg_pool2d: divisor must be not zero");
+  // An output size of 0 gives an empty result, as PyTorch's.
+  CHECK(tl::adaptive_max_pool2d(y, {0, 2}).sizes() == tl::Shape{1, 2, 0, 2});
+  CHECK(tl::adaptive_avg_pool2d(y, {0, 2}).sizes() == tl::Shape{1, 2, 0, 2});
   CHECK(fixtures::error_message([&] {
-          (void)tl::adaptive_max_pool2d(y, {0, 2});
-        }) == "adaptive_max_pool2d: elements of output_size must be greater than or equal to 1, but got [0, 2]");
+          (void)tl::adaptive_max_pool2d(y, {-1, 2});
+        }) == "adaptive_max_pool2d: elements of output_size must be greater than or equal to 0, but got [-1, 2]");
+  CHECK(
+      fixtures::error_message([&] {
+        (void)tl::max_pool2d(tl::ones<float>({1, 0, 4, 4}), {2});
+      }) ==
+      "max_pool2d: Expected input to have non-zero size for non-batch dimensions, but got input of size [1, 0, 4, 4]");
   const auto [v, i] = tl::max_pool2d_with_indices(y, {2});
   CHECK(fixtures::error_message([&] { (void)tl::max_unpool2d(v, i + 20, {2}); }) ==
         "max_unpool2d: Found an invalid max index: 30 (output volumes are of size (4 x 4))");
   CHECK(fixtures::error_message([&] { (void)tl::max_unpool2d(v, i.narrow(3, 0, 1), {2}); }) ==
         "max_unpool2d: Expected shape of indices to be same as that of the input tensor ([1, 2, 2, 2]) but got "
         "indices tensor with shape: [1, 2, 2, 1]");
+  CHECK(fixtures::error_message([&] {
+          (void)tl::max_unpool2d(v, i, {2}, {}, {0}, {9, 4});
+        }) == "max_unpool2d: invalid output_size [9, 4] (dim 0 must be between 2 and 6)");
+  CHECK(tl::max_unpool2d(v, i, {2}, {}, {0}, {5, 5}).sizes() == tl::Shape{1, 2, 5, 5});
 }

@@ -391,3 +391,56 @@ TEST_CASE("CUDA: nn::functional losses, normalizations and layers match the CPU"
   tl::Generator g1(5), g2(5);
   check_parity(F::dropout(gx, 0.3, true, g1), F::dropout(x, 0.3, true, g2), 0, 0, "dropout");
 }
+
+TEST_CASE("CUDA: interpolate matches the CPU in every mode") {
+  if (no_gpu()) return;
+  namespace F = tl::nn::functional;
+  tl::Generator g(34);
+  const auto x = tl::randn({2, 3, 5, 6}, g);
+  const auto gx = x.cuda();
+  for (const char* mode : {"nearest", "nearest-exact", "bilinear", "bicubic", "area"}) {
+    const F::InterpolateOptions o{.size = tl::Shape{7, 4}, .mode = mode};
+    check_parity(F::interpolate(gx, o), F::interpolate(x, o), 1e-5, 1e-6, mode);
+  }
+  const F::InterpolateOptions aligned{.scale_factor = {1.5}, .mode = "bilinear", .align_corners = true};
+  check_parity(F::interpolate(gx, aligned), F::interpolate(x, aligned), 1e-5, 1e-6, "bilinear align_corners");
+}
+
+TEST_CASE("CUDA: embedding_bag, affine_grid and grid_sample match the CPU") {
+  if (no_gpu()) return;
+  namespace F = tl::nn::functional;
+  tl::Generator g(35);
+  const auto w = tl::randn({7, 3}, g);
+  const auto ids = tl::tensor<int64_t>({1, 2, 4, 5, 4, 3, 2, 6});
+  const auto offsets = tl::tensor<int64_t>({0, 2, 2, 5});
+  for (const char* mode : {"sum", "mean", "max"})
+    check_parity(F::embedding_bag(ids.cuda(), w.cuda(), offsets.cuda(), mode), F::embedding_bag(ids, w, offsets, mode),
+                 1e-6, 1e-6, mode);
+  const auto theta = tl::randn({2, 2, 3}, g);
+  const auto grid = F::affine_grid(theta, {2, 3, 4, 5});
+  check_parity(F::affine_grid(theta.cuda(), {2, 3, 4, 5}), grid, 1e-6, 1e-6, "affine_grid");
+  const auto x = tl::randn({2, 3, 4, 5}, g);
+  for (const char* padding : {"zeros", "border", "reflection"})
+    check_parity(F::grid_sample(x.cuda(), grid.cuda(), "bilinear", padding),
+                 F::grid_sample(x, grid, "bilinear", padding), 1e-5, 1e-6, padding);
+}
+
+TEST_CASE("CUDA: scaled_dot_product_attention, ctc_loss, margin losses and bicubic grid_sample match the CPU") {
+  if (no_gpu()) return;
+  namespace F = tl::nn::functional;
+  tl::Generator g(36);
+  const auto q = tl::randn({2, 4, 5}, g), k = tl::randn({2, 6, 5}, g), v = tl::randn({2, 6, 3}, g);
+  check_parity(F::scaled_dot_product_attention(q.cuda(), k.cuda(), v.cuda(), 0.0, true),
+               F::scaled_dot_product_attention(q, k, v, 0.0, true), 1e-5, 1e-6, "sdpa causal");
+  const auto lp = tl::log_softmax(tl::randn({12, 3, 5}, g), 2);
+  const auto targets = tl::tensor<int64_t>({{1, 2, 2, 3}, {4, 0, 0, 0}, {1, 1, 1, 1}});
+  const auto in_lens = tl::tensor<int64_t>({12, 9, 7}), tg_lens = tl::tensor<int64_t>({4, 1, 0});
+  check_parity(F::ctc_loss(lp.cuda(), targets.cuda(), in_lens, tg_lens, 0, "none"),
+               F::ctc_loss(lp, targets, in_lens, tg_lens, 0, "none"), 1e-5, 1e-5, "ctc_loss");
+  const auto x = tl::randn({5, 4}, g);
+  const auto t = tl::tensor<int64_t>({1, 0, 3, 2, 2});
+  check_parity(F::multi_margin_loss(x.cuda(), t.cuda()), F::multi_margin_loss(x, t), 1e-5, 1e-6, "multi_margin");
+  const auto img = tl::randn({1, 2, 4, 5}, g), grid = tl::Tensor<float>(tl::randn({1, 3, 6, 2}, g) * 0.8f);
+  check_parity(F::grid_sample(img.cuda(), grid.cuda(), "bicubic", "reflection"),
+               F::grid_sample(img, grid, "bicubic", "reflection"), 1e-5, 1e-6, "grid_sample bicubic");
+}

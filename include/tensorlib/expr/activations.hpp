@@ -41,14 +41,15 @@ auto hardsigmoid(const E& x) {
 
 /// x relu6(x + 3) / 6 (F.hardswish). Gradient x / 3 + 1/2 on [-3, 3), 0
 /// below, 1 from 3 up: PyTorch's vectorized hardswish_backward (its scalar
-/// tail gives 3 the slope 3/2). -inf gives NaN, as PyTorch's -inf * 0. The
+/// tail gives 3 the slope 3/2). -inf gives NaN, as PyTorch's -inf * 0, and
+/// x >= 3 rounds as x * 6 / 6 (inf beyond the largest float / 6). The
 /// quadratic reads x only where it is selected, so an infinite x puts no
 /// infinite partial behind the mask (Note [masked adjoints]).
 template <Expression E>
 auto hardswish(const E& x) {
   detail::check_floating_activation<E>();
   const auto inside = where(ge(x, -3), where(lt(x, 3), x, 0), 0);
-  return where(lt(x, -3), mul(x, 0), where(lt(x, 3), div(mul(inside, add(inside, 3)), 6), x));
+  return where(lt(x, -3), mul(x, 0), where(lt(x, 3), div(mul(inside, add(inside, 3)), 6), div(mul(x, 6), 6)));
 }
 
 /// x tanh(softplus(x)) (F.mish); softplus's threshold keeps an overflowing

@@ -213,6 +213,8 @@ Tensor<T> conv_checked_input(const Tensor<T>& input, const Tensor<T>& weight, co
   check<ShapeError>(weight.dim() == spatial + 2, op, ": expected weight to be ", spatial + 2,
                     "-dimensional, but got weight of size ", weight.sizes());
   for (int64_t i = 0; i < spatial; ++i) {
+    check<ValueError>(weight.size(2 + i) > 0, op, ": kernel size should be greater than zero, but got weight of size ",
+                      weight.sizes());
     check<ValueError>(stride[i] > 0, op, ": non-positive stride is not supported");
     check<ValueError>(padding[i] >= 0, op, ": negative padding is not supported");
     check<ValueError>(dilation[i] > 0, op, ": dilation should be greater than zero");
@@ -419,6 +421,8 @@ Tensor<T> im2col(const Tensor<T>& input, const Shape& kernel_size, const Shape& 
                               "but got kernel_size=",
                               k, ", dilation=", dl, ", padding=", pd, ", stride=", st);
   const Tensor<T> x = input.dim() == 3 ? input.unsqueeze(0) : input;
+  detail::check<ShapeError>(x.size(1) > 0 && x.size(2) > 0 && x.size(3) > 0,
+                            "unfold: Expected non-empty 3D or 4D input tensor, but got input of size ", input.sizes());
   const Shape out = detail::conv_output_sizes(detail::spatial_sizes(x), k, st, pd, pd, dl);
   const int64_t n = x.size(0), c = x.size(1);
   const Tensor<T> cols = detail::conv_windows(detail::pad_spatial(x, pd, pd), k, st, dl)

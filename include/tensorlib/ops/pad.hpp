@@ -75,7 +75,7 @@ Tensor<T> pad_dim_by_index(const Tensor<T>& x, int64_t d, int64_t left, int64_t 
         "pad: Padding value causes wrapping around more than once.");
   check<ValueError>(n > 0 || mode == "circular", "pad: input of size ", x.sizes(), " is empty at dimension ", d, "; ",
                     mode, " padding needs at least one element");
-  check<ValueError>(n + left + right >= 1, "pad: input (size ", n, " at dimension ", d,
+  check<ValueError>(n + left + right >= (mode == "circular" ? 0 : 1), "pad: input (size ", n, " at dimension ", d,
                     ") is too small. Calculated output size: ", n + left + right);
   std::vector<int64_t> at = pad_source_positions(n, left, right, mode);
   const auto index =

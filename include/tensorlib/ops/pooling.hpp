@@ -58,7 +58,7 @@ Tensor<T> pool_input(const Tensor<T>& input, int64_t s, const char* op, bool& un
   static_assert(is_floating<T>, "pooling: expected floating-point tensors");
   check<ShapeError>(input.dim() == s + 1 || input.dim() == s + 2, op, ": non-empty ", s + 1, "D or ", s + 2,
                     "D (batch mode) tensor expected for input, but got input of size ", input.sizes());
-  for (int64_t d = input.dim() - s; d < input.dim(); ++d)
+  for (int64_t d = input.dim() - s - 1; d < input.dim(); ++d)
     check<ShapeError>(input.size(d) > 0, op,
                       ": Expected input to have non-zero size for non-batch dimensions, but "
                       "got input of size ",
@@ -259,7 +259,7 @@ template <Element T>
 Shape adaptive_output(const Tensor<T>& x, const Shape& output_size, int64_t s, const char* op) {
   const Shape out = conv_param(output_size, "output_size", s, op);
   for (int64_t i = 0; i < s; ++i)
-    check<ValueError>(out[i] >= 1, op, ": elements of output_size must be greater than or equal to 1, but got ", out);
+    check<ValueError>(out[i] >= 0, op, ": elements of output_size must be greater than or equal to 0, but got ", out);
   (void)x;
   return out;
 }
@@ -270,6 +270,12 @@ Tensor<T> adaptive_avg_pool(const Tensor<T>& input, const Shape& output_size, in
   bool unbatched = false;
   const Tensor<T> x = pool_input(input, s, op, unbatched);
   const Shape out = adaptive_output(x, output_size, s, op);
+  if (out.numel() == 0) {
+    Shape empty = {x.size(0), x.size(1)};
+    for (int64_t o : out) empty.push_back(o);
+    const Tensor<T> r = zeros<T>(empty, {.device = x.device()});
+    return unbatched ? r.squeeze(0) : r;
+  }
   Tensor<T> r = x;
   for (int64_t i = 0; i < s; ++i) {
     const int64_t n = x.size(2 + i), m = out[i];
@@ -291,6 +297,14 @@ ValuesIndices<T> adaptive_max_pool(const Tensor<T>& input, const Shape& output_s
   bool unbatched = false;
   const Tensor<T> x = pool_input(input, s, op, unbatched);
   const Shape out = adaptive_output(x, output_size, s, op);
+  if (out.numel() == 0) {
+    Shape empty = {x.size(0), x.size(1)};
+    for (int64_t o : out) empty.push_back(o);
+    const Tensor<T> v = zeros<T>(empty, {.device = x.device()});
+    const Tensor<int64_t> i = zeros<int64_t>(empty, {.device = x.device()});
+    if (unbatched) return {v.squeeze(0), i.squeeze(0)};
+    return {v, i};
+  }
   const Shape in = spatial_sizes(x);
   Shape longest;
   std::vector<std::vector<int64_t>> coords(static_cast<std::size_t>(s));
@@ -334,9 +348,14 @@ Tensor<T> max_unpool(const Tensor<T>& input, const Tensor<int64_t>& indices, int
   if (output_size.empty()) {
     for (int64_t i = 0; i < s; ++i) out.push_back((x.size(2 + i) - 1) * st[i] - 2 * pd[i] + k[i]);
   } else {
-    check<ShapeError>(output_size.size() == s || output_size.size() == input.dim(), op, ": output_size should have ", s,
-                      " or ", input.dim(), " elements, but got ", output_size);
+    check<ShapeError>(output_size.size() == s || output_size.size() == s + 2, op, ": output_size should have ", s,
+                      " or ", s + 2, " elements, but got ", output_size);
     for (int64_t i = output_size.size() - s; i < output_size.size(); ++i) out.push_back(output_size[i]);
+    for (int64_t i = 0; i < s; ++i) {
+      const int64_t natural = (x.size(2 + i) - 1) * st[i] - 2 * pd[i] + k[i];
+      check<ValueError>(out[i] > natural - st[i] && out[i] < natural + st[i], op, ": invalid output_size ", output_size,
+                        " (dim ", i, " must be between ", natural - st[i], " and ", natural + st[i], ")");
+    }
   }
   const int64_t n = x.size(0), c = x.size(1), per_plane = out.numel();
   const Tensor<int64_t> at = (unbatched ? indices.unsqueeze(0) : indices).reshape({n, c, -1});

@@ -13,7 +13,6 @@
 
 #include "tensorlib/core/allocator.hpp"
 #include "tensorlib/core/error.hpp"
-#include "tensorlib/core/grad_mode.hpp"
 #include "tensorlib/core/shape.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/dispatch.hpp"
@@ -24,8 +23,7 @@ template <Element T>
 Tensor<T>& Tensor<T>::resize_(const Shape& new_sizes) {
   checked();
   TensorImpl& impl = *impl_;
-  detail::check<AutogradError>(!impl.requires_grad() || !is_grad_enabled(),
-                               "resize_: cannot resize variables that require grad");
+  detail::check<AutogradError>(!impl.requires_grad(), "resize_: cannot resize variables that require grad");
   for (int64_t s : new_sizes)
     detail::check<ValueError>(s >= 0, "resize_: Trying to create tensor with negative dimension ", s, ": ", new_sizes);
   const int64_t needed = (impl.offset + new_sizes.numel()) * static_cast<int64_t>(sizeof(T));

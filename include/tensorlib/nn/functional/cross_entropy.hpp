@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// `nll_loss` and `cross_entropy` (torch.nn.functional), with PyTorch's
+/// `nll_loss`, `cross_entropy`, `multi_margin_loss` and
+/// `multilabel_margin_loss` (torch.nn.functional), with PyTorch's
 /// shapes ((C), (N, C) or (N, C, d...) inputs; class indices (), (N) or
 /// (N, d...), or class probabilities of the input's shape), per-class
 /// weights, ignore_index, label_smoothing, reductions and messages. A
@@ -22,6 +23,7 @@
 #include "tensorlib/ops/gather_scatter.hpp"
 #include "tensorlib/ops/index_ops.hpp"
 #include "tensorlib/ops/reduce.hpp"
+#include "tensorlib/ops/scan.hpp"
 #include "tensorlib/ops/softmax.hpp"
 
 namespace tensorlib {
@@ -130,14 +132,16 @@ Tensor<T> cross_entropy(const Tensor<T>& input, const Tensor<int64_t>& target,
 /// F.cross_entropy with class probabilities: -sum over classes of target
 /// log_softmax(input) (weighted per class), the target smoothed toward
 /// uniform by label_smoothing; "mean" divides by the count of distributions.
-/// The arguments are those of the class-index form; ignore_index has no
-/// effect here, as in PyTorch.
+/// The arguments are those of the class-index form; a non-negative
+/// ignore_index is refused, as in PyTorch.
 template <Element T>
 Tensor<T> cross_entropy(const Tensor<T>& input, const Tensor<T>& target,
                         const std::optional<Tensor<std::type_identity_t<T>>>& weight = std::nullopt,
                         int64_t ignore_index = -100, std::string_view reduction = "mean",
                         double label_smoothing = 0.0) {
-  (void)ignore_index;
+  tensorlib::detail::check<ValueError>(ignore_index < 0,
+                                       "cross_entropy: ignore_index is not supported for floating "
+                                       "point target");
   tensorlib::detail::check_floating_loss<T>();
   tensorlib::detail::check<ValueError>(
       label_smoothing >= 0 && label_smoothing <= 1,
@@ -160,6 +164,65 @@ Tensor<T> cross_entropy(const Tensor<T>& input, const Tensor<T>& target,
   }
   const Tensor<T> loss = -terms.sum(class_dim);
   if (reduction == "mean") return Tensor<T>(loss.sum() / static_cast<T>(input.numel() / std::max<int64_t>(classes, 1)));
+  return tensorlib::detail::reduce_loss(loss, reduction);
+}
+
+/// sum over i != y of max(0, margin - x[y] + x[i])^p, weighted by
+/// weight[y], divided by the class count (F.multi_margin_loss); p is 1 or 2.
+template <Element T>
+Tensor<T> multi_margin_loss(const Tensor<T>& input, const Tensor<int64_t>& target, int64_t p = 1, double margin = 1,
+                            const std::optional<Tensor<std::type_identity_t<T>>>& weight = std::nullopt,
+                            std::string_view reduction = "mean") {
+  tensorlib::detail::check_floating_loss<T>();
+  tensorlib::detail::check<ValueError>(p == 1 || p == 2, "multi_margin_loss: only p == 1 and p == 2 supported");
+  tensorlib::detail::check<ShapeError>(input.dim() <= 2 && input.dim() >= 1,
+                                       "multi_margin_loss: Expected non-empty vector or matrix with optional 0-dim "
+                                       "batch size, but got: ",
+                                       input.sizes());
+  const int64_t classes = input.size(-1);
+  const Tensor<T> x = input.dim() == 1 ? input.unsqueeze(0) : input;
+  const Tensor<int64_t> t = target.reshape({-1});
+  tensorlib::detail::check<ShapeError>(t.numel() == x.size(0),
+                                       "multi_margin_loss: inconsistent target size: ", target.sizes(),
+                                       " for input of size: ", input.sizes());
+  tensorlib::detail::check_class_targets(x, t, weight, -100, "multi_margin_loss");
+  const Tensor<T> picked = x.gather(1, t.unsqueeze(1));
+  const Tensor<T> hinge = relu(margin - picked + x);
+  Tensor<T> terms = p == 1 ? hinge : Tensor<T>(square(hinge));
+  terms = where(eq(arange<int64_t>(0, classes, 1, {.device = x.device()}), t.unsqueeze(1)), T(0), terms);
+  if (weight) terms = terms * weight->index_select(0, t).unsqueeze(1);
+  Tensor<T> loss = terms.sum(1) / static_cast<T>(classes);
+  if (input.dim() == 1) loss = loss.squeeze(0);
+  return tensorlib::detail::reduce_loss(loss, reduction);
+}
+
+/// For every class y_j target lists (up to its first -1) and every class i
+/// it does not, max(0, 1 - (x[y_j] - x[i])), summed and divided by the
+/// class count (F.multilabel_margin_loss).
+template <Element T>
+Tensor<T> multilabel_margin_loss(const Tensor<T>& input, const Tensor<int64_t>& target,
+                                 std::string_view reduction = "mean") {
+  tensorlib::detail::check_floating_loss<T>();
+  tensorlib::detail::check<ShapeError>(target.sizes() == input.sizes() && input.dim() >= 1 && input.dim() <= 2,
+                                       "multilabel_margin_loss: inconsistent target size: ", target.sizes(),
+                                       " for input of size: ", input.sizes());
+  const int64_t classes = input.size(-1);
+  const Tensor<T> x = input.dim() == 1 ? input.unsqueeze(0) : input;
+  const Tensor<int64_t> t = input.dim() == 1 ? target.unsqueeze(0) : target;
+  if (t.numel() > 0)
+    tensorlib::detail::check<IndexError>(t.min().item() >= -1 && t.max().item() < classes,
+                                         "multilabel_margin_loss: target values must lie in [-1, ", classes, ")");
+  // Entries up to the first -1 name the target classes.
+  const Tensor<int64_t> listed = Tensor<int64_t>(cast<int64_t>(ne(t, -1))).cumprod(1);
+  const Tensor<int64_t> safe = where(eq(listed, 1), t, 0);
+  const Tensor<T> picked = x.gather(1, safe);
+  const Tensor<int64_t> classes_of = arange<int64_t>(0, classes, 1, {.device = x.device()});
+  const Tensor<T> is_target =
+      Tensor<T>(cast<T>(gt(Tensor<int64_t>(eq(safe.unsqueeze(2), classes_of) * listed.unsqueeze(2)).sum(1), 0)));
+  const Tensor<T> hinge = relu(1 - (picked.unsqueeze(2) - x.unsqueeze(1)));
+  const Tensor<T> pairs = hinge * Tensor<T>(cast<T>(listed)).unsqueeze(2) * Tensor<T>(1 - is_target).unsqueeze(1);
+  Tensor<T> loss = pairs.sum({1, 2}) / static_cast<T>(classes);
+  if (input.dim() == 1) loss = loss.squeeze(0);
   return tensorlib::detail::reduce_loss(loss, reduction);
 }
 

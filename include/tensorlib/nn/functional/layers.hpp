@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// torch.nn.functional's layer functions: `linear`, `bilinear`, `embedding`
-/// (padding_idx, max_norm), `one_hot`, `glu`, `softmin`, `prelu`, `rrelu`,
+/// (padding_idx, max_norm), `embedding_bag`, `one_hot`, `glu`, `softmin`, `prelu`, `rrelu`,
 /// `pixel_shuffle`, `pixel_unshuffle`, `channel_shuffle`, and the dropouts:
 /// `dropout`, `dropout1d/2d/3d` (whole channels), `alpha_dropout`,
 /// `feature_alpha_dropout`. PyTorch's arguments, defaults and messages;
@@ -11,7 +11,10 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/generator.hpp"
@@ -108,6 +111,83 @@ Tensor<T> embedding(const Tensor<int64_t>& input, const Tensor<T>& weight,
   return r;
 }
 
+/// Sums, means or maxima of bags of embedding rows (F.embedding_bag): bags
+/// are the rows of a 2-D input, or the runs of a 1-D input that `offsets`
+/// starts (include_last_offset: its last entry ends the last bag). Entries
+/// equal to padding_idx are left out (not counted in a mean); an empty bag
+/// gives zeros; per_sample_weights scale the rows (mode "sum" only).
+template <Element T>
+Tensor<T> embedding_bag(const Tensor<int64_t>& input, const Tensor<T>& weight,
+                        const std::optional<Tensor<int64_t>>& offsets = std::nullopt, std::string_view mode = "mean",
+                        const std::optional<Tensor<std::type_identity_t<T>>>& per_sample_weights = std::nullopt,
+                        bool include_last_offset = false, std::optional<int64_t> padding_idx = std::nullopt) {
+  using tensorlib::detail::check;
+  check<ShapeError>(weight.dim() == 2, "embedding_bag: weight has to be a 2D Tensor, but got Tensor of dimension ",
+                    weight.dim());
+  check<ValueError>(mode == "sum" || mode == "mean" || mode == "max",
+                    "embedding_bag: mode has to be one of sum, "
+                    "mean or max, got ",
+                    mode);
+  check<ValueError>(!per_sample_weights || mode == "sum",
+                    "embedding_bag: per_sample_weights was not None. "
+                    "per_sample_weights is only supported for mode='sum' (got mode='",
+                    mode, "').");
+  std::vector<int64_t> bag_of;
+  int64_t bags = 0;
+  const std::vector<int64_t> ids = input.cpu().contiguous().to_vector();
+  if (input.dim() == 2) {
+    check<ValueError>(!offsets,
+                      "embedding_bag: if input is 2D, then offsets has to be None, as input is treated is "
+                      "a mini-batch of fixed length sequences.");
+    bags = input.size(0);
+    for (int64_t i = 0; i < input.numel(); ++i) bag_of.push_back(i / std::max<int64_t>(input.size(1), 1));
+  } else {
+    check<ShapeError>(input.dim() == 1,
+                      "embedding_bag: input has to be 1D or 2D Tensor, but got Tensor of "
+                      "dimension ",
+                      input.dim());
+    check<ValueError>(offsets.has_value() && offsets->dim() == 1, "embedding_bag: offsets has to be a 1D Tensor");
+    const std::vector<int64_t> starts = offsets->cpu().contiguous().to_vector();
+    check<ValueError>(!starts.empty() && starts[0] == 0,
+                      "embedding_bag: offsets[0] has to be 0, i.e., the first "
+                      "sequence in the mini-batch has to start from position 0. However, got ",
+                      starts.empty() ? -1 : starts[0]);
+    for (std::size_t b = 1; b < starts.size(); ++b)
+      check<ValueError>(starts[b] >= starts[b - 1] && starts[b] <= input.numel(),
+                        "embedding_bag: offsets must be "
+                        "non-decreasing and within the input's length");
+    bags = static_cast<int64_t>(starts.size()) - (include_last_offset ? 1 : 0);
+    std::size_t b = 0;
+    for (int64_t i = 0; i < input.numel(); ++i) {
+      while (b + 1 < starts.size() && starts[b + 1] <= i) ++b;
+      bag_of.push_back(std::min<int64_t>(static_cast<int64_t>(b), bags - 1));
+    }
+  }
+  if (padding_idx && *padding_idx < 0) *padding_idx += weight.size(0);
+  std::vector<int64_t> kept, kept_bags;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (!padding_idx || ids[i] != *padding_idx) {
+      kept.push_back(static_cast<int64_t>(i));
+      kept_bags.push_back(bag_of[i]);
+    }
+  const Device device = weight.device();
+  const auto to_index = [device](std::vector<int64_t>& v) {
+    return from_blob(std::span<int64_t>(v), {static_cast<int64_t>(v.size())}).clone().to(device);
+  };
+  const Tensor<int64_t> positions = to_index(kept), bag = to_index(kept_bags);
+  Tensor<T> rows = weight.index_select(0, input.reshape({-1}).to(device).index_select(0, positions));
+  if (per_sample_weights) rows = rows * per_sample_weights->reshape({-1}).index_select(0, positions).unsqueeze(1);
+  const Tensor<T> zero = zeros<T>({bags, weight.size(1)}, {.device = device});
+  if (mode == "max")
+    return zero.scatter_reduce(0, bag.unsqueeze(1).expand(rows.sizes()).contiguous(), rows, "amax", false);
+  const Tensor<T> sums = zero.index_add(0, bag, rows);
+  if (mode == "sum") return sums;
+  std::vector<T> counts(static_cast<std::size_t>(bags), T(0));
+  for (int64_t b : kept_bags) counts[static_cast<std::size_t>(b)] += T(1);
+  for (T& c : counts) c = c > T(0) ? c : T(1);
+  return sums / from_blob(std::span<T>(counts), {bags, 1}).clone().to(device);
+}
+
 /// (..., num_classes) with a 1 at each index (F.one_hot); num_classes -1
 /// takes max + 1.
 inline Tensor<int64_t> one_hot(const Tensor<int64_t>& input, int64_t num_classes = -1) {
@@ -154,10 +234,10 @@ Tensor<T> prelu(const Tensor<T>& input, const Tensor<T>& weight) {
                                        "prelu: Mismatch of parameter numbers and input channel size. Found parameter "
                                        "numbers = ",
                                        weight.numel(), " and channel size = ", channels, ".");
-  Shape along = Shape::filled(std::max<int64_t>(input.dim(), 1), 1);
+  Shape along = Shape::filled(input.dim(), 1);
   if (weight.numel() > 1) along[1] = channels;
   const Tensor<T> w = weight.reshape(along);
-  return where(ge(input, 0), input, w * input);
+  return where(gt(input, 0), input, w * input);  // x = 0 takes w's slope, as PyTorch's backward
 }
 
 /// Randomized leaky ReLU (F.rrelu): negative inputs scaled by a slope drawn
@@ -170,7 +250,7 @@ Tensor<T> rrelu(const Tensor<T>& input, double lower = 1.0 / 8, double upper = 1
                                        "bound");
   if (!training) return leaky_relu(input, (lower + upper) / 2);
   const Tensor<T> slope = Tensor<T>(rand<T>(input.sizes(), gen) * (upper - lower) + lower).to(input.device());
-  return where(ge(input, 0), input, input * slope);
+  return where(gt(input, 0), input, input * slope);
 }
 
 /// (N, C r^2, H, W) -> (N, C, H r, W r) (F.pixel_shuffle).
@@ -261,12 +341,15 @@ Tensor<T> dropout1d(const Tensor<T>& input, double p = 0.5, bool training = true
   if (!training || p == 0) return input;
   return input * tensorlib::detail::keep_mask<T>(mask, p, input.device(), gen) * (p == 1 ? 0.0 : 1 / (1 - p));
 }
-/// Dropout of whole channels of (N, C, H, W) or (C, H, W) (F.dropout2d).
+/// Dropout of whole channels of (N, C, H, W) (F.dropout2d); a 3-D input is
+/// read as (N, C, L), as PyTorch does.
 template <Element T>
 Tensor<T> dropout2d(const Tensor<T>& input, double p = 0.5, bool training = true,
                     Generator& gen = default_generator()) {
   tensorlib::detail::check_dropout_p(p, "dropout2d");
-  const Shape mask = tensorlib::detail::channel_mask_shape(input, 2, "dropout2d");
+  // A 3-D input is (N, C, L), as PyTorch reads it (with a warning there).
+  const Shape mask = input.dim() == 3 ? tensorlib::detail::channel_mask_shape(input, 1, "dropout2d")
+                                      : tensorlib::detail::channel_mask_shape(input, 2, "dropout2d");
   if (!training || p == 0) return input;
   return input * tensorlib::detail::keep_mask<T>(mask, p, input.device(), gen) * (p == 1 ? 0.0 : 1 / (1 - p));
 }

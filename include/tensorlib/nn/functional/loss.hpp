@@ -15,9 +15,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <type_traits>
 
+#include "tensorlib/autograd/function.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/activations.hpp"
@@ -97,8 +99,34 @@ Tensor<T> soft_margin_loss(const Tensor<T>& input, const Tensor<T>& target, std:
   return tensorlib::detail::reduce_loss(Tensor<T>(log1p(exp(-target * input))), reduction);
 }
 
+/// Binary cross entropy, unreduced, as a node with PyTorch's backward:
+/// d/dx = w (x - t) / max(x (1 - x), 1e-12) (finite at 0 and 1, where the
+/// clamped logs' own slopes are not), d/dt = w (log(1 - x) - log(x)) with
+/// the logs clamped at -100; none for the weight. Written with recorded ops,
+/// so a create_graph backward differentiates it again.
+template <Element T>
+struct BinaryCrossEntropy : autograd::Function<BinaryCrossEntropy<T>> {
+  static Tensor<T> clamped_log(const Tensor<T>& x) { return clamp(log(x), -100, None); }
+  static Tensor<T> forward(autograd::FunctionCtx& ctx, const Tensor<T>& input, const Tensor<T>& target,
+                           const Tensor<T>& weight) {
+    ctx.save_for_backward(input, target, weight);
+    return Tensor<T>((target - 1) * clamped_log(Tensor<T>(1 - input)) - target * clamped_log(input)) * weight;
+  }
+  static std::vector<Tensor<T>> backward(autograd::FunctionCtx& ctx, const std::vector<Tensor<T>>& grads) {
+    const auto saved = ctx.saved_tensors();
+    const Tensor<T> x = saved[0].template as<T>(), t = saved[1].template as<T>(), w = saved[2].template as<T>();
+    const Tensor<T> g = grads[0] * w;
+    Tensor<T> dx, dt;
+    // PyTorch's EPSILON is the float 1e-12f in every type.
+    if (ctx.needs_input_grad(0)) dx = g * (x - t) / clamp(x * (1 - x), static_cast<double>(1e-12f), None);
+    if (ctx.needs_input_grad(1)) dt = g * (clamped_log(Tensor<T>(1 - x)) - clamped_log(x));
+    return {dx, dt, Tensor<T>()};
+  }
+};
+
 /// -w (t log(x) + (1 - t) log(1 - x)), each log clamped to >= -100
-/// (F.binary_cross_entropy); input in [0, 1], of the target's size.
+/// (F.binary_cross_entropy); input in [0, 1], of the target's size. The
+/// gradient is PyTorch's (the node BinaryCrossEntropy).
 template <Element T>
 Tensor<T> binary_cross_entropy(const Tensor<T>& input, const Tensor<T>& target,
                                const std::optional<Tensor<std::type_identity_t<T>>>& weight = std::nullopt,
@@ -110,9 +138,8 @@ Tensor<T> binary_cross_entropy(const Tensor<T>& input, const Tensor<T>& target,
   tensorlib::detail::check<ValueError>(
       input.numel() == 0 || (bool(all(ge(input, 0)).item()) && bool(all(le(input, 1)).item())),
       "binary_cross_entropy: all elements of input should be between 0 and 1");
-  Tensor<T> loss = (target - 1) * clamp(log1p(-input), -100, None) - target * clamp(log(input), -100, None);
-  if (weight) loss = loss * *weight;
-  return tensorlib::detail::reduce_loss(loss, reduction);
+  const Tensor<T> w = weight ? *weight : ones<T>({}, {.device = input.device()});
+  return tensorlib::detail::reduce_loss(BinaryCrossEntropy<T>::apply(input, target, w), reduction);
 }
 
 /// BCE of sigmoid(input), stably: (1 - t) x - lw logsigmoid(x), lw = 1 +
@@ -168,17 +195,19 @@ template <Element T>
 Tensor<T> gaussian_nll_loss(const Tensor<T>& input, const Tensor<T>& target, const Tensor<T>& var, bool full = false,
                             double eps = 1e-6, std::string_view reduction = "mean") {
   tensorlib::detail::check_floating_loss<T>();
+  // PyTorch's rule: var of the input's size, of its size without the last
+  // dimension (unsqueezed), or with a last dimension of 1.
   Tensor<T> v = var;
+  const auto all_but_last = [](const Shape& s) {
+    return s.empty() ? Shape() : Shape(std::span<const int64_t>(s.begin(), s.end() - 1));
+  };
   if (var.sizes() != input.sizes()) {
-    Shape without_last = input.sizes();
-    without_last.erase(without_last.size() - 1);
-    if (var.sizes() == without_last) {
+    if (var.sizes() == all_but_last(input.sizes()))
       v = var.unsqueeze(-1);
-    } else {
-      Shape last_one = input.sizes();
-      last_one[last_one.size() - 1] = 1;
-      tensorlib::detail::check<ValueError>(var.sizes() == last_one, "gaussian_nll_loss: var is of incorrect size");
-    }
+    else
+      tensorlib::detail::check<ValueError>(
+          var.dim() >= 1 && all_but_last(var.sizes()) == all_but_last(input.sizes()) && var.size(-1) == 1,
+          "gaussian_nll_loss: var is of incorrect size");
   }
   tensorlib::detail::check<ValueError>(reduction == "none" || reduction == "mean" || reduction == "sum", reduction,
                                        " is not valid");
@@ -195,7 +224,7 @@ template <Element T>
 Tensor<T> margin_ranking_loss(const Tensor<T>& input1, const Tensor<T>& input2, const Tensor<T>& target,
                               double margin = 0, std::string_view reduction = "mean") {
   tensorlib::detail::check_floating_loss<T>();
-  return tensorlib::detail::reduce_loss(Tensor<T>(relu(-target * (input1 - input2) + margin)), reduction);
+  return tensorlib::detail::reduce_loss(Tensor<T>(clamp(-target * (input1 - input2) + margin, 0, None)), reduction);
 }
 
 /// x where y = 1, max(0, margin - x) where y = -1 (F.hinge_embedding_loss).
@@ -203,7 +232,7 @@ template <Element T>
 Tensor<T> hinge_embedding_loss(const Tensor<T>& input, const Tensor<T>& target, double margin = 1.0,
                                std::string_view reduction = "mean") {
   tensorlib::detail::check_floating_loss<T>();
-  const Tensor<T> loss = where(ne(target, 1), relu(margin - input), 0) + where(ne(target, -1), input, 0);
+  const Tensor<T> loss = where(ne(target, 1), clamp(margin - input, 0, None), 0) + where(ne(target, -1), input, 0);
   return tensorlib::detail::reduce_loss(loss, reduction);
 }
 
@@ -214,11 +243,15 @@ template <Element T>
 Tensor<T> cosine_embedding_loss(const Tensor<T>& input1, const Tensor<T>& input2, const Tensor<T>& target,
                                 double margin = 0, std::string_view reduction = "mean") {
   tensorlib::detail::check_floating_loss<T>();
+  tensorlib::detail::check<ShapeError>(
+      input1.dim() == target.dim() + 1 && input1.dim() <= 2 && input1.sizes() == input2.sizes(),
+      "cosine_embedding_loss: ", target.dim(), "D target tensor expects ", target.dim() + 1,
+      "D input tensors of one size, but found inputs with sizes ", input1.sizes(), " and ", input2.sizes(), ".");
   const int64_t d = input1.dim() - 1;
   const Tensor<T> prod = (input1 * input2).sum(d), mag1 = (square(input1)).sum(d) + 1e-12,
                   mag2 = (square(input2)).sum(d) + 1e-12;
   const Tensor<T> cos = prod / sqrt(mag1 * mag2);
-  const Tensor<T> loss = where(eq(target, 1), 1 - cos, 0) + where(eq(target, -1), relu(cos - margin), 0);
+  const Tensor<T> loss = where(eq(target, 1), 1 - cos, 0) + where(eq(target, -1), clamp(cos - margin, 0, None), 0);
   return tensorlib::detail::reduce_loss(loss, reduction);
 }
 
@@ -237,7 +270,7 @@ Tensor<T> triplet_margin_loss(const Tensor<T>& anchor, const Tensor<T>& positive
   const Tensor<T> dp = pairwise_distance(anchor, positive, p, eps);
   Tensor<T> dn = pairwise_distance(anchor, negative, p, eps);
   if (swap) dn = minimum(dn, pairwise_distance(positive, negative, p, eps));
-  return tensorlib::detail::reduce_loss(Tensor<T>(relu(dp - dn + margin)), reduction);
+  return tensorlib::detail::reduce_loss(Tensor<T>(clamp(dp - dn + margin, 0, None)), reduction);
 }
 
 /// -mean over classes of (t logsigmoid(x) + (1 - t) logsigmoid(-x)), weighted

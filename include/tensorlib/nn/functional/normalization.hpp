@@ -76,6 +76,7 @@ Tensor<T> batch_norm(const Tensor<T>& input, const std::optional<Tensor<std::typ
   for (const auto& [t, what] : {std::pair{&running_mean, "running_mean"}, std::pair{&running_var, "running_var"},
                                 std::pair{&weight, "weight"}, std::pair{&bias, "bias"}})
     tensorlib::detail::check_per_channel(*t, c, what, "batch_norm");
+  if (input.numel() == 0) return input.clone();  // nothing to normalize, no statistics to update
   Shape dims = {0}, along = Shape::filled(input.dim(), 1);
   along[1] = c;
   for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
@@ -121,6 +122,7 @@ Tensor<T> instance_norm(const Tensor<T>& input,
                                 std::pair{&weight, "weight"}, std::pair{&bias, "bias"}})
     tensorlib::detail::check_per_channel(*t, c, what, "instance_norm");
   if (!use_input_stats) return batch_norm(input, running_mean, running_var, weight, bias, false, momentum, eps);
+  if (input.numel() == 0) return input.clone();
   Shape dims;
   for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
   const int64_t per_plane = input.numel() / std::max<int64_t>(n * c, 1);
@@ -187,6 +189,11 @@ Tensor<T> group_norm(const Tensor<T>& input, int64_t num_groups,
                                        input.sizes(), " and num_groups=", num_groups);
   for (const auto& [t, what] : {std::pair{&weight, "weight"}, std::pair{&bias, "bias"}})
     tensorlib::detail::check_per_channel(*t, c, what, "group_norm");
+  tensorlib::detail::check<ValueError>(input.numel() / std::max<int64_t>(num_groups, 1) != 1,
+                                       "group_norm: Expected more than 1 value per channel when training, got input "
+                                       "size ",
+                                       input.sizes());
+  if (input.numel() == 0) return input.clone();
   const Tensor<T> grouped = input.reshape({n, num_groups, -1});
   const Tensor<T> mean = grouped.mean(2, true), var = grouped.var(2, 0, true);
   const Tensor<T> normalized = Tensor<T>((grouped - mean) * rsqrt(var + eps)).reshape(input.sizes());
@@ -205,6 +212,7 @@ Tensor<T> local_response_norm(const Tensor<T>& input, int64_t size, double alpha
                                        "input (got ",
                                        input.dim(), " dimensions)");
   tensorlib::detail::check<ValueError>(size > 0, "local_response_norm: size must be positive, got ", size);
+  if (input.numel() == 0) return input.clone();
   const Tensor<T> squares = Tensor<T>(square(input)).unsqueeze(1);
   Tensor<T> div;
   if (input.dim() == 3) {
