@@ -158,6 +158,7 @@
 #include "tensorlib/nn/functional/loss.hpp"
 #include "tensorlib/nn/functional/normalization.hpp"
 #include "tensorlib/nn/functional/vision.hpp"
+#include "tensorlib/nn/init.hpp"
 
 #include "tensorlib/optim/adagrad.hpp"
 #include "tensorlib/optim/adam.hpp"

@@ -414,6 +414,45 @@ TEST_CASE("nn::functional: gradchecks and PyTorch's errors") {
       {x}));
   CHECK(tl::autograd::gradgradcheck([](const Inputs& in) { return F::layer_norm(in[0], {4}); }, {x}));
   CHECK(tl::autograd::gradgradcheck([](const Inputs& in) { return F::group_norm(in[0].reshape({1, 4, 3}), 2); }, {x}));
+  // The resampling, sampling, attention and sequence losses, first order in
+  // every differentiable input (values away from the kinks).
+  auto img = (tl::rand<double>({1, 2, 3, 4}, gen) * 2.0 - 1.0).eval().requires_grad_();
+  CHECK(tl::autograd::gradcheck(
+      [](const Inputs& in) {
+        return F::interpolate(in[0], {.size = tl::Shape{5, 6}, .mode = "bicubic"});
+      },
+      {img}));
+  CHECK(tl::autograd::gradcheck(
+      [](const Inputs& in) {
+        return F::interpolate(in[0], {.scale_factor = {1.7}, .mode = "bilinear", .align_corners = true});
+      },
+      {img}));
+  auto grid = (tl::rand<double>({1, 2, 3, 2}, gen) * 1.6 - 0.8).eval().requires_grad_();
+  for (const char* padding : {"zeros", "border", "reflection"})
+    for (const char* mode : {"bilinear", "bicubic"}) {
+      INFO(mode << " " << padding);
+      CHECK(tl::autograd::gradcheck(
+          [mode, padding](const Inputs& in) { return F::grid_sample(in[0], in[1], mode, padding); }, {img, grid}));
+    }
+  auto theta = tl::rand<double>({1, 2, 3}, gen).requires_grad_();
+  CHECK(tl::autograd::gradcheck([](const Inputs& in) { return F::affine_grid(in[0], {1, 1, 3, 2}); }, {theta}));
+  auto q = tl::rand<double>({2, 3, 4}, gen).requires_grad_(), k = tl::rand<double>({2, 5, 4}, gen).requires_grad_(),
+       v = tl::rand<double>({2, 5, 2}, gen).requires_grad_();
+  CHECK(tl::autograd::gradcheck(
+      [](const Inputs& in) { return F::scaled_dot_product_attention(in[0], in[1], in[2], 0.0, true); }, {q, k, v}));
+  auto ctc_logits = tl::rand<double>({6, 2, 4}, gen).requires_grad_();
+  CHECK(tl::autograd::gradcheck(
+      [](const Inputs& in) {
+        return F::ctc_loss(tl::log_softmax(in[0], 2), tl::tensor<int64_t>({{1, 2, 2}, {3, 1, 0}}),
+                           tl::tensor<int64_t>({6, 5}), tl::tensor<int64_t>({3, 2}), 0, "none");
+      },
+      {ctc_logits}));
+  auto table = tl::rand<double>({5, 3}, gen).requires_grad_();
+  CHECK(tl::autograd::gradcheck(
+      [](const Inputs& in) {
+        return F::embedding_bag(tl::tensor<int64_t>({0, 2, 4, 1, 2}), in[0], tl::tensor<int64_t>({0, 2}), "mean");
+      },
+      {table}));
 
   const auto logits = tl::zeros<float>({3, 4});
   CHECK(fixtures::error_message([&] {
