@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -336,6 +337,43 @@ TEST_CASE("nn::functional edge cases PyTorch defines: BCE at 0 and 1, hinges at 
   const auto rows = F::dropout2d(tl::ones<double>({4, 30, 5}), 0.5, true, gen);
   CHECK(tl::equal(rows.amax(2), rows.amin(2)));
   CHECK(!tl::equal(rows.amax({1, 2}), rows.amin({1, 2})));
+}
+
+TEST_CASE("nn::functional edge cases of the second review: -inf in CTC, last offsets, nearest scales") {
+  // Classes masked with -inf: the loss is +inf (or 0 with zero_infinity), not NaN.
+  const double inf = std::numeric_limits<double>::infinity();
+  auto lp = tl::log_softmax(tl::zeros<double>({3, 1, 4}), 2);
+  lp = lp.index_fill(2, tl::tensor<int64_t>({0, 1}), -inf);
+  lp.select(0, 1).select(0, 0).fill_(-inf);
+  const auto targets = tl::tensor<int64_t>({{1, 2}});
+  CHECK(std::isinf(F::ctc_loss(lp, targets, tl::tensor<int64_t>({3}), tl::tensor<int64_t>({2}), 0, "sum").item()));
+  CHECK(F::ctc_loss(lp, targets, tl::tensor<int64_t>({3}), tl::tensor<int64_t>({2}), 0, "sum", true).item() == 0.0);
+  // include_last_offset: elements after the last offset belong to no bag.
+  const auto weight = tl::arange<double>(0, 12).reshape({6, 2});
+  CHECK(tl::equal(
+      F::embedding_bag(tl::arange<int64_t>(0, 6), weight, tl::tensor<int64_t>({0, 2, 4}), "sum", std::nullopt, true),
+      tl::tensor<double>({{2.0, 4.0}, {10.0, 12.0}})));
+  CHECK(F::embedding_bag(tl::arange<int64_t>(0, 6), weight, tl::tensor<int64_t>({0}), "sum", std::nullopt, true)
+            .sizes() == tl::Shape{0, 2});
+  // nearest with a scale factor has no shortcut for equal or doubled sizes (PyTorch's [0, 0, 1]).
+  const auto row = tl::tensor<double>({{{10.0, 20.0, 30.0}}});
+  CHECK(tl::equal(F::interpolate(row, {.scale_factor = {1.3}}), tl::tensor<double>({{{10.0, 10.0, 20.0}}})));
+  CHECK(tl::equal(F::interpolate(row, {.scale_factor = {2.1}}),
+                  tl::tensor<double>({{{10.0, 10.0, 10.0, 20.0, 20.0, 30.0}}})));
+  // nearest-exact in double from 2 to 41: index 20 reads element 1, as PyTorch's double arithmetic.
+  const auto two = tl::tensor<double>({{{1.0, 2.0}}});
+  CHECK(F::interpolate(two, {.size = tl::Shape{41}, .mode = "nearest-exact"}).select(-1, 20).item() == 2.0);
+  // 0-d multi_margin_loss input; a NaN in a grid gives NaN, not a crash.
+  CHECK(F::multi_margin_loss(tl::tensor<double>(1.0), tl::tensor<int64_t>(0)).item() == 0.0);
+  const auto nan_grid = tl::full<double>({1, 1, 1, 2}, std::numeric_limits<double>::quiet_NaN());
+  CHECK(std::isnan(F::grid_sample(tl::ones<double>({1, 1, 2, 2}), nan_grid).item()));
+  // sparse_ with a sparsity above 1 zeroes every row.
+  auto s = tl::empty<double>({3, 2});
+  tl::nn::init::sparse_(s, 1.5);
+  CHECK(s.abs().max().item() == 0.0);
+  auto empty_weight = tl::empty<float>({3, 0});
+  tl::nn::init::kaiming_uniform_(empty_weight);
+  CHECK(empty_weight.numel() == 0);
 }
 
 TEST_CASE("dropout: laws of the masks, the scale, eval mode and gradients") {

@@ -178,6 +178,7 @@ Tensor<T>& xavier_normal_(Tensor<T>& tensor, double gain = 1, Generator& gen = d
 template <Element T>
 Tensor<T>& kaiming_uniform_(Tensor<T>& tensor, double a = 0, std::string_view mode = "fan_in",
                             std::string_view nonlinearity = "leaky_relu", Generator& gen = default_generator()) {
+  if (tensor.numel() == 0) return tensor;  // PyTorch: a no-op (with a warning)
   const double sd = calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(detail::fan(tensor, mode)));
   const double bound = std::sqrt(3.0) * sd;
   return uniform_(tensor, -bound, bound, gen);
@@ -187,6 +188,7 @@ Tensor<T>& kaiming_uniform_(Tensor<T>& tensor, double a = 0, std::string_view mo
 template <Element T>
 Tensor<T>& kaiming_normal_(Tensor<T>& tensor, double a = 0, std::string_view mode = "fan_in",
                            std::string_view nonlinearity = "leaky_relu", Generator& gen = default_generator()) {
+  if (tensor.numel() == 0) return tensor;
   const double sd = calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(detail::fan(tensor, mode)));
   return normal_(tensor, 0, sd, gen);
 }
@@ -217,7 +219,10 @@ template <Element T>
 Tensor<T>& sparse_(Tensor<T>& tensor, double sparsity, double std_dev = 0.01, Generator& gen = default_generator()) {
   tensorlib::detail::check<ValueError>(tensor.dim() == 2, "sparse_: Only tensors with 2 dimensions are supported");
   const int64_t rows = tensor.size(0), cols = tensor.size(1);
-  const auto zeroed = static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows)));
+  // ceil(sparsity rows) rows, read as Python's slice [:k] (a negative k
+  // counts from the end, a large one stops at the end).
+  auto zeroed = static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows)));
+  zeroed = std::clamp<int64_t>(zeroed < 0 ? rows + zeroed : zeroed, 0, rows);
   Tensor<T> values = randn<T>({rows, cols}, gen) * std_dev;
   T* p = values.data_ptr();
   for (int64_t c = 0; c < cols; ++c) {

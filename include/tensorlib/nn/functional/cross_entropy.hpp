@@ -175,24 +175,32 @@ Tensor<T> multi_margin_loss(const Tensor<T>& input, const Tensor<int64_t>& targe
                             std::string_view reduction = "mean") {
   tensorlib::detail::check_floating_loss<T>();
   tensorlib::detail::check<ValueError>(p == 1 || p == 2, "multi_margin_loss: only p == 1 and p == 2 supported");
-  tensorlib::detail::check<ShapeError>(input.dim() <= 2 && input.dim() >= 1,
-                                       "multi_margin_loss: Expected non-empty vector or matrix with optional 0-dim "
-                                       "batch size, but got: ",
-                                       input.sizes());
-  const int64_t classes = input.size(-1);
-  const Tensor<T> x = input.dim() == 1 ? input.unsqueeze(0) : input;
+  // PyTorch's multi_margin_loss_shape_check: a 0-d input is one frame of one class.
+  tensorlib::detail::check<ShapeError>(
+      input.dim() <= 2 && (input.numel() > 0 || (input.dim() == 2 && input.size(1) > 0)),
+      "multi_margin_loss: Expected non-empty vector or matrix with optional 0-dim "
+      "batch size, but got: ",
+      input.sizes());
+  const Tensor<T> x = input.dim() == 2 ? input : input.reshape({1, -1});
+  const int64_t classes = x.size(1);
+  tensorlib::detail::check<ShapeError>(target.dim() <= 1 && target.numel() == x.size(0),
+                                       "multi_margin_loss: inconsistent target size, expected ", x.size(0), " but got ",
+                                       target.sizes());
   const Tensor<int64_t> t = target.reshape({-1});
-  tensorlib::detail::check<ShapeError>(t.numel() == x.size(0),
-                                       "multi_margin_loss: inconsistent target size: ", target.sizes(),
-                                       " for input of size: ", input.sizes());
-  tensorlib::detail::check_class_targets(x, t, weight, -100, "multi_margin_loss");
+  if (t.numel() > 0)
+    tensorlib::detail::check<IndexError>(t.min().item() >= 0 && t.max().item() < classes,
+                                         "multi_margin_loss: target out of range");
+  if (weight)
+    tensorlib::detail::check<ShapeError>(weight->dim() == 1 && weight->numel() == classes,
+                                         "multi_margin_loss: weight must be a 1-D tensor of ", classes,
+                                         " elements, got ", weight->sizes());
   const Tensor<T> picked = x.gather(1, t.unsqueeze(1));
   const Tensor<T> hinge = relu(margin - picked + x);
   Tensor<T> terms = p == 1 ? hinge : Tensor<T>(square(hinge));
   terms = where(eq(arange<int64_t>(0, classes, 1, {.device = x.device()}), t.unsqueeze(1)), T(0), terms);
   if (weight) terms = terms * weight->index_select(0, t).unsqueeze(1);
   Tensor<T> loss = terms.sum(1) / static_cast<T>(classes);
-  if (input.dim() == 1) loss = loss.squeeze(0);
+  if (input.dim() < 2) loss = loss.squeeze(0);
   return tensorlib::detail::reduce_loss(loss, reduction);
 }
 

@@ -55,6 +55,7 @@ Tensor<T> ctc_loss(const Tensor<T>& log_probs, const Tensor<int64_t>& targets, c
                     log_probs.sizes());
   const Tensor<T> lp = log_probs.dim() == 2 ? log_probs.unsqueeze(1) : log_probs;
   const int64_t steps = lp.size(0), n = lp.size(1), classes = lp.size(2);
+  check<ShapeError>(steps > 0, "ctc_loss: log_probs must have at least one time step, got ", log_probs.sizes());
   check<ValueError>(blank >= 0 && blank < classes, "ctc_loss: blank must be in label range");
   const std::vector<int64_t> in_len = input_lengths.cpu().reshape({-1}).to_vector(),
                              tg_len = target_lengths.cpu().reshape({-1}).to_vector();
@@ -121,7 +122,10 @@ Tensor<T> ctc_loss(const Tensor<T>& log_probs, const Tensor<int64_t>& targets, c
   const Tensor<T> may_skip = upload(skip, {n, ext}), starts = upload(start, {n, ext});
   constexpr double unreachable = -1e30;
   // Log-probabilities of the extended labels, (T, N, ext).
-  const Tensor<T> emit = lp.gather(2, ext_labels.unsqueeze(0).expand({steps, n, ext}).contiguous());
+  // Log-probabilities of -inf (masked classes) count as unreachable, so no
+  // -inf - -inf reaches the log-sum-exp.
+  const Tensor<T> emit =
+      clamp(lp.gather(2, ext_labels.unsqueeze(0).expand({steps, n, ext}).contiguous()), unreachable, None);
   const auto shifted = [&](const Tensor<T>& a, int64_t by) {
     if (by >= ext) return full<T>({n, ext}, static_cast<T>(unreachable), {.device = device});
     return cat({full<T>({n, by}, static_cast<T>(unreachable), {.device = device}), a.narrow(1, 0, ext - by)}, 1);

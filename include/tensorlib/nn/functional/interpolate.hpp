@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -65,28 +66,30 @@ inline double source_coordinate(int64_t o, int64_t in, int64_t out, std::optiona
   return !cubic && src < 0 ? 0.0 : src;
 }
 
-/// The taps of one dimension for `mode`, as PyTorch's kernels compute them:
-/// nearest indices from a float scale (nearest_idx, with its shortcuts for
-/// equal and doubled sizes), linear and cubic from guard_index_and_lambda;
-/// a linear dimension of unchanged size is copied.
+/// floor(x) of a nearest source coordinate computed in the kernel's
+/// precision (PyTorch's opmath: double for double tensors, else float).
+template <class S>
+int64_t nearest_source(int64_t o, int64_t in, int64_t out, std::optional<double> scale, bool exact) {
+  const S s = scale && *scale > 0 ? static_cast<S>(1.0 / *scale) : static_cast<S>(in) / static_cast<S>(out);
+  const S src = exact ? (static_cast<S>(o) + S(0.5)) * s : static_cast<S>(o) * s;
+  return std::min(static_cast<int64_t>(std::floor(src)), in - 1);
+}
+
+/// The taps of one dimension for `mode`, as PyTorch's CPU kernels compute
+/// them: nearest indices from the scale in the kernel's precision (double
+/// for double tensors), linear and cubic from guard_index_and_lambda; a
+/// linear dimension of unchanged size is copied.
 inline std::vector<InterpolationTap> interpolation_taps(int64_t in, int64_t out, std::optional<double> scale,
-                                                        std::string_view mode, bool align_corners) {
+                                                        std::string_view mode, bool align_corners,
+                                                        bool double_precision) {
   std::vector<InterpolationTap> taps;
   const auto clamp_at = [in](int64_t i) { return std::min(std::max<int64_t>(i, 0), in - 1); };
   if (mode == "nearest" || mode == "nearest-exact") {
-    const float s = scale && *scale > 0 ? static_cast<float>(1.0 / *scale) : static_cast<float>(in) / out;
+    const bool exact = mode == "nearest-exact";
     InterpolationTap t;
     for (int64_t o = 0; o < out; ++o) {
-      int64_t i = 0;
-      if (mode == "nearest" && out == in)
-        i = o;
-      else if (mode == "nearest" && out == 2 * in)
-        i = o >> 1;
-      else if (mode == "nearest")
-        i = static_cast<int64_t>(std::floor(static_cast<float>(o) * s));
-      else
-        i = static_cast<int64_t>(std::floor((static_cast<float>(o) + 0.5f) * s));
-      t.at.push_back(std::min(i, in - 1));
+      t.at.push_back(double_precision ? nearest_source<double>(o, in, out, scale, exact)
+                                      : nearest_source<float>(o, in, out, scale, exact));
       t.weight.push_back(1.0);
     }
     taps.push_back(std::move(t));
@@ -199,6 +202,8 @@ Tensor<T> interpolate(const Tensor<T>& input, const InterpolateOptions& options)
       if (!options.recompute_scale_factor.value_or(false)) scales[static_cast<std::size_t>(i)] = factor;
     }
   }
+  check<ValueError>(input.size(1) > 0, "interpolate: Non-empty ", input.dim(),
+                    "D data tensor expected but got a tensor with sizes ", input.sizes());
   for (int64_t i = 0; i < s; ++i)
     check<ValueError>(out[i] > 0 && input.size(2 + i) > 0,
                       "interpolate: Input and output sizes should be greater "
@@ -217,7 +222,8 @@ Tensor<T> interpolate(const Tensor<T>& input, const InterpolateOptions& options)
     r = tensorlib::detail::resample_dim(
         r, 2 + i,
         tensorlib::detail::interpolation_taps(input.size(2 + i), out[i], scales[static_cast<std::size_t>(i)],
-                                              mode == "bilinear" || mode == "trilinear" ? "linear" : mode, align));
+                                              mode == "bilinear" || mode == "trilinear" ? "linear" : mode, align,
+                                              std::is_same_v<T, double>));
   return r;
 }
 

@@ -156,17 +156,27 @@ Tensor<T> embedding_bag(const Tensor<int64_t>& input, const Tensor<T>& weight,
       check<ValueError>(starts[b] >= starts[b - 1] && starts[b] <= input.numel(),
                         "embedding_bag: offsets must be "
                         "non-decreasing and within the input's length");
+    // Bag b is [starts[b], starts[b + 1]); the last runs to the end, or
+    // with include_last_offset ends at the last offset (what follows is
+    // left out, marked -1).
     bags = static_cast<int64_t>(starts.size()) - (include_last_offset ? 1 : 0);
     std::size_t b = 0;
     for (int64_t i = 0; i < input.numel(); ++i) {
       while (b + 1 < starts.size() && starts[b + 1] <= i) ++b;
-      bag_of.push_back(std::min<int64_t>(static_cast<int64_t>(b), bags - 1));
+      bag_of.push_back(static_cast<int64_t>(b) < bags ? static_cast<int64_t>(b) : -1);
     }
   }
-  if (padding_idx && *padding_idx < 0) *padding_idx += weight.size(0);
+  if (padding_idx) {
+    check<ValueError>(*padding_idx >= -weight.size(0) && *padding_idx < weight.size(0),
+                      "embedding_bag: padding_idx must be within the number of embeddings");
+    if (*padding_idx < 0) *padding_idx += weight.size(0);
+  }
+  check<ValueError>(!per_sample_weights || per_sample_weights->sizes() == input.sizes(),
+                    "embedding_bag: The shape of per_sample_weights must match the shape of input, got ",
+                    per_sample_weights ? per_sample_weights->sizes() : Shape(), " and ", input.sizes());
   std::vector<int64_t> kept, kept_bags;
   for (std::size_t i = 0; i < ids.size(); ++i)
-    if (!padding_idx || ids[i] != *padding_idx) {
+    if (bag_of[i] >= 0 && (!padding_idx || ids[i] != *padding_idx)) {
       kept.push_back(static_cast<int64_t>(i));
       kept_bags.push_back(bag_of[i]);
     }

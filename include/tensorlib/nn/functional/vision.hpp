@@ -99,6 +99,7 @@ Tensor<T> affine_grid(const Tensor<T>& theta, const Shape& size, bool align_corn
   check<ShapeError>(theta.dim() == 3 && theta.size(0) == size[0] && theta.size(1) == s && theta.size(2) == s + 1,
                     "affine_grid: Expected a batch of ", s, "D affine matrices of shape Nx", s, "x", s + 1,
                     " for size ", size, ". Got ", theta.sizes(), ".");
+  for (int64_t v : size) check<ValueError>(v > 0, "affine_grid: Expected non-zero, positive output size. Got ", size);
   const Device device = theta.device();
   // The base grid (spatial..., s + 1): x (the last dimension) first, then y, z, then 1.
   Shape spatial(std::span<const int64_t>(size.begin() + 2, size.end()));
@@ -109,7 +110,10 @@ Tensor<T> affine_grid(const Tensor<T>& theta, const Shape& size, bool align_corn
     const int64_t d = s - 1 - c;  // coordinate c runs along spatial dimension d
     Shape along = Shape::filled(s + 1, 1);
     along[d] = spatial[d];
-    columns.push_back(tensorlib::detail::grid_axis<T>(spatial[d], align_corners, device).reshape(along).expand(with_coord).contiguous());
+    columns.push_back(tensorlib::detail::grid_axis<T>(spatial[d], align_corners, device)
+                          .reshape(along)
+                          .expand(with_coord)
+                          .contiguous());
   }
   columns.push_back(ones<T>(with_coord, {.device = device}));
   const Tensor<T> base = cat(columns, -1).reshape({1, spatial.numel(), s + 1});
@@ -162,7 +166,9 @@ Tensor<T> grid_sample(const Tensor<T>& input, const Tensor<T>& grid, std::string
     for (int64_t d = 0; d < s; ++d) {
       const Tensor<T>& p = at[static_cast<std::size_t>(d)];
       inside = inside * cast<T>(logical_and(ge(p, 0), le(p, static_cast<double>(in[d] - 1))));
-      index = index * in[d] + Tensor<int64_t>(cast<int64_t>(clamp(p, 0, static_cast<double>(in[d] - 1))));
+      // A NaN coordinate reads position 0 (its weight is NaN anyway): no NaN reaches the cast.
+      const Tensor<T> safe = where(isnan(p), 0, clamp(p, 0, static_cast<double>(in[d] - 1)));
+      index = index * in[d] + Tensor<int64_t>(cast<int64_t>(safe));
     }
     return Tensor<T>(flat.gather(2, index.unsqueeze(1).expand({n, c, points}).contiguous()) * inside.unsqueeze(1));
   };
