@@ -82,9 +82,11 @@ inline std::vector<int64_t> window_positions(const Shape& blocks, const Shape& k
   return pos;
 }
 
-/// x (N, C, spatial...) zero-padded by (left, right) per spatial dimension.
+/// x (N, C, spatial...) padded with `value` (zeros by default) by (left,
+/// right) per spatial dimension; negative amounts crop. Unchanged when every
+/// amount is 0.
 template <Element T>
-Tensor<T> pad_spatial(const Tensor<T>& x, const Shape& left, const Shape& right) {
+Tensor<T> pad_spatial(const Tensor<T>& x, const Shape& left, const Shape& right, T value = T(0)) {
   const int64_t s = left.size();
   Shape pads = Shape::filled(2 * s, 0);
   bool any = false;
@@ -93,7 +95,7 @@ Tensor<T> pad_spatial(const Tensor<T>& x, const Shape& left, const Shape& right)
     pads[2 * (s - 1 - i) + 1] = right[i];
     any = any || left[i] != 0 || right[i] != 0;
   }
-  return any ? constant_pad_nd(x, pads) : x;
+  return any ? constant_pad_nd(x, pads, value) : x;
 }
 
 /// The windows of xp (N, C, P...) as a view (N, C, O..., K...).

@@ -118,18 +118,6 @@ inline Shape pool_right_padding(const PoolGeometry& g) {
   return right;
 }
 
-/// x (N, C, spatial...) padded with `value` by (left, right) per dimension.
-template <Element T>
-Tensor<T> pad_spatial_with(const Tensor<T>& x, const Shape& left, const Shape& right, T value) {
-  const int64_t s = left.size();
-  Shape pads = Shape::filled(2 * s, 0);
-  for (int64_t i = 0; i < s; ++i) {
-    pads[2 * (s - 1 - i)] = left[i];
-    pads[2 * (s - 1 - i) + 1] = right[i];
-  }
-  return constant_pad_nd(x, pads, value);
-}
-
 /// Windows (N, C, out..., kernel...) flattened to (N, C, out..., kernel elements).
 template <Element T>
 Tensor<T> flat_windows(const Tensor<T>& windows, int64_t s) {
@@ -205,7 +193,7 @@ ValuesIndices<T> max_pool(const Tensor<T>& input, int64_t s, const Shape& kernel
   const Tensor<T> x = pool_input(input, s, op, unbatched);
   const PoolGeometry g =
       pool_geometry(spatial_sizes(x), x.size(1), kernel_size, stride, padding, dilation, ceil_mode, true, op);
-  const Tensor<T> xp = pad_spatial_with(x, g.padding, pool_right_padding(g), -std::numeric_limits<T>::infinity());
+  const Tensor<T> xp = pad_spatial(x, g.padding, pool_right_padding(g), -std::numeric_limits<T>::infinity());
   std::vector<std::vector<int64_t>> coords(static_cast<std::size_t>(s));
   for (int64_t i = 0; i < s; ++i)
     for (int64_t o = 0; o < g.out[i]; ++o)
@@ -226,7 +214,7 @@ Tensor<T> avg_pool(const Tensor<T>& input, int64_t s, const Shape& kernel_size, 
   const PoolGeometry g =
       pool_geometry(spatial_sizes(x), x.size(1), kernel_size, stride, padding, {1}, ceil_mode, false, op);
   if (divisor_override) check<ValueError>(*divisor_override != 0, op, ": divisor must be not zero");
-  const Tensor<T> xp = pad_spatial_with(x, g.padding, pool_right_padding(g), T(0));
+  const Tensor<T> xp = pad_spatial(x, g.padding, pool_right_padding(g));
   Shape window_dims;
   for (int64_t i = 0; i < s; ++i) window_dims.push_back(-1 - i);
   const Tensor<T> sums = conv_windows(xp, g.kernel, g.stride, g.dilation).sum(window_dims);
