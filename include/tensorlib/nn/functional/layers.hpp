@@ -54,6 +54,24 @@ Shape channel_mask_shape(const Tensor<T>& input, int64_t spatial, const char* op
   return mask;
 }
 
+/// input times a keep mask of `mask` (broadcast) scaled by 1 / (1 - p):
+/// the training path of every channel dropout.
+template <Element T>
+Tensor<T> scaled_keep(const Tensor<T>& input, const Shape& mask, double p, Generator& gen) {
+  return input * keep_mask<T>(mask, p, input.device(), gen) * (p == 1 ? 0.0 : 1 / (1 - p));
+}
+
+/// Alpha dropout with a keep mask of `mask`: dropped elements become SELU's
+/// negative saturation, then an affine map restores mean 0 and variance 1
+/// (PyTorch's constants); 0 < p < 1.
+template <Element T>
+Tensor<T> alpha_keep(const Tensor<T>& input, const Shape& mask, double p, Generator& gen) {
+  constexpr double alpha = 1.7580993408473766;
+  const double a = 1 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
+  const Tensor<T> keep = keep_mask<T>(mask, p, input.device(), gen);
+  return (input * keep + (1 - keep) * (-alpha)) * a + alpha * a * p;
+}
+
 }  // namespace detail
 
 namespace nn::functional {
@@ -338,8 +356,7 @@ template <Element T>
 Tensor<T> dropout(const Tensor<T>& input, double p = 0.5, bool training = true, Generator& gen = default_generator()) {
   tensorlib::detail::check_dropout_p(p, "dropout");
   if (!training || p == 0) return input;
-  if (p == 1) return input * T(0);
-  return input * tensorlib::detail::keep_mask<T>(input.sizes(), p, input.device(), gen) * (1 / (1 - p));
+  return tensorlib::detail::scaled_keep(input, input.sizes(), p, gen);
 }
 
 /// Dropout of whole channels of (N, C, L) or (C, L) (F.dropout1d).
@@ -348,8 +365,7 @@ Tensor<T> dropout1d(const Tensor<T>& input, double p = 0.5, bool training = true
                     Generator& gen = default_generator()) {
   tensorlib::detail::check_dropout_p(p, "dropout1d");
   const Shape mask = tensorlib::detail::channel_mask_shape(input, 1, "dropout1d");
-  if (!training || p == 0) return input;
-  return input * tensorlib::detail::keep_mask<T>(mask, p, input.device(), gen) * (p == 1 ? 0.0 : 1 / (1 - p));
+  return !training || p == 0 ? input : tensorlib::detail::scaled_keep(input, mask, p, gen);
 }
 /// Dropout of whole channels of (N, C, H, W) (F.dropout2d); a 3-D input is
 /// read as (N, C, L), as PyTorch does.
@@ -360,8 +376,7 @@ Tensor<T> dropout2d(const Tensor<T>& input, double p = 0.5, bool training = true
   // A 3-D input is (N, C, L), as PyTorch reads it (with a warning there).
   const Shape mask = input.dim() == 3 ? tensorlib::detail::channel_mask_shape(input, 1, "dropout2d")
                                       : tensorlib::detail::channel_mask_shape(input, 2, "dropout2d");
-  if (!training || p == 0) return input;
-  return input * tensorlib::detail::keep_mask<T>(mask, p, input.device(), gen) * (p == 1 ? 0.0 : 1 / (1 - p));
+  return !training || p == 0 ? input : tensorlib::detail::scaled_keep(input, mask, p, gen);
 }
 /// Dropout of whole channels of (N, C, D, H, W) or (C, D, H, W) (F.dropout3d).
 template <Element T>
@@ -369,8 +384,7 @@ Tensor<T> dropout3d(const Tensor<T>& input, double p = 0.5, bool training = true
                     Generator& gen = default_generator()) {
   tensorlib::detail::check_dropout_p(p, "dropout3d");
   const Shape mask = tensorlib::detail::channel_mask_shape(input, 3, "dropout3d");
-  if (!training || p == 0) return input;
-  return input * tensorlib::detail::keep_mask<T>(mask, p, input.device(), gen) * (p == 1 ? 0.0 : 1 / (1 - p));
+  return !training || p == 0 ? input : tensorlib::detail::scaled_keep(input, mask, p, gen);
 }
 
 /// Alpha dropout (F.alpha_dropout, for SELU networks): dropped elements
@@ -382,10 +396,7 @@ Tensor<T> alpha_dropout(const Tensor<T>& input, double p = 0.5, bool training = 
   tensorlib::detail::check_dropout_p(p, "alpha_dropout");
   if (!training || p == 0) return input;
   if (p == 1) return input * T(0);
-  constexpr double alpha = 1.7580993408473766;
-  const double a = 1 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
-  const Tensor<T> keep = tensorlib::detail::keep_mask<T>(input.sizes(), p, input.device(), gen);
-  return (input * keep + (1 - keep) * (-alpha)) * a + alpha * a * p;
+  return tensorlib::detail::alpha_keep(input, input.sizes(), p, gen);
 }
 
 /// Alpha dropout of whole channels (F.feature_alpha_dropout).
@@ -400,10 +411,7 @@ Tensor<T> feature_alpha_dropout(const Tensor<T>& input, double p = 0.5, bool tra
                                        "dimensions in the input");
   Shape mask = input.sizes();
   for (int64_t d = 2; d < input.dim(); ++d) mask[d] = 1;
-  constexpr double alpha = 1.7580993408473766;
-  const double a = 1 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
-  const Tensor<T> keep = tensorlib::detail::keep_mask<T>(mask, p, input.device(), gen);
-  return (input * keep + (1 - keep) * (-alpha)) * a + alpha * a * p;
+  return tensorlib::detail::alpha_keep(input, mask, p, gen);
 }
 
 }  // namespace nn::functional
