@@ -63,6 +63,18 @@
 /// arguments stay allocation-free; PyTorch's CUDA kernels use a similar cap.
 #define TENSORLIB_MAX_DIMS 16
 
+/// The members of an `nn::Module` (Note [module members], nn/module.hpp):
+/// inside the class, `TENSORLIB_PARAMETERS(weight, bias)`,
+/// `TENSORLIB_BUFFERS(running_mean)` and `TENSORLIB_MODULES(fc1, fc2)` name
+/// the members once; their state dict keys are those names. Each defines a
+/// function returning the names as one string and the members as references.
+#define TENSORLIB_PARAMETERS(...) TENSORLIB_DETAIL_MODULE_FIELDS(tensorlib_parameters, __VA_ARGS__)
+#define TENSORLIB_BUFFERS(...) TENSORLIB_DETAIL_MODULE_FIELDS(tensorlib_buffers, __VA_ARGS__)
+#define TENSORLIB_MODULES(...) TENSORLIB_DETAIL_MODULE_FIELDS(tensorlib_modules, __VA_ARGS__)
+#define TENSORLIB_DETAIL_MODULE_FIELDS(function, ...)                                         \
+  auto function() { return ::tensorlib::nn::detail::Fields{#__VA_ARGS__, std::tie(__VA_ARGS__)}; } \
+  auto function() const { return ::tensorlib::nn::detail::Fields{#__VA_ARGS__, std::tie(__VA_ARGS__)}; }
+
 namespace tensorlib {
 
 /// The version as numbers, for run-time checks by consumers.

@@ -30,6 +30,13 @@ class IndexError : public Error {
   using Error::Error;
 };
 
+/// A name that a keyed collection lacks, e.g. a state dict key (Python's
+/// KeyError).
+class KeyError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// An argument value out of its domain: negative sizes, zero steps, `item()`
 /// on many elements (PyTorch's ValueError / RuntimeError for bad values).
 class ValueError : public Error {

@@ -1,0 +1,384 @@
+// tl::nn::Module and the layers of nn/modules/ against PyTorch 1.13
+// (tests/fixtures/generate_nn_modules.py): each case loads PyTorch's state
+// dict into the same module and compares its keys and their order, its
+// printed form, the training-mode output, the gradients of input and
+// parameters, the buffers after the forward and the evaluation-mode output.
+// Then the traversal's laws, default initializations, load_state_dict's
+// messages, train/eval, zero_grad, to and the containers.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "fixtures.hpp"
+#include "tensorlib/tensorlib.hpp"
+
+namespace nn = tl::nn;
+
+namespace {
+
+const fixtures::File& modules_file() { return fixtures::load("nn_modules.txt"); }
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+tl::AnyTensor any_of(const fixtures::Case& c, const std::string& key) {
+  if (c.tensor(key).dtype == "int64") return c.get<int64_t>(key);
+  return c.get<double>(key);
+}
+
+// PyTorch's state dict of the case, in its order.
+nn::StateDict fixture_state(const fixtures::Case& c) {
+  nn::StateDict sd;
+  for (const auto& key : split_lines(c.text("keys"))) sd.insert(key, any_of(c, "sd:" + key));
+  return sd;
+}
+
+void check_any(const tl::AnyTensor& actual, const fixtures::Case& c, const std::string& key) {
+  if (c.tensor(key).dtype == "int64") {
+    fixtures::check_close(actual.as<int64_t>(), c.get<int64_t>(key), 0, 0, key);
+  } else {
+    fixtures::check_close(actual.as<double>(), c.get<double>(key), 1e-10, 1e-12, key);
+  }
+}
+
+template <class X>
+X fixture_input(const fixtures::Case& c, const char* key) {
+  X x = c.get<typename X::value_type>(key);
+  if constexpr (std::is_same_v<typename X::value_type, double>) x.requires_grad_();
+  return x;
+}
+
+// Runs the fixture case `name` on `m`: inputs of types In (Tensor<double>
+// or Tensor<int64_t>), `forwards` training-mode forwards of which the last
+// is checked.
+template <class... In, class M>
+void run_case(const std::string& name, M m, int forwards = 1) {
+  CAPTURE(name);
+  const auto& c = modules_file()[name];
+  CHECK(m.state_dict().keys() == split_lines(c.text("keys")));
+  std::ostringstream printed;
+  printed << m;
+  CHECK(printed.str() == c.text("repr"));
+  m.load_state_dict(fixture_state(c));
+  const auto inputs = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::tuple<In...>{fixture_input<In>(c, ("in" + std::to_string(I)).c_str())...};
+  }(std::index_sequence_for<In...>{});
+  tl::Tensor<double> out;
+  for (int i = 0; i < forwards; ++i) out = std::apply(m, inputs);
+  fixtures::check_close(out, c.get<double>("out"), 1e-10, 1e-12, "out");
+  if (out.requires_grad()) {
+    out.backward(c.get<double>("g"));
+    if constexpr (std::is_same_v<std::tuple_element_t<0, std::tuple<In...>>, tl::Tensor<double>>) {
+      fixtures::check_close(std::get<0>(inputs).grad(), c.get<double>("gin0"), 1e-10, 1e-12, "gin0");
+    }
+  }
+  if constexpr (!std::is_void_v<typename M::parameter_type>) {
+    for (const auto& [key, p] : m.named_parameters()) {
+      fixtures::check_close(p.grad(), c.get<double>("grad:" + key), 1e-10, 1e-12, "grad:" + key);
+    }
+  }
+  for (const auto& [key, value] : m.state_dict()) check_any(value, c, "after:" + key);
+  m.eval();
+  tl::NoGradGuard no_grad;
+  fixtures::check_close(std::apply(m, inputs), c.get<double>("eval"), 1e-10, 1e-12, "eval");
+}
+
+using D = tl::Tensor<double>;
+using I = tl::Tensor<int64_t>;
+
+// The generator's Net.
+struct Net : nn::Module<Net, double> {
+  nn::Conv2d<double> conv{2, 4, {3}, {.padding = {1}}};
+  nn::BatchNorm2d<double> bn{4};
+  nn::MaxPool2d pool{{2}};
+  nn::Sequential<nn::Flatten, nn::Linear<double>, nn::GELU, nn::LayerNorm<double>> head{
+      nn::Flatten(), nn::Linear<double>(4 * 3 * 3, 8), nn::GELU(), nn::LayerNorm<double>({8})};
+  nn::Embedding<double> emb{5, 8, {.padding_idx = 0}};
+  nn::ModuleList<nn::Linear<double>> out{nn::Linear<double>(8, 8), nn::Linear<double>(8, 3, false)};
+  nn::Dropout drop{0.0};
+  TENSORLIB_MODULES(conv, bn, pool, head, emb, out, drop)
+
+  D forward(const D& x, const I& idx) {
+    D h = head(pool(D(tl::relu(bn(conv(x)))))) + emb(idx);
+    for (auto& layer : out) h = layer(h);
+    return drop(h);
+  }
+};
+
+TEST_CASE("nn modules: values, gradients and buffers against PyTorch") {
+  run_case<D>("linear", nn::Linear<double>(4, 3));
+  run_case<D>("linear_no_bias", nn::Linear<double>(4, 3, false));
+  run_case<D, D>("bilinear", nn::Bilinear<double>(3, 4, 2));
+  run_case<D>("conv1d_reflect", nn::Conv1d<double>(2, 3, {3}, {.padding = {1}, .padding_mode = "reflect"}));
+  run_case<D>("conv2d_groups", nn::Conv2d<double>(4, 6, {3, 2}, {.stride = {2}, .padding = {1, 0}, .groups = 2}));
+  run_case<D>("conv2d_circular", nn::Conv2d<double>(2, 2, {3},
+                                                    {.padding = {2},
+                                                     .dilation = {2},
+                                                     .bias = false,
+                                                     .padding_mode = "circular"}));
+  run_case<D>("conv3d", nn::Conv3d<double>(2, 2, {2}));
+  run_case<D>("conv_transpose2d",
+              nn::ConvTranspose2d<double>(3, 2, {3}, {.stride = {2}, .padding = {1}, .output_padding = {1}}));
+  run_case<D>("batchnorm1d_cumulative", nn::BatchNorm1d<double>(3, {.momentum = std::nullopt}), 3);
+  run_case<D>("batchnorm1d_3d", nn::BatchNorm1d<double>(3, {.affine = false}));
+  run_case<D>("batchnorm2d", nn::BatchNorm2d<double>(3, {.eps = 1e-3, .momentum = 0.3}), 2);
+  run_case<D>("batchnorm3d_untracked", nn::BatchNorm3d<double>(2, {.track_running_stats = false}));
+  run_case<D>("layernorm", nn::LayerNorm<double>({3, 4}));
+  run_case<D>("groupnorm", nn::GroupNorm<double>(2, 4));
+  run_case<D>("prelu", nn::PReLU<double>(3));
+  run_case<I>("embedding", nn::Embedding<double>(6, 3, {.padding_idx = 2}));
+  run_case<D>("maxpool2d", nn::MaxPool2d({3}, {.stride = {2}, .padding = {1}, .ceil_mode = true}));
+  run_case<D>("avgpool2d", nn::AvgPool2d({2}, {.padding = {1}, .count_include_pad = false}));
+  run_case<D>("adaptive_avgpool2d", nn::AdaptiveAvgPool2d({2, 3}));
+  run_case<D>("adaptive_maxpool1d", nn::AdaptiveMaxPool1d({3}));
+  run_case<D>("leaky_relu", nn::LeakyReLU(0.2));
+  run_case<D>("elu", nn::ELU(0.5));
+  run_case<D>("gelu_tanh", nn::GELU("tanh"));
+  run_case<D>("softplus", nn::Softplus(2.0, 1.5));
+  run_case<D>("hardtanh", nn::Hardtanh(-0.5, 1.5));
+  run_case<D>("softmax", nn::Softmax(1));
+  run_case<D>("log_softmax", nn::LogSoftmax(0));
+  run_case<D>("silu", nn::SiLU());
+  run_case<D>("mish", nn::Mish());
+  run_case<D>("flatten", nn::Flatten(0, 1));
+  run_case<D>("unflatten", nn::Unflatten(1, {2, 3}));
+  run_case<D, I>("cross_entropy", nn::CrossEntropyLoss<double>({.weight = tl::ones<double>({4}), .label_smoothing = 0.1}));
+  run_case<D, I>("nll", nn::NLLLoss<double>({.ignore_index = 1, .reduction = "sum"}));
+  run_case<D, D>("bce_with_logits", nn::BCEWithLogitsLoss<double>({}, "mean", tl::ones<double>({3})));
+  run_case<D, D>("smooth_l1", nn::SmoothL1Loss("mean", 0.5));
+  run_case<D, D>("huber", nn::HuberLoss("sum", 2.0));
+  run_case<D, D>("kl_div", nn::KLDivLoss("batchmean", true));
+  run_case<D, D>("mse", nn::MSELoss());
+  run_case<D, I>("net", Net());
+}
+
+TEST_CASE("nn::Module: names of parameters, buffers and modules are PyTorch's") {
+  const auto& c = modules_file()["net_names"];
+  Net net;
+  std::vector<std::string> params, buffers;
+  for (const auto& [name, p] : net.named_parameters()) params.push_back(name);
+  for (const auto& [name, b] : net.named_buffers()) buffers.push_back(name);
+  CHECK(params == split_lines(c.text("parameters")));
+  CHECK(buffers == split_lines(c.text("buffers")));
+  std::vector<std::string> modules = net.module_names();
+  modules[0] = "";  // PyTorch's first name is the empty string, its own line
+  CHECK(modules == std::vector<std::string>{"", "conv", "bn", "pool", "head", "head.0", "head.1", "head.2", "head.3",
+                                            "emb", "out", "out.0", "out.1", "drop"});
+  CHECK(split_lines(c.text("modules")) ==
+        std::vector<std::string>{"", "conv", "bn", "pool", "head", "head.0", "head.1", "head.2", "head.3", "emb", "out",
+                                 "out.0", "out.1", "drop"});
+  CHECK(net.parameters().size() == params.size());
+  CHECK(net.named_parameters(false).empty());
+  CHECK(net.conv.named_parameters(false).size() == 2);
+}
+
+TEST_CASE("nn::Module: load_state_dict's errors are PyTorch's") {
+  const auto& c = modules_file()["load_errors"];
+  nn::Linear lin(4, 3);
+  const tl::Tensor<float> weight = lin.weight.detach().clone();
+  const auto load = [&](nn::StateDict sd) { return fixtures::error_message([&] { lin.load_state_dict(sd); }); };
+  CHECK(load({{"weight", tl::zeros<float>({3, 4})}}) == c.text("missing"));
+  CHECK(load({{"weight", tl::zeros<float>({3, 4})},
+              {"bias", tl::zeros<float>({3})},
+              {"scale", tl::zeros<float>({1})},
+              {"w2", tl::zeros<float>({1})}}) == c.text("unexpected"));
+  CHECK(load({{"bias", tl::zeros<float>({3})}, {"extra", tl::zeros<float>({1})}}) == c.text("both"));
+  CHECK(load({{"weight", tl::zeros<float>({4, 3})}, {"bias", tl::zeros<float>({3})}}) == c.text("size"));
+  // Nothing was copied by a failed load.
+  CHECK(tl::equal(lin.weight, weight));
+  // Not strict: the keys come back and the rest is loaded, converted to float.
+  const auto keys = lin.load_state_dict({{"weight", tl::ones<double>({3, 4})}, {"extra", tl::zeros<float>({1})}}, false);
+  CHECK(keys.missing_keys == std::vector<std::string>{"bias"});
+  CHECK(keys.unexpected_keys == std::vector<std::string>{"extra"});
+  CHECK(tl::equal(lin.weight, tl::ones<float>({3, 4})));
+  CHECK(lin.weight.requires_grad());
+  CHECK(lin.weight.is_leaf());
+}
+
+TEST_CASE("nn::StateDict keeps insertion order and names missing keys") {
+  nn::StateDict sd{{"b", tl::zeros<float>({1})}, {"a", tl::ones<int64_t>({2})}};
+  sd.insert("b", tl::ones<float>({3}));
+  CHECK(sd.keys() == std::vector<std::string>{"b", "a"});
+  CHECK(sd.get<float>("b").numel() == 3);
+  CHECK(sd.at("a").dtype() == tl::kInt64);
+  CHECK(fixtures::error_message([&] { (void)sd.at("c"); }) == "StateDict: no key 'c'");
+  CHECK_THROWS_AS((void)sd.at("c"), tl::KeyError);
+  CHECK_THROWS_AS((void)sd.get<double>("b"), tl::TypeError);
+  sd.erase("b");
+  CHECK(sd.keys() == std::vector<std::string>{"a"});
+  CHECK(sd.at("a").numel() == 2);
+}
+
+TEST_CASE("nn::Module: state_dict shares the module's tensors, detached") {
+  nn::Linear lin(2, 2);
+  const auto sd = lin.state_dict();
+  const auto w = sd.get<float>("weight");
+  CHECK(w.data_ptr() == lin.weight.data_ptr());
+  CHECK_FALSE(w.requires_grad());
+}
+
+// Two layers sharing one weight (tied weights): parameters() lists it once,
+// the state dict under both names, as PyTorch.
+struct Tied : nn::Module<Tied> {
+  nn::Linear<> a{3, 3};
+  nn::Linear<> b{3, 3};
+  TENSORLIB_MODULES(a, b)
+  Tied() { b.weight = a.weight; }
+  tl::Tensor<float> forward(const tl::Tensor<float>& x) { return b(a(x)); }
+};
+
+TEST_CASE("nn::Module: a shared parameter is listed once, saved under each name") {
+  Tied t;
+  CHECK(t.parameters().size() == 3);
+  CHECK(t.state_dict().keys() == std::vector<std::string>{"a.weight", "a.bias", "b.weight", "b.bias"});
+}
+
+TEST_CASE("nn layers: default initialization has PyTorch's bounds and moments") {
+  tl::manual_seed(11);
+  nn::Linear lin(1000, 400);
+  const double bound = 1 / std::sqrt(1000.0);
+  CHECK(lin.weight.abs().max().item() <= bound);
+  CHECK(lin.bias.abs().max().item() <= bound);
+  // uniform(-b, b) has standard deviation b / sqrt(3)
+  CHECK(lin.weight.std().item() == doctest::Approx(bound / std::sqrt(3.0)).epsilon(0.01));
+  CHECK(lin.weight.requires_grad());
+  CHECK(lin.weight.is_leaf());
+  nn::Conv2d<> conv(16, 8, {3}, {.groups = 2});
+  CHECK(conv.weight.sizes() == tl::Shape{8, 8, 3, 3});
+  CHECK(conv.weight.abs().max().item() <= 1 / std::sqrt(72.0));
+  nn::ConvTranspose2d<> deconv(4, 6, {2}, {.groups = 2});
+  CHECK(deconv.weight.sizes() == tl::Shape{4, 3, 2, 2});
+  CHECK(deconv.bias.sizes() == tl::Shape{6});
+  nn::BatchNorm2d<> bn(5);
+  CHECK(tl::equal(bn.weight, tl::ones<float>({5})));
+  CHECK(tl::equal(bn.bias, tl::zeros<float>({5})));
+  CHECK(tl::equal(bn.running_var, tl::ones<float>({5})));
+  CHECK(bn.num_batches_tracked.item() == 0);
+  CHECK(bn.num_batches_tracked.dim() == 0);
+  nn::Embedding emb(300, 20, {.padding_idx = -1});
+  CHECK(emb.padding_idx == 299);
+  CHECK(emb.weight.select(0, 299).abs().sum().item() == 0);
+  CHECK(emb.weight.std().item() == doctest::Approx(1.0).epsilon(0.05));
+}
+
+TEST_CASE("nn layers: argument errors") {
+  CHECK(fixtures::error_message([] { nn::Conv2d<>(3, 4, {3}, {.groups = 2}); }) ==
+        "in_channels must be divisible by groups");
+  CHECK(fixtures::error_message([] { nn::Conv2d<>(4, 3, {3}, {.groups = 2}); }) ==
+        "out_channels must be divisible by groups");
+  CHECK(fixtures::error_message([] { nn::Conv2d<>(4, 4, {3}, {.groups = 0}); }) ==
+        "groups must be a positive integer");
+  CHECK(fixtures::error_message([] { nn::Conv2d<>(4, 4, {3}, {.padding_mode = "zero"}); }) ==
+        "padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got padding_mode='zero'");
+  CHECK(fixtures::error_message([] { nn::ConvTranspose1d<>(4, 4, {3}, {.padding_mode = "reflect"}); }) ==
+        "Only \"zeros\" padding mode is supported for ConvTranspose1d");
+  CHECK(fixtures::error_message([] { nn::Dropout(1.5); }) ==
+        "dropout probability has to be between 0 and 1, but got 1.5");
+  CHECK(fixtures::error_message([] { nn::Embedding(3, 2, {.padding_idx = 3}); }) ==
+        "Padding_idx must be within num_embeddings");
+  nn::BatchNorm2d<> bn(3);
+  CHECK(fixtures::error_message([&] { bn(tl::zeros<float>({2, 3, 4})); }) == "expected 4D input (got 3D input)");
+  nn::BatchNorm1d<> bn1(3);
+  CHECK(fixtures::error_message([&] { bn1(tl::zeros<float>({2, 3, 4, 5})); }) ==
+        "expected 2D or 3D input (got 4D input)");
+  nn::ModuleList<nn::Linear<>> list{nn::Linear(1, 1)};
+  CHECK(fixtures::error_message([&] { (void)list[1]; }) == "ModuleList: index 1 is out of range");
+  CHECK(&list[-1] == &list[0]);
+}
+
+TEST_CASE("nn::Module: train and eval reach every submodule and change Dropout and BatchNorm") {
+  Net net;
+  net.eval();
+  bool all_eval = true;
+  net.for_each_module([&](const std::string&, const auto& m) { all_eval = all_eval && !m.training; });
+  CHECK(all_eval);
+  CHECK_FALSE(net.head.get<3>().training);
+  net.train();
+  CHECK(net.out[1].training);
+  nn::Dropout drop(0.5);
+  const auto x = tl::ones<float>({1000});
+  const auto y = drop(x);
+  const double zeros = (y == 0.f).sum().item();
+  CHECK(zeros > 400);
+  CHECK(zeros < 600);
+  CHECK(tl::equal(y.masked_select(y != 0.f), tl::full<float>({1000 - static_cast<int64_t>(zeros)}, 2.f)));
+  drop.eval();
+  CHECK(tl::equal(drop(x), x));
+  // BatchNorm in evaluation mode uses (and keeps) the running statistics.
+  nn::BatchNorm1d<> bn(2);
+  bn.eval();
+  const auto in = tl::tensor<float>({{1, 2}, {3, 6}});
+  CHECK(tl::allclose(bn(in), in / std::sqrt(1 + 1e-5)));
+  CHECK(bn.num_batches_tracked.item() == 0);
+}
+
+TEST_CASE("nn::Module: zero_grad, requires_grad_, apply and to") {
+  nn::Sequential seq{nn::Linear(3, 4), nn::Tanh(), nn::Linear(4, 2)};
+  seq(tl::randn<float>({5, 3})).sum().backward();
+  for (const auto& p : seq.parameters()) CHECK(p.grad().defined());
+  seq.zero_grad(false);
+  for (const auto& p : seq.parameters()) CHECK(p.grad().abs().sum().item() == 0);
+  seq.zero_grad();
+  for (const auto& p : seq.parameters()) CHECK_FALSE(p.grad().defined());
+  seq.requires_grad_(false);
+  CHECK_FALSE(seq(tl::randn<float>({2, 3})).requires_grad());
+  seq.requires_grad_();
+  // apply visits children before parents.
+  std::vector<std::string> order;
+  seq.apply([&](auto& m) {
+    order.push_back(nn::detail::module_name<std::remove_cvref_t<decltype(m)>>());
+    if constexpr (requires { m.bias; }) m.bias.detach().fill_(0.f);
+  });
+  CHECK(order == std::vector<std::string>{"Linear", "Tanh", "Linear", "Sequential"});
+  CHECK(seq.get<2>().bias.abs().sum().item() == 0);
+  // to(device) moves in place: handles taken before see the move.
+  auto handle = seq.get<0>().weight;
+  seq.to(tl::Device(tl::kCPU));
+  CHECK(handle.impl() == seq.get<0>().weight.impl());
+  CHECK(seq.size() == 3);
+}
+
+TEST_CASE("nn::Module: a model trains with an optimizer over parameters()") {
+  tl::manual_seed(2);
+  nn::Sequential model{nn::Linear(2, 16), nn::ReLU(), nn::Linear(16, 1)};
+  tl::optim::Adam opt(model.parameters(), {.lr = 0.02});
+  const auto x = tl::randn<float>({64, 2});
+  const auto y = tl::Tensor<float>(x.select(1, 0) * x.select(1, 1)).unsqueeze(1);
+  nn::MSELoss loss_fn;
+  double first = 0, last = 0;
+  for (int step = 0; step < 300; ++step) {
+    opt.zero_grad();
+    auto loss = loss_fn(model(x), y);
+    loss.backward();
+    opt.step();
+    (step == 0 ? first : last) = loss.item();
+  }
+  CHECK(last < first / 10);
+}
+
+TEST_CASE("nn printing: Python's float and tuple spelling") {
+  using nn::detail::python_float;
+  CHECK(python_float(1e-5) == "1e-05");
+  CHECK(python_float(0.1) == "0.1");
+  CHECK(python_float(1.0) == "1.0");
+  CHECK(python_float(0.0001) == "0.0001");
+  CHECK(python_float(123.5) == "123.5");
+  CHECK(python_float(-0.0) == "-0.0");
+  CHECK(python_float(1e16) == "1e+16");
+  CHECK(python_float(1.5e-300) == "1.5e-300");
+  CHECK(python_float(12345678.0) == "12345678.0");
+  CHECK(nn::detail::python_tuple({5}) == "(5,)");
+  CHECK(nn::detail::python_int_or_tuple({2, 3}) == "(2, 3)");
+}
+
+}  // namespace
