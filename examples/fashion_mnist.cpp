@@ -1,14 +1,13 @@
 // Fashion-MNIST on the CPU, on the real data of the Debian package
 // `dataset-fashion-mnist` (gzip-compressed IDX files), batch 64. Two models:
-//   mlp (default): 784-256-10 with SGD (lr 0.1, momentum 0.9); the layers
-//        are matmuls with PyTorch's `nn.Linear` layout and initialisation.
-//        bench/mlp_bench.cpp times the same training step beside LibTorch's.
+//   mlp (default): 784-256-10 with SGD (lr 0.1, momentum 0.9), an
+//        nn::Sequential of nn::Linear and nn::ReLU. bench/mlp_bench.cpp times
+//        the same training step beside LibTorch's.
 //   cnn: conv 5x5 (1 -> 16) - relu - max pool 2 - conv 5x5 (16 -> 32) - relu -
-//        max pool 2 - linear (1568 -> 10), with Adam (lr 1e-3); written with
-//        tl::nn::functional (conv2d, max_pool2d, linear) and nn.Conv2d's
-//        initialisation from tl::nn::init.
-// Both train on F::cross_entropy. Everything is tensorlib's tensors,
-// autograd, nn::functional and optim.
+//        max pool 2 - linear (1568 -> 10), with Adam (lr 1e-3): a module of
+//        its own (nn::Module) of nn::Conv2d, nn::MaxPool2d and nn::Linear.
+// Both train on F::cross_entropy; the layers have PyTorch's initialization.
+// Everything is tensorlib's tensors, autograd, nn and optim.
 //
 // fashion_mnist [--data DIR] [--model mlp|cnn] [--epochs N] [--train-images N]
 //               [--threads N] [--min-accuracy A]
@@ -28,6 +27,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <span>
@@ -112,65 +112,40 @@ Split load_split(const std::string& dir, const std::string& prefix) {
   return {raw / 255.0f, tl::from_blob(std::span<int64_t>(labels), {n}).clone()};
 }
 
-// PyTorch's nn.Linear: weight (out, in) and bias (out), both U(-1/sqrt(in), 1/sqrt(in)).
-struct Linear {
-  tl::Tensor<float> weight, bias;
-  Linear(int64_t in, int64_t out, tl::Generator& gen) {
-    const float bound = 1.0f / std::sqrt(static_cast<float>(in));
-    weight = ((tl::rand({out, in}, gen) * 2.0f - 1.0f) * bound).eval().requires_grad_();
-    bias = ((tl::rand({out}, gen) * 2.0f - 1.0f) * bound).eval().requires_grad_();
-  }
-  tl::Tensor<float> operator()(const tl::Tensor<float>& x) const { return tl::matmul(x, weight.t()) + bias; }
-};
-
-struct Mlp {
-  Linear fc1, fc2;
-  explicit Mlp(tl::Generator& gen) : fc1(28 * 28, 256, gen), fc2(256, 10, gen) {}
-  tl::Tensor<float> operator()(const tl::Tensor<float>& x) const { return fc2(tl::relu(fc1(x))); }  // (N, C)
-  std::vector<tl::Tensor<float>> parameters() const { return {fc1.weight, fc1.bias, fc2.weight, fc2.bias}; }
-};
-
+namespace nn = tl::nn;
 namespace F = tl::nn::functional;
 
-// PyTorch's nn.Conv2d initialisation: weight kaiming_uniform_(a = sqrt 5),
-// bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
-struct Conv {
-  tl::Tensor<float> weight, bias;
-  Conv(int64_t in, int64_t out, int64_t k, tl::Generator& gen) {
-    weight = tl::empty<float>({out, in, k, k});
-    tl::nn::init::kaiming_uniform_(weight, std::sqrt(5.0), "fan_in", "leaky_relu", gen);
-    const double bound = 1.0 / std::sqrt(static_cast<double>(in * k * k));
-    bias = tl::empty<float>({out});
-    tl::nn::init::uniform_(bias, -bound, bound, gen);
-    weight.requires_grad_();
-    bias.requires_grad_();
-  }
-  tl::Tensor<float> operator()(const tl::Tensor<float>& x) const { return F::conv2d(x, weight, bias, {1}, {2}); }
-};
+// 784-256-10, as PyTorch's nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10)).
+using Mlp = nn::Sequential<nn::Linear<>, nn::ReLU, nn::Linear<>>;
+Mlp make_mlp() { return Mlp(nn::Linear(28 * 28, 256), nn::ReLU(), nn::Linear(256, 10)); }
 
-struct Cnn {
-  Conv conv1, conv2;
-  Linear fc;
-  explicit Cnn(tl::Generator& gen) : conv1(1, 16, 5, gen), conv2(16, 32, 5, gen), fc(32 * 7 * 7, 10, gen) {}
-  tl::Tensor<float> operator()(const tl::Tensor<float>& x) const {
-    const auto h1 = F::max_pool2d(tl::Tensor<float>(tl::relu(conv1(x.reshape({-1, 1, 28, 28})))), {2});
-    const auto h2 = F::max_pool2d(tl::Tensor<float>(tl::relu(conv2(h1))), {2});  // (N, 32, 7, 7)
-    return F::linear(h2.flatten(1), fc.weight, fc.bias);                         // (N, C)
-  }
-  std::vector<tl::Tensor<float>> parameters() const {
-    return {conv1.weight, conv1.bias, conv2.weight, conv2.bias, fc.weight, fc.bias};
+// A module of one's own: its submodules named once, its forward.
+struct Cnn : nn::Module<Cnn> {
+  nn::Conv2d<> conv1{1, 16, {5}, {.padding = {2}}};
+  nn::Conv2d<> conv2{16, 32, {5}, {.padding = {2}}};
+  nn::MaxPool2d pool{{2}};
+  nn::Linear<> fc{32 * 7 * 7, 10};
+  TENSORLIB_MODULES(conv1, conv2, pool, fc)
+
+  tl::Tensor<float> forward(const tl::Tensor<float>& x) {
+    const auto h1 = pool(tl::Tensor<float>(tl::relu(conv1(x.reshape({-1, 1, 28, 28})))));  // (N, 16, 14, 14)
+    const auto h2 = pool(tl::Tensor<float>(tl::relu(conv2(h1))));                          // (N, 32, 7, 7)
+    return fc(h2.flatten(1));                                                              // (N, C)
   }
 };
+Cnn make_cnn() { return Cnn(); }
 
 template <class Model>
-double accuracy(const Model& model, const Split& split) {
+double accuracy(Model& model, const Split& split) {
   const tl::NoGradGuard no_grad;
+  model.eval();
   int64_t correct = 0;
   for (int64_t at = 0; at < split.labels.numel(); at += 1000) {
     const int64_t end = std::min(at + 1000, split.labels.numel());
     const tl::Tensor<int64_t> predicted = tl::argmax(model(split.images.slice(0, at, end)), 1);
     correct += tl::Tensor<bool>(predicted == split.labels.slice(0, at, end)).sum().item();
   }
+  model.train();
   return static_cast<double>(correct) / static_cast<double>(split.labels.numel());
 }
 
@@ -221,10 +196,10 @@ Args parse(int argc, char** argv) {
 
 // Trains a fresh Model with optimizer Opt for args.epochs and returns the
 // final test accuracy.
-template <class Model, class Opt, class Options>
-double train_and_test(const Args& args, const Split& train, const Split& test, tl::Generator& gen,
+template <class Opt, class Model, class Options>
+double train_and_test(const Args& args, const Split& train, const Split& test, tl::Generator& gen, Model model,
                       const Options& options) {
-  Model model(gen);
+  std::cout << model << std::endl;
   Opt opt(model.parameters(), options);
   constexpr int64_t batch = 64;
   const int64_t images =
@@ -263,12 +238,13 @@ int main(int argc, char** argv) try {
               static_cast<long long>(train.labels.numel()), static_cast<long long>(test.labels.numel()),
               tl::get_num_threads());
 
-  tl::Generator gen(0);
+  tl::manual_seed(0);  // the layers' initialization
+  tl::Generator gen(0);  // the batches' order
   const double test_accuracy =
-      args.model == "mlp"
-          ? train_and_test<Mlp, tl::optim::SGD<float>>(args, train, test, gen,
-                                                       tl::optim::SGDOptions{.lr = 0.1, .momentum = 0.9})
-          : train_and_test<Cnn, tl::optim::Adam<float>>(args, train, test, gen, tl::optim::AdamOptions{.lr = 1e-3});
+      args.model == "mlp" ? train_and_test<tl::optim::SGD<float>>(args, train, test, gen, make_mlp(),
+                                                                   tl::optim::SGDOptions{.lr = 0.1, .momentum = 0.9})
+                          : train_and_test<tl::optim::Adam<float>>(args, train, test, gen, make_cnn(),
+                                                                    tl::optim::AdamOptions{.lr = 1e-3});
   return test_accuracy >= args.min_accuracy ? 0 : 1;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "%s\n", e.what());
