@@ -200,3 +200,7 @@
 #include "tensorlib/optim/sgd.hpp"
 #include "tensorlib/optim/strong_wolfe.hpp"
 #include "tensorlib/optim/warmup_lr.hpp"
+
+#include "tensorlib/io/json.hpp"
+#include "tensorlib/io/npy.hpp"
+#include "tensorlib/io/safetensors.hpp"

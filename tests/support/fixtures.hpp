@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -189,6 +190,13 @@ std::vector<std::pair<std::string, tl::Tensor<T>>> layouts(const tl::Tensor<T>& 
     out.emplace_back("strided", strided);
   }
   return out;
+}
+
+/// The bytes of a file (a binary fixture).
+inline std::string load_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open fixture file " + path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 /// The message of the tl::Error that f() throws, or "no error": for
