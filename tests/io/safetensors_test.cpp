@@ -92,12 +92,16 @@ TEST_CASE("safetensors: every element type, 0-d and empty tensors read back exac
   // Round trip through our writer.
   const auto back = st::load_with_metadata(st::save(t, contents.metadata));
   CHECK(back.metadata == contents.metadata);
-  for (const auto& [name, value] : t) {
+  for (const auto& item : t) {
+    const std::string& name = item.first;
+    const tl::AnyTensor& value = item.second;
     CAPTURE(name);
     CHECK(back.tensors.at(name).dtype() == value.dtype());
     CHECK(back.tensors.at(name).sizes() == value.sizes());
-    CHECK(std::memcmp(back.tensors.at(name).impl()->data(), value.impl()->data(),
-                      static_cast<std::size_t>(value.numel() * tl::element_size(value.dtype()))) == 0);
+    if (value.numel() > 0) {
+      CHECK(std::memcmp(back.tensors.at(name).impl()->data(), value.impl()->data(),
+                        static_cast<std::size_t>(value.numel() * tl::element_size(value.dtype()))) == 0);
+    }
   }
 }
 

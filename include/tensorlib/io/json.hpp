@@ -28,12 +28,15 @@ struct Json {
   int64_t integer = 0;
   std::string string;
   std::vector<Json> array;
-  std::vector<std::pair<std::string, Json>> object;
+  /// An object's member names and values, in order (two vectors: a vector
+  /// of pairs would need Json complete here).
+  std::vector<std::string> keys;
+  std::vector<Json> values;
 
   /// The member named `key` of an object; null when absent.
   const Json* find(std::string_view key) const {
-    for (const auto& [k, v] : object) {
-      if (k == key) return &v;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key) return &values[i];
     }
     return nullptr;
   }
@@ -93,9 +96,9 @@ class JsonParser {
       do {
         skip_space();
         if (at_ >= text_.size() || text_[at_] != '"') fail("expected a member name");
-        std::string key = parse_string();
+        v.keys.push_back(parse_string());
         expect(':');
-        v.object.emplace_back(std::move(key), parse_value(depth + 1));
+        v.values.push_back(parse_value(depth + 1));
       } while (consume(','));
       expect('}');
     } else if (c == '[') {

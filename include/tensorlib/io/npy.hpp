@@ -231,7 +231,9 @@ inline std::string to_bytes(const AnyTensor& t) {
   const std::size_t length = header.size();
   for (std::size_t i = 0; i < (v2 ? 4u : 2u); ++i) out += static_cast<char>((length >> (8 * i)) & 0xFF);
   out += header;
-  out.append(static_cast<const char*>(host.impl()->data()), static_cast<std::size_t>(host.numel() * size));
+  if (host.numel() > 0) {
+    out.append(static_cast<const char*>(host.impl()->data()), static_cast<std::size_t>(host.numel() * size));
+  }
   return out;
 }
 

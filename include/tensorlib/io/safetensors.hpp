@@ -142,13 +142,15 @@ inline Contents load_with_metadata(std::string_view bytes, const std::string& wh
     uint64_t begin, end;
   };
   std::vector<Entry> entries;
-  for (const auto& [name, value] : root.object) {
+  for (std::size_t member = 0; member < root.keys.size(); ++member) {
+    const std::string& name = root.keys[member];
+    const io::detail::Json& value = root.values[member];
     if (name == "__metadata__") {
       check<ValueError>(value.kind == io::detail::Json::Kind::Object, what, ": __metadata__ is not an object");
-      for (const auto& [key, text] : value.object) {
-        check<ValueError>(text.kind == io::detail::Json::Kind::String, what, ": __metadata__ value of '", key,
-                          "' is not a string");
-        out.metadata[key] = text.string;
+      for (std::size_t i = 0; i < value.keys.size(); ++i) {
+        check<ValueError>(value.values[i].kind == io::detail::Json::Kind::String, what, ": __metadata__ value of '",
+                          value.keys[i], "' is not a string");
+        out.metadata[value.keys[i]] = value.values[i].string;
       }
       continue;
     }
