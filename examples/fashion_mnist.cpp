@@ -238,13 +238,13 @@ int main(int argc, char** argv) try {
               static_cast<long long>(train.labels.numel()), static_cast<long long>(test.labels.numel()),
               tl::get_num_threads());
 
-  tl::manual_seed(0);  // the layers' initialization
+  tl::manual_seed(0);    // the layers' initialization
   tl::Generator gen(0);  // the batches' order
   const double test_accuracy =
       args.model == "mlp" ? train_and_test<tl::optim::SGD<float>>(args, train, test, gen, make_mlp(),
-                                                                   tl::optim::SGDOptions{.lr = 0.1, .momentum = 0.9})
+                                                                  tl::optim::SGDOptions{.lr = 0.1, .momentum = 0.9})
                           : train_and_test<tl::optim::Adam<float>>(args, train, test, gen, make_cnn(),
-                                                                    tl::optim::AdamOptions{.lr = 1e-3});
+                                                                   tl::optim::AdamOptions{.lr = 1e-3});
   return test_accuracy >= args.min_accuracy ? 0 : 1;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "%s\n", e.what());

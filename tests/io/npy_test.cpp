@@ -62,7 +62,9 @@ TEST_CASE("npy: our files read back, with numpy's header layout") {
 }
 
 TEST_CASE("npy: damaged files give errors naming the problem") {
-  const auto err = [](const std::string& bytes) { return fixtures::error_message([&] { (void)npy::from_bytes(bytes); }); };
+  const auto err = [](const std::string& bytes) {
+    return fixtures::error_message([&] { (void)npy::from_bytes(bytes); });
+  };
   const std::string good = fixtures::load_bytes(npy_path("f4"));
   CHECK(err("PK\3\4") == "npy: not an npy file (no \\x93NUMPY magic)");
   std::string v9 = good;

@@ -75,7 +75,10 @@ TEST_CASE("safetensors: PyTorch's weights load into the same module and give its
 TEST_CASE("safetensors: every element type, 0-d and empty tensors read back exactly") {
   const auto& c = fixtures::load("io.txt")["dtypes"];
   const auto contents = st::load_with_metadata(fixtures::load_bytes(fixture_path("dtypes.safetensors")));
-  CHECK(contents.metadata.at("note") == "\xc3\xbc" "n\xc3\xaf" "code \"quoted\"");
+  CHECK(contents.metadata.at("note") ==
+        "\xc3\xbc"
+        "n\xc3\xaf"
+        "code \"quoted\"");
   const auto& t = contents.tensors;
   CHECK(t.size() == 10);
   fixtures::check_close(t.get<bool>("a_bool"), c.get<bool>("a_bool"));
@@ -122,8 +125,7 @@ TEST_CASE("safetensors: damaged files give errors naming the problem") {
   CHECK(err(std::string("\xff\0\0\0\0\0\0\0{}", 10)) ==
         "safetensors: the header length 255 runs past the end of the 10-byte file");
   CHECK(err(file_bytes("[]")) == "safetensors: the header is not a JSON object");
-  CHECK(err(file_bytes("{\"a\":{\"dtype\":\"F32\"")) ==
-        "safetensors: invalid JSON header at byte 19: expected '}'");
+  CHECK(err(file_bytes("{\"a\":{\"dtype\":\"F32\"")) == "safetensors: invalid JSON header at byte 19: expected '}'");
   CHECK(err(file_bytes("{\"a\":{\"dtype\":\"F32\",\"shape\":[1]}}")) ==
         "safetensors: tensor 'a' needs a string dtype, a shape and two data_offsets");
   CHECK(err(file_bytes("{\"a\":{\"dtype\":\"F8_E4M3\",\"shape\":[1],\"data_offsets\":[0,1]}}", "x")) ==
@@ -158,8 +160,8 @@ TEST_CASE("safetensors: damaged files give errors naming the problem") {
 
 TEST_CASE("JSON: escapes, numbers and unicode of the header parser") {
   using tl::io::detail::JsonParser;
-  const auto v = JsonParser(R"({"s":"a\"b\\c\/\n\u00e9\ud83d\ude00","n":[-12,3.5e2,0],"t":true,"z":null})", "t")
-                     .parse_document();
+  const auto v =
+      JsonParser(R"({"s":"a\"b\\c\/\n\u00e9\ud83d\ude00","n":[-12,3.5e2,0],"t":true,"z":null})", "t").parse_document();
   CHECK(v.find("s")->string == "a\"b\\c/\n\xc3\xa9\xf0\x9f\x98\x80");
   CHECK(v.find("n")->array[0].integer == -12);
   CHECK(v.find("n")->array[1].number == 350.0);

@@ -72,7 +72,8 @@ void run_case(const std::string& name, M m, int forwards = 1) {
   m.load_state_dict(fixture_state(c));
   const auto inputs = [&]<std::size_t... I>(std::index_sequence<I...>) {
     return std::tuple<In...>{fixture_input<In>(c, ("in" + std::to_string(I)).c_str())...};
-  }(std::index_sequence_for<In...>{});
+  }
+  (std::index_sequence_for<In...>{});
   tl::Tensor<double> out;
   for (int i = 0; i < forwards; ++i) out = std::apply(m, inputs);
   fixtures::check_close(out, c.get<double>("out"), 1e-10, 1e-12, "out");
@@ -121,11 +122,9 @@ TEST_CASE("nn modules: values, gradients and buffers against PyTorch") {
   run_case<D, D>("bilinear", nn::Bilinear<double>(3, 4, 2));
   run_case<D>("conv1d_reflect", nn::Conv1d<double>(2, 3, {3}, {.padding = {1}, .padding_mode = "reflect"}));
   run_case<D>("conv2d_groups", nn::Conv2d<double>(4, 6, {3, 2}, {.stride = {2}, .padding = {1, 0}, .groups = 2}));
-  run_case<D>("conv2d_circular", nn::Conv2d<double>(2, 2, {3},
-                                                    {.padding = {2},
-                                                     .dilation = {2},
-                                                     .bias = false,
-                                                     .padding_mode = "circular"}));
+  run_case<D>(
+      "conv2d_circular",
+      nn::Conv2d<double>(2, 2, {3}, {.padding = {2}, .dilation = {2}, .bias = false, .padding_mode = "circular"}));
   run_case<D>("conv3d", nn::Conv3d<double>(2, 2, {2}));
   run_case<D>("conv_transpose2d",
               nn::ConvTranspose2d<double>(3, 2, {3}, {.stride = {2}, .padding = {1}, .output_padding = {1}}));
@@ -152,7 +151,8 @@ TEST_CASE("nn modules: values, gradients and buffers against PyTorch") {
   run_case<D>("mish", nn::Mish());
   run_case<D>("flatten", nn::Flatten(0, 1));
   run_case<D>("unflatten", nn::Unflatten(1, {2, 3}));
-  run_case<D, I>("cross_entropy", nn::CrossEntropyLoss<double>({.weight = tl::ones<double>({4}), .label_smoothing = 0.1}));
+  run_case<D, I>("cross_entropy",
+                 nn::CrossEntropyLoss<double>({.weight = tl::ones<double>({4}), .label_smoothing = 0.1}));
   run_case<D, I>("nll", nn::NLLLoss<double>({.ignore_index = 1, .reduction = "sum"}));
   run_case<D, D>("bce_with_logits", nn::BCEWithLogitsLoss<double>({}, "mean", tl::ones<double>({3})));
   run_case<D, D>("smooth_l1", nn::SmoothL1Loss("mean", 0.5));
@@ -174,9 +174,9 @@ TEST_CASE("nn::Module: names of parameters, buffers and modules are PyTorch's") 
   modules[0] = "";  // PyTorch's first name is the empty string, its own line
   CHECK(modules == std::vector<std::string>{"", "conv", "bn", "pool", "head", "head.0", "head.1", "head.2", "head.3",
                                             "emb", "out", "out.0", "out.1", "drop"});
-  CHECK(split_lines(c.text("modules")) ==
-        std::vector<std::string>{"", "conv", "bn", "pool", "head", "head.0", "head.1", "head.2", "head.3", "emb", "out",
-                                 "out.0", "out.1", "drop"});
+  CHECK(split_lines(c.text("modules")) == std::vector<std::string>{"", "conv", "bn", "pool", "head", "head.0", "head.1",
+                                                                   "head.2", "head.3", "emb", "out", "out.0", "out.1",
+                                                                   "drop"});
   CHECK(net.parameters().size() == params.size());
   CHECK(net.named_parameters(false).empty());
   CHECK(net.conv.named_parameters(false).size() == 2);
@@ -197,7 +197,8 @@ TEST_CASE("nn::Module: load_state_dict's errors are PyTorch's") {
   // Nothing was copied by a failed load.
   CHECK(tl::equal(lin.weight, weight));
   // Not strict: the keys come back and the rest is loaded, converted to float.
-  const auto keys = lin.load_state_dict({{"weight", tl::ones<double>({3, 4})}, {"extra", tl::zeros<float>({1})}}, false);
+  const auto keys =
+      lin.load_state_dict({{"weight", tl::ones<double>({3, 4})}, {"extra", tl::zeros<float>({1})}}, false);
   CHECK(keys.missing_keys == std::vector<std::string>{"bias"});
   CHECK(keys.unexpected_keys == std::vector<std::string>{"extra"});
   CHECK(tl::equal(lin.weight, tl::ones<float>({3, 4})));
@@ -276,8 +277,7 @@ TEST_CASE("nn layers: argument errors") {
         "in_channels must be divisible by groups");
   CHECK(fixtures::error_message([] { nn::Conv2d<>(4, 3, {3}, {.groups = 2}); }) ==
         "out_channels must be divisible by groups");
-  CHECK(fixtures::error_message([] { nn::Conv2d<>(4, 4, {3}, {.groups = 0}); }) ==
-        "groups must be a positive integer");
+  CHECK(fixtures::error_message([] { nn::Conv2d<>(4, 4, {3}, {.groups = 0}); }) == "groups must be a positive integer");
   CHECK(fixtures::error_message([] { nn::Conv2d<>(4, 4, {3}, {.padding_mode = "zero"}); }) ==
         "padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got padding_mode='zero'");
   CHECK(fixtures::error_message([] { nn::ConvTranspose1d<>(4, 4, {3}, {.padding_mode = "reflect"}); }) ==
@@ -289,8 +289,9 @@ TEST_CASE("nn layers: argument errors") {
   nn::BatchNorm2d<> bn(3);
   CHECK(fixtures::error_message([&] { bn(tl::zeros<float>({2, 3, 4})); }) == "expected 4D input (got 3D input)");
   nn::BatchNorm1d<> bn1(3);
-  CHECK(fixtures::error_message([&] { bn1(tl::zeros<float>({2, 3, 4, 5})); }) ==
-        "expected 2D or 3D input (got 4D input)");
+  CHECK(fixtures::error_message([&] {
+          bn1(tl::zeros<float>({2, 3, 4, 5}));
+        }) == "expected 2D or 3D input (got 4D input)");
   nn::ModuleList<nn::Linear<>> list{nn::Linear(1, 1)};
   CHECK(fixtures::error_message([&] { (void)list[1]; }) == "ModuleList: index 1 is out of range");
   CHECK(&list[-1] == &list[0]);

@@ -71,7 +71,7 @@
 #define TENSORLIB_PARAMETERS(...) TENSORLIB_DETAIL_MODULE_FIELDS(tensorlib_parameters, __VA_ARGS__)
 #define TENSORLIB_BUFFERS(...) TENSORLIB_DETAIL_MODULE_FIELDS(tensorlib_buffers, __VA_ARGS__)
 #define TENSORLIB_MODULES(...) TENSORLIB_DETAIL_MODULE_FIELDS(tensorlib_modules, __VA_ARGS__)
-#define TENSORLIB_DETAIL_MODULE_FIELDS(function, ...)                                         \
+#define TENSORLIB_DETAIL_MODULE_FIELDS(function, ...)                                              \
   auto function() { return ::tensorlib::nn::detail::Fields{#__VA_ARGS__, std::tie(__VA_ARGS__)}; } \
   auto function() const { return ::tensorlib::nn::detail::Fields{#__VA_ARGS__, std::tie(__VA_ARGS__)}; }
 

@@ -62,8 +62,7 @@ class JsonParser {
     throw ValueError(what_ + ": invalid JSON header at byte " + std::to_string(at_) + ": " + std::string(message));
   }
   void skip_space() {
-    while (at_ < text_.size() &&
-           (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\n' || text_[at_] == '\r'))
+    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\n' || text_[at_] == '\r'))
       ++at_;
   }
   bool consume(char c) {
@@ -193,14 +192,30 @@ class JsonParser {
       }
       if (at_ >= text_.size()) fail("unterminated string");
       switch (text_[at_++]) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           uint32_t code = hex4();
           if (code >= 0xD800 && code < 0xDC00) {  // a surrogate pair
@@ -214,7 +229,8 @@ class JsonParser {
           append_utf8(out, code);
           break;
         }
-        default: fail("unknown escape");
+        default:
+          fail("unknown escape");
       }
     }
   }

@@ -38,14 +38,22 @@ namespace detail {
 /// numpy's type character and size of an element type ('f', 4 for float).
 inline std::pair<char, int64_t> npy_kind(ScalarType t) {
   switch (t) {
-    case ScalarType::Bool: return {'b', 1};
-    case ScalarType::UInt8: return {'u', 1};
-    case ScalarType::Int32: return {'i', 4};
-    case ScalarType::Int64: return {'i', 8};
-    case ScalarType::Float16: return {'f', 2};
-    case ScalarType::Float32: return {'f', 4};
-    case ScalarType::Float64: return {'f', 8};
-    case ScalarType::BFloat16: break;
+    case ScalarType::Bool:
+      return {'b', 1};
+    case ScalarType::UInt8:
+      return {'u', 1};
+    case ScalarType::Int32:
+      return {'i', 4};
+    case ScalarType::Int64:
+      return {'i', 8};
+    case ScalarType::Float16:
+      return {'f', 2};
+    case ScalarType::Float32:
+      return {'f', 4};
+    case ScalarType::Float64:
+      return {'f', 8};
+    case ScalarType::BFloat16:
+      break;
   }
   throw TypeError("npy: numpy has no bfloat16; convert the tensor to float first");
 }
@@ -200,9 +208,7 @@ inline AnyTensor from_bytes(std::string_view bytes, const std::string& what = "n
 }
 
 /// The array of an `.npy` file (`numpy.load`).
-inline AnyTensor load(const std::string& path) {
-  return from_bytes(io::detail::read_whole_file(path, "npy"), path);
-}
+inline AnyTensor load(const std::string& path) { return from_bytes(io::detail::read_whole_file(path, "npy"), path); }
 /// The array of an `.npy` file as a `Tensor<T>`; a `TypeError` when the
 /// file holds another element type.
 template <class T>

@@ -47,14 +47,22 @@ namespace detail {
 /// The safetensors name of an element type, and back (nullopt: unknown).
 inline std::string_view safetensors_dtype(ScalarType t) {
   switch (t) {
-    case ScalarType::Bool: return "BOOL";
-    case ScalarType::UInt8: return "U8";
-    case ScalarType::Int32: return "I32";
-    case ScalarType::Int64: return "I64";
-    case ScalarType::Float16: return "F16";
-    case ScalarType::BFloat16: return "BF16";
-    case ScalarType::Float32: return "F32";
-    case ScalarType::Float64: return "F64";
+    case ScalarType::Bool:
+      return "BOOL";
+    case ScalarType::UInt8:
+      return "U8";
+    case ScalarType::Int32:
+      return "I32";
+    case ScalarType::Int64:
+      return "I64";
+    case ScalarType::Float16:
+      return "F16";
+    case ScalarType::BFloat16:
+      return "BF16";
+    case ScalarType::Float32:
+      return "F32";
+    case ScalarType::Float64:
+      return "F64";
   }
   throw TypeError("safetensors: unknown dtype");
 }
@@ -69,14 +77,22 @@ inline std::optional<ScalarType> scalar_type_of_safetensors(std::string_view nam
 /// A new contiguous CPU tensor of element type `t`.
 inline AnyTensor empty_of(ScalarType t, const Shape& shape) {
   switch (t) {
-    case ScalarType::Bool: return empty<bool>(shape);
-    case ScalarType::UInt8: return empty<uint8_t>(shape);
-    case ScalarType::Int32: return empty<int32_t>(shape);
-    case ScalarType::Int64: return empty<int64_t>(shape);
-    case ScalarType::Float16: return empty<Half>(shape);
-    case ScalarType::BFloat16: return empty<BFloat16>(shape);
-    case ScalarType::Float32: return empty<float>(shape);
-    case ScalarType::Float64: return empty<double>(shape);
+    case ScalarType::Bool:
+      return empty<bool>(shape);
+    case ScalarType::UInt8:
+      return empty<uint8_t>(shape);
+    case ScalarType::Int32:
+      return empty<int32_t>(shape);
+    case ScalarType::Int64:
+      return empty<int64_t>(shape);
+    case ScalarType::Float16:
+      return empty<Half>(shape);
+    case ScalarType::BFloat16:
+      return empty<BFloat16>(shape);
+    case ScalarType::Float32:
+      return empty<float>(shape);
+    case ScalarType::Float64:
+      return empty<double>(shape);
   }
   throw TypeError("safetensors: unknown dtype");
 }
@@ -123,7 +139,8 @@ struct Contents {
 inline Contents load_with_metadata(std::string_view bytes, const std::string& what = "safetensors") {
   using tensorlib::detail::check;
   detail::check_little_endian("safetensors");
-  check<ValueError>(bytes.size() >= 8, what, ": truncated: ", bytes.size(), " bytes, fewer than the 8 of the header length");
+  check<ValueError>(bytes.size() >= 8, what, ": truncated: ", bytes.size(),
+                    " bytes, fewer than the 8 of the header length");
   uint64_t n = 0;
   std::memcpy(&n, bytes.data(), 8);
   check<ValueError>(n <= bytes.size() - 8, what, ": the header length ", n, " runs past the end of the ", bytes.size(),
@@ -173,8 +190,8 @@ inline Contents load_with_metadata(std::string_view bytes, const std::string& wh
       check<ValueError>(s.is_integer && s.integer >= 0, what, ": tensor '", name,
                         "' has a shape entry that is not a non-negative integer");
       e.shape.push_back(s.integer);
-      check<ValueError>(s.integer == 0 || numel <= UINT64_MAX / static_cast<uint64_t>(s.integer), what,
-                        ": tensor '", name, "' has a shape whose size overflows");
+      check<ValueError>(s.integer == 0 || numel <= UINT64_MAX / static_cast<uint64_t>(s.integer), what, ": tensor '",
+                        name, "' has a shape whose size overflows");
       numel *= static_cast<uint64_t>(s.integer);
     }
     for (const auto& o : offsets->array) {
@@ -186,8 +203,7 @@ inline Contents load_with_metadata(std::string_view bytes, const std::string& wh
     const auto size = static_cast<uint64_t>(element_size(*type));
     check<ValueError>(e.begin <= e.end && numel <= UINT64_MAX / size && e.end - e.begin == numel * size, what,
                       ": tensor '", name, "' has data_offsets [", e.begin, ", ", e.end, "], but its shape ", e.shape,
-                      " and dtype ", dtype->string, " need ", numel <= UINT64_MAX / size ? numel * size : 0,
-                      " bytes");
+                      " and dtype ", dtype->string, " need ", numel <= UINT64_MAX / size ? numel * size : 0, " bytes");
     entries.push_back(std::move(e));
   }
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });

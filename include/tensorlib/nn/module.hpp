@@ -132,8 +132,9 @@ class Module : public ModuleBase {
   template <class F>
   void for_each_module(F&& f) {
     f(std::string(), self());
-    detail::visit_module(self(), std::string(), true, detail::Visitor{detail::ignore, detail::ignore,
-                                         [&f](const std::string& name, auto& m) { f(name, m); }});
+    detail::visit_module(
+        self(), std::string(), true,
+        detail::Visitor{detail::ignore, detail::ignore, [&f](const std::string& name, auto& m) { f(name, m); }});
   }
   /// Calls f(module) on every submodule and then on this one (`apply`, used
   /// to initialize weights).
@@ -147,9 +148,9 @@ class Module : public ModuleBase {
   /// changes what Dropout and BatchNorm do.
   Derived& train(bool mode = true) {
     training = mode;
-    detail::visit_module(self(), std::string(), true,
-                         detail::Visitor{detail::ignore, detail::ignore,
-                                         [&](const std::string&, ModuleBase& m) { m.training = mode; }});
+    detail::visit_module(
+        self(), std::string(), true,
+        detail::Visitor{detail::ignore, detail::ignore, [&](const std::string&, ModuleBase& m) { m.training = mode; }});
     return self();
   }
   /// `train(false)`.
@@ -177,10 +178,10 @@ class Module : public ModuleBase {
   /// tensors keep their identity, so an optimizer made before still holds
   /// them (PyTorch's `module.to(device)`).
   Derived& to(Device device) {
-    detail::visit_module(self(), std::string(), true,
-                         detail::Visitor{[&](const std::string&, auto& p) { detail::move_to(p, device); },
-                                         [&](const std::string&, auto& b) { detail::move_to(b, device); },
-                                         detail::ignore});
+    detail::visit_module(
+        self(), std::string(), true,
+        detail::Visitor{[&](const std::string&, auto& p) { detail::move_to(p, device); },
+                        [&](const std::string&, auto& b) { detail::move_to(b, device); }, detail::ignore});
     return self();
   }
 
@@ -221,7 +222,8 @@ class Module : public ModuleBase {
     }
     if (strict) {
       if (!keys.unexpected_keys.empty()) {
-        errors.insert(errors.begin(), "Unexpected key(s) in state_dict: " + detail::quoted(keys.unexpected_keys) + ". ");
+        errors.insert(errors.begin(),
+                      "Unexpected key(s) in state_dict: " + detail::quoted(keys.unexpected_keys) + ". ");
       }
       if (!keys.missing_keys.empty()) {
         errors.insert(errors.begin(), "Missing key(s) in state_dict: " + detail::quoted(keys.missing_keys) + ". ");

@@ -5,12 +5,12 @@
 /// _BUFFERS / _MODULES macros build (Note [module members]), the traversal
 /// over them, and the pieces of `load_state_dict`, `to` and printing.
 
+#include <cxxabi.h>
 #include <charconv>
+#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdlib>
-#include <cmath>
-#include <cxxabi.h>
 #include <memory>
 #include <sstream>
 #include <string>

@@ -28,8 +28,8 @@ struct FirstParameterType {
 };
 template <class M, class... Ms>
 struct FirstParameterType<M, Ms...> {
-  using type = std::conditional_t<std::is_void_v<typename M::parameter_type>,
-                                  typename FirstParameterType<Ms...>::type, typename M::parameter_type>;
+  using type = std::conditional_t<std::is_void_v<typename M::parameter_type>, typename FirstParameterType<Ms...>::type,
+                                  typename M::parameter_type>;
 };
 
 /// Entries of a tuple named by their positions.

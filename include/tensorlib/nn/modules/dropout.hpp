@@ -73,26 +73,22 @@ struct AlphaDropoutFunction {
 /// by 1 / (1 - p) in training.
 class Dropout : public detail::DropoutBase<Dropout, detail::DropoutFunction> {
  public:
-  explicit Dropout(double probability = 0.5, Generator& gen = default_generator())
-      : DropoutBase(probability, gen) {}
+  explicit Dropout(double probability = 0.5, Generator& gen = default_generator()) : DropoutBase(probability, gen) {}
 };
 /// `nn.Dropout1d(p)`: zeroes whole channels of (N, C, L).
 class Dropout1d : public detail::DropoutBase<Dropout1d, detail::Dropout1dFunction> {
  public:
-  explicit Dropout1d(double probability = 0.5, Generator& gen = default_generator())
-      : DropoutBase(probability, gen) {}
+  explicit Dropout1d(double probability = 0.5, Generator& gen = default_generator()) : DropoutBase(probability, gen) {}
 };
 /// `nn.Dropout2d(p)`: zeroes whole channels of (N, C, H, W).
 class Dropout2d : public detail::DropoutBase<Dropout2d, detail::Dropout2dFunction> {
  public:
-  explicit Dropout2d(double probability = 0.5, Generator& gen = default_generator())
-      : DropoutBase(probability, gen) {}
+  explicit Dropout2d(double probability = 0.5, Generator& gen = default_generator()) : DropoutBase(probability, gen) {}
 };
 /// `nn.Dropout3d(p)`: zeroes whole channels of (N, C, D, H, W).
 class Dropout3d : public detail::DropoutBase<Dropout3d, detail::Dropout3dFunction> {
  public:
-  explicit Dropout3d(double probability = 0.5, Generator& gen = default_generator())
-      : DropoutBase(probability, gen) {}
+  explicit Dropout3d(double probability = 0.5, Generator& gen = default_generator()) : DropoutBase(probability, gen) {}
 };
 /// `nn.AlphaDropout(p)`: keeps SELU's mean and variance.
 class AlphaDropout : public detail::DropoutBase<AlphaDropout, detail::AlphaDropoutFunction> {
