@@ -170,7 +170,9 @@
 #include "tensorlib/nn/modules/loss.hpp"
 #include "tensorlib/nn/modules/normalization.hpp"
 #include "tensorlib/nn/modules/pooling.hpp"
+#include "tensorlib/nn/modules/rnn.hpp"
 #include "tensorlib/nn/modules/sparse.hpp"
+#include "tensorlib/nn/modules/transformer.hpp"
 #include "tensorlib/nn/state_dict.hpp"
 
 #include "tensorlib/optim/adagrad.hpp"

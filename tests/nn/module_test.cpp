@@ -162,6 +162,182 @@ TEST_CASE("nn modules: values, gradients and buffers against PyTorch") {
   run_case<D, I>("net", Net());
 }
 
+// Runs the recurrent fixture case `name`: `call(m, x, c)` gives the output
+// and the final states; their gradients under the fixture's upstream
+// gradients are checked for the input and every parameter.
+template <class M, class Call>
+void run_rnn_case(const std::string& name, M m, Call call) {
+  CAPTURE(name);
+  const auto& c = modules_file()[name];
+  CHECK(m.state_dict().keys() == split_lines(c.text("keys")));
+  std::ostringstream printed;
+  printed << m;
+  CHECK(printed.str() == c.text("repr"));
+  m.load_state_dict(fixture_state(c));
+  D x = c.get<double>("in0");
+  x.requires_grad_();
+  const std::vector<D> results = call(m, x, c);
+  const std::vector<std::string> keys{"out", "h_n", "c_n"}, grads{"g_out", "g_h", "g_c"};
+  D loss = tl::zeros<double>({});
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    fixtures::check_close(results[i], c.get<double>(keys[i]), 1e-10, 1e-12, keys[i]);
+    loss = loss + (results[i] * c.get<double>(grads[i])).sum();
+  }
+  loss.backward();
+  fixtures::check_close(x.grad(), c.get<double>("gin0"), 1e-10, 1e-12, "gin0");
+  for (const auto& [key, p] : m.named_parameters()) {
+    fixtures::check_close(p.grad(), c.get<double>("grad:" + key), 1e-10, 1e-12, "grad:" + key);
+  }
+}
+
+TEST_CASE("nn recurrent layers: values and gradients against PyTorch") {
+  using C = fixtures::Case;
+  const auto lstm = [](auto& m, const D& x, const C& c) {
+    const auto [out, h, cell] =
+        c.tensors.count("state0") ? m(x, c.get<double>("state0"), c.get<double>("state1")) : m(x);
+    return std::vector<D>{out, h, cell};
+  };
+  const auto gru = [](auto& m, const D& x, const C& c) {
+    const auto [out, h] = c.tensors.count("state0") ? m(x, c.get<double>("state0")) : m(x);
+    return std::vector<D>{out, h};
+  };
+  run_rnn_case("lstm_bidirectional", nn::LSTM<double>(3, 4, {.num_layers = 2, .bidirectional = true}), lstm);
+  run_rnn_case("lstm_states_batch_first", nn::LSTM<double>(3, 2, {.batch_first = true}), lstm);
+  run_rnn_case("gru_unbatched", nn::GRU<double>(3, 4, {.num_layers = 2}), gru);
+  run_rnn_case("gru_bidirectional_no_bias",
+               nn::GRU<double>(2, 3, {.bias = false, .batch_first = true, .bidirectional = true}), gru);
+  run_rnn_case("rnn_relu", nn::RNN<double>(3, 4, {.num_layers = 2, .nonlinearity = "relu"}), gru);
+  run_rnn_case("rnn_tanh", nn::RNN<double>(2, 3), gru);
+}
+
+// Runs an attention fixture case: `call(m, inputs, c)` gives the outputs,
+// checked with their gradients for the inputs and parameters, then again in
+// evaluation mode without grad.
+template <class M, class Call>
+void run_attention_case(const std::string& name, M m, int inputs, Call call) {
+  CAPTURE(name);
+  const auto& c = modules_file()[name];
+  CHECK(m.state_dict().keys() == split_lines(c.text("keys")));
+  std::ostringstream printed;
+  printed << m;
+  CHECK(printed.str() == c.text("repr"));
+  m.load_state_dict(fixture_state(c));
+  std::vector<D> in;
+  for (int i = 0; i < inputs; ++i) in.push_back(c.get<double>("in" + std::to_string(i)).requires_grad_());
+  const std::vector<D> results = call(m, in, c);
+  D loss = tl::zeros<double>({});
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const std::string k = std::to_string(i);
+    fixtures::check_close(results[i], c.get<double>("out" + k), 1e-10, 1e-12, "out" + k);
+    loss = loss + (results[i] * c.get<double>("g" + k)).sum();
+  }
+  loss.backward();
+  for (int i = 0; i < inputs; ++i) {
+    const std::string k = std::to_string(i);
+    fixtures::check_close(in[static_cast<std::size_t>(i)].grad(), c.get<double>("gin" + k), 1e-10, 1e-12, "gin" + k);
+  }
+  for (const auto& [key, p] : m.named_parameters()) {
+    fixtures::check_close(p.grad(), c.get<double>("grad:" + key), 1e-10, 1e-12, "grad:" + key);
+  }
+  m.eval();
+  tl::NoGradGuard no_grad;
+  const std::vector<D> evals = call(m, in, c);
+  for (std::size_t i = 0; i < evals.size(); ++i) {
+    fixtures::check_close(evals[i], c.get<double>("eval" + std::to_string(i)), 1e-10, 1e-12, "eval");
+  }
+}
+
+TEST_CASE("nn attention and transformer layers: values and gradients against PyTorch") {
+  using C = fixtures::Case;
+  using V = std::vector<D>;
+  run_attention_case("mha", nn::MultiheadAttention<double>(8, 2), 3, [](auto& m, const V& in, const C& c) {
+    const auto [out, weights] = m(in[0], in[1], in[2], tl::AnyTensor(c.get<bool>("mask:key_padding_mask")), true,
+                                  tl::AnyTensor(c.get<double>("mask:attn_mask")));
+    return V{out, weights};
+  });
+  run_attention_case(
+      "mha_batch_first_causal", nn::MultiheadAttention<double>(6, 3, {.bias = false, .batch_first = true}), 3,
+      [](auto& m, const V& in, const C& c) {
+        const auto [out, weights] =
+            m(in[0], in[1], in[2], std::nullopt, true, tl::AnyTensor(c.get<bool>("mask:attn_mask")), false);
+        return V{out, weights};
+      });
+  run_attention_case("mha_unbatched_no_weights", nn::MultiheadAttention<double>(4, 1), 3,
+                     [](auto& m, const V& in, const C&) {
+                       const auto [out, weights] = m(in[0], in[1], in[2], std::nullopt, false);
+                       CHECK_FALSE(weights.defined());
+                       return V{out};
+                     });
+  run_attention_case("transformer_layer",
+                     nn::TransformerEncoderLayer<double>(8, 2, {.dim_feedforward = 16, .dropout = 0}), 1,
+                     [](auto& m, const V& in, const C& c) {
+                       return V{m(in[0], std::nullopt, tl::AnyTensor(c.get<bool>("mask:src_key_padding_mask")))};
+                     });
+  run_attention_case(
+      "transformer_layer_norm_first_gelu",
+      nn::TransformerEncoderLayer<double>(
+          6, 2, {.dim_feedforward = 12, .dropout = 0, .activation = "gelu", .batch_first = true, .norm_first = true}),
+      1, [](auto& m, const V& in, const C& c) { return V{m(in[0], tl::AnyTensor(c.get<double>("mask:src_mask")))}; });
+  run_attention_case("transformer_encoder",
+                     nn::TransformerEncoder<double>(4, 2, 2, {.dim_feedforward = 8, .dropout = 0}, true), 1,
+                     [](auto& m, const V& in, const C&) { return V{m(in[0])}; });
+}
+
+TEST_CASE("nn attention: PyTorch's initialization and errors") {
+  nn::MultiheadAttention mha(8, 2);
+  CHECK(tl::equal(mha.in_proj_bias, tl::zeros<float>({24})));
+  CHECK(tl::equal(mha.out_proj.bias, tl::zeros<float>({8})));
+  CHECK(mha.in_proj_weight.abs().max().item() <= std::sqrt(6.0 / (24 + 8)));  // xavier_uniform_
+  CHECK(fixtures::error_message([] { nn::MultiheadAttention(8, 3); }) == "embed_dim must be divisible by num_heads");
+  CHECK(fixtures::error_message([&] {
+          mha(tl::zeros<float>({2, 1, 5}), tl::zeros<float>({2, 1, 5}), tl::zeros<float>({2, 1, 5}));
+        }) == "was expecting embedding dimension of 8, but got 5");
+  CHECK(fixtures::error_message([&] {
+          mha(tl::zeros<float>({2, 1, 8}), tl::zeros<float>({3, 1, 8}), tl::zeros<float>({3, 1, 8}), std::nullopt, true,
+              tl::AnyTensor(tl::zeros<bool>({2, 2})));
+        }) == "The shape of the attn_mask should be [2, 3] or [2, 2, 3], but got [2, 2]");
+  CHECK_THROWS_AS(mha(tl::zeros<float>({2, 1, 8}), tl::zeros<float>({2, 1, 8}), tl::zeros<float>({2, 1, 8}),
+                      tl::AnyTensor(tl::zeros<int64_t>({1, 2}))),
+                  tl::TypeError);
+  // A fully masked row gives NaN, as in PyTorch; a masked key gets no weight.
+  const auto q = tl::randn<float>({1, 1, 8});
+  const auto kv = tl::randn<float>({3, 1, 8});
+  const auto [out, weights] = mha(q, kv, kv, tl::AnyTensor(tl::tensor<bool>({{false, true, false}})));
+  CHECK(weights.select(2, 1).item() == 0.f);
+  CHECK(std::abs(weights.sum().item() - 1.f) < 1e-6f);
+}
+
+TEST_CASE("nn recurrent layers: PyTorch's errors and initialization") {
+  nn::LSTM lstm(3, 4, {.num_layers = 2});
+  CHECK(lstm.parameter("weight_hh_l1").sizes() == tl::Shape{16, 4});
+  CHECK(lstm.parameter("weight_ih_l1").sizes() == tl::Shape{16, 4});
+  CHECK(lstm.parameters().size() == 8);
+  for (const auto& p : lstm.parameters()) CHECK(p.abs().max().item() <= 0.5f);  // 1 / sqrt(4)
+  CHECK_THROWS_AS((void)lstm.parameter("weight"), tl::KeyError);
+  CHECK(fixtures::error_message([&] {
+          lstm(tl::zeros<float>({2, 2, 3, 1}));
+        }) == "LSTM: Expected input to be 2D or 3D, got 4D instead");
+  CHECK(fixtures::error_message([&] {
+          lstm(tl::zeros<float>({2, 2, 5}));
+        }) == "input.size(-1) must be equal to input_size. Expected 3, got 5");
+  CHECK(fixtures::error_message([&] {
+          lstm(tl::zeros<float>({2, 2, 3}), tl::zeros<float>({1, 2, 4}), tl::zeros<float>({2, 2, 4}));
+        }) == "Expected hidden[0] size (2, 2, 4), got [1, 2, 4]");
+  CHECK(fixtures::error_message([&] {
+          lstm(tl::zeros<float>({2, 3}), tl::zeros<float>({2, 1, 4}), tl::zeros<float>({2, 1, 4}));
+        }) == "For unbatched 2-D input, hidden[0] should also be 2-D but got 3-D tensor");
+  CHECK(fixtures::error_message([] { nn::RNN(2, 2, {.nonlinearity = "sigmoid"}); }) ==
+        "Unknown nonlinearity 'sigmoid'. Select from 'tanh' or 'relu'.");
+  CHECK(fixtures::error_message([] { nn::GRU(2, 0); }) == "hidden_size must be greater than zero");
+  // Dropout between layers acts only in training.
+  nn::GRU gru(2, 3, {.num_layers = 2, .dropout = 0.5});
+  const auto x = tl::randn<float>({4, 2, 2});
+  gru.eval();
+  const auto [a, ha] = gru(x);
+  const auto [b, hb] = gru(x);
+  CHECK(tl::equal(a, b));
+}
+
 TEST_CASE("nn::Module: names of parameters, buffers and modules are PyTorch's") {
   const auto& c = modules_file()["net_names"];
   Net net;

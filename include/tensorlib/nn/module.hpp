@@ -81,6 +81,11 @@ class Module : public ModuleBase {
   decltype(auto) operator()(Args&&... args) {
     return self().forward(std::forward<Args>(args)...);
   }
+  /// The same on a const module, whose forward must then be const.
+  template <class... Args>
+  decltype(auto) operator()(Args&&... args) const {
+    return self().forward(std::forward<Args>(args)...);
+  }
 
   /// Parameters with their dotted names, each once (a parameter shared by
   /// two submodules keeps its first name), as `named_parameters()`.

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -92,6 +93,24 @@ struct Visitor {
   Visitor(P p, B b, M m) : parameter(std::move(p)), buffer(std::move(b)), module(std::move(m)) {}
 };
 
+template <class M>
+inline constexpr bool is_optional_v = false;
+template <class M>
+inline constexpr bool is_optional_v<std::optional<M>> = true;
+
+/// Calls f(module) for a submodule member, which may be a
+/// `std::optional` of a module (absent: skipped, as PyTorch skips a None
+/// submodule).
+template <class Member, class F>
+void with_module(Member& member, F&& f) {
+  if constexpr (is_optional_v<std::remove_cv_t<Member>>) {
+    if (member) f(*member);
+  } else {
+    static_assert(ModuleType<Member>, "TENSORLIB_MODULES: every member it names must be an nn::Module");
+    f(member);
+  }
+}
+
 /// Visits `m`'s parameters and buffers (defined ones) with their dotted
 /// names under `prefix`, then, when `recurse`, each submodule (before its
 /// own members), depth first: the order of PyTorch's state dicts.
@@ -109,11 +128,12 @@ void visit_module(M& m, const std::string& prefix, bool recurse, V&& v) {
   }
   if constexpr (requires { m.tensorlib_modules(); }) {
     if (!recurse) return;
-    m.tensorlib_modules().for_each([&](std::string_view name, auto& child) {
-      static_assert(ModuleType<decltype(child)>, "TENSORLIB_MODULES: every member it names must be an nn::Module");
-      const std::string path = prefix + std::string(name);
-      v.module(path, child);
-      visit_module(child, path + ".", true, v);
+    m.tensorlib_modules().for_each([&](std::string_view name, auto& member) {
+      with_module(member, [&](auto& child) {
+        const std::string path = prefix + std::string(name);
+        v.module(path, child);
+        visit_module(child, path + ".", true, v);
+      });
     });
   }
 }
@@ -122,7 +142,9 @@ void visit_module(M& m, const std::string& prefix, bool recurse, V&& v) {
 template <class M, class F>
 void visit_children_first(M& m, F& f) {
   if constexpr (requires { m.tensorlib_modules(); }) {
-    m.tensorlib_modules().for_each([&](std::string_view, auto& child) { visit_children_first(child, f); });
+    m.tensorlib_modules().for_each([&](std::string_view, auto& member) {
+      with_module(member, [&](auto& child) { visit_children_first(child, f); });
+    });
   }
   f(m);
 }
@@ -291,9 +313,11 @@ std::string repr(const M& m) {
   }
   bool children = false;
   if constexpr (requires { m.tensorlib_modules(); }) {
-    m.tensorlib_modules().for_each([&](std::string_view name, const auto& child) {
-      lines.push_back("(" + std::string(name) + "): " + add_indent(repr(child)));
-      children = true;
+    m.tensorlib_modules().for_each([&](std::string_view name, const auto& member) {
+      with_module(member, [&](const auto& child) {
+        lines.push_back("(" + std::string(name) + "): " + add_indent(repr(child)));
+        children = true;
+      });
     });
   }
   std::string out = module_name<M>() + "(";

@@ -1,0 +1,289 @@
+#pragma once
+/// \file
+/// Recurrent layers (torch/nn/modules/rnn.py): `RNN` (tanh or relu), `LSTM`
+/// and `GRU`, with layers, bidirectionality, batch_first, dropout between
+/// layers and unbatched input; parameters named and ordered as PyTorch's
+/// (`weight_ih_l0`, `weight_hh_l0`, `bias_ih_l0`, `bias_hh_l0`, then
+/// `..._l0_reverse`, then layer 1).
+///
+/// Note [recurrent layers by recorded ops]
+/// A layer runs as recorded ops, so autograd differentiates it with no
+/// formulas of its own: one matmul projects the input of every time step at
+/// once, (L, N, in) -> (L, N, G H); each step adds its slice to one matmul of
+/// the hidden state and applies the cell, whose pointwise part is one fused
+/// expression (LSTM: c' = sigmoid(f) c + sigmoid(i) tanh(g) and
+/// h' = sigmoid(o) tanh(c'); GRU: h' = (1 - z) n + z h with its gates
+/// inside), one node and one loop each. The steps' states are stacked into
+/// the output. No cuDNN.
+///
+/// Shapes: L sequence length, N batch, D directions (1 or 2), H hidden size,
+/// G gates (1 RNN, 4 LSTM, 3 GRU).
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "tensorlib/core/config.hpp"
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/nn/functional/layers.hpp"
+#include "tensorlib/nn/module.hpp"
+#include "tensorlib/nn/modules/linear.hpp"
+#include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/join.hpp"
+
+namespace tensorlib::nn {
+
+/// The options of the recurrent layers.
+struct RNNOptions {
+  int64_t num_layers = 1;
+  bool bias = true;
+  bool batch_first = false;
+  /// Dropout on the output of every layer but the last, in training.
+  double dropout = 0.0;
+  bool bidirectional = false;
+  /// RNN only: "tanh" or "relu".
+  std::string_view nonlinearity = "tanh";
+};
+
+namespace detail {
+
+/// Parameters whose names are known at run time.
+template <class Vector>
+struct NamedTensorFields {
+  Vector& entries;
+  template <class F>
+  void for_each(F&& f) const {
+    for (auto& entry : entries) f(std::string_view(entry.first), entry.second);
+  }
+};
+
+/// What RNN, LSTM and GRU share: the parameters and the loop over layers,
+/// directions and steps; Derived gives `cell`.
+template <class Derived, class T, int64_t Gates>
+class RNNBase : public Module<Derived, T> {
+ public:
+  int64_t input_size;
+  int64_t hidden_size;
+  int64_t num_layers;
+  bool bias;
+  bool batch_first;
+  double dropout;
+  bool bidirectional;
+  /// The parameters in PyTorch's order, with their names (`_flat_weights`).
+  std::vector<std::pair<std::string, Tensor<T>>> flat_weights;
+
+  auto tensorlib_parameters() {
+    return NamedTensorFields<std::vector<std::pair<std::string, Tensor<T>>>>{flat_weights};
+  }
+  auto tensorlib_parameters() const {
+    return NamedTensorFields<const std::vector<std::pair<std::string, Tensor<T>>>>{flat_weights};
+  }
+
+  RNNBase(int64_t in, int64_t hidden, const RNNOptions& options)
+      : input_size(in),
+        hidden_size(hidden),
+        num_layers(options.num_layers),
+        bias(options.bias),
+        batch_first(options.batch_first),
+        dropout(options.dropout),
+        bidirectional(options.bidirectional) {
+    using tensorlib::detail::check;
+    check<ValueError>(dropout >= 0 && dropout <= 1,
+                      "dropout should be a number in range [0, 1] representing the probability of an element being "
+                      "zeroed");
+    check<ValueError>(hidden > 0, "hidden_size must be greater than zero");
+    check<ValueError>(num_layers > 0, "num_layers must be greater than zero");
+    const double bound = 1 / std::sqrt(static_cast<double>(hidden));
+    const int64_t directions = bidirectional ? 2 : 1;
+    for (int64_t layer = 0; layer < num_layers; ++layer) {
+      for (int64_t dir = 0; dir < directions; ++dir) {
+        const std::string suffix = "_l" + std::to_string(layer) + (dir ? "_reverse" : "");
+        const int64_t layer_in = layer == 0 ? in : hidden * directions;
+        flat_weights.emplace_back("weight_ih" + suffix, uniform_parameter<T>({Gates * hidden, layer_in}, bound));
+        flat_weights.emplace_back("weight_hh" + suffix, uniform_parameter<T>({Gates * hidden, hidden}, bound));
+        if (bias) {
+          flat_weights.emplace_back("bias_ih" + suffix, uniform_parameter<T>({Gates * hidden}, bound));
+          flat_weights.emplace_back("bias_hh" + suffix, uniform_parameter<T>({Gates * hidden}, bound));
+        }
+      }
+    }
+  }
+
+  /// The parameter named `name` ("weight_ih_l0", ...); a `KeyError` when
+  /// there is none.
+  const Tensor<T>& parameter(std::string_view name) const {
+    for (const auto& [key, t] : flat_weights) {
+      if (key == name) return t;
+    }
+    throw KeyError("RNN: no parameter named '" + std::string(name) + "'");
+  }
+
+  std::string extra_repr() const {
+    std::string s = std::to_string(input_size) + ", " + std::to_string(hidden_size);
+    if (num_layers != 1) s += ", num_layers=" + std::to_string(num_layers);
+    if (!bias) s += ", bias=False";
+    if (batch_first) s += ", batch_first=True";
+    if (dropout != 0) s += ", dropout=" + python_float(dropout);
+    if (bidirectional) s += ", bidirectional=True";
+    return s;
+  }
+
+ protected:
+  /// The input as (L, N, in), with `unbatched` set for 2-d input.
+  Tensor<T> time_major(const Tensor<T>& input, const char* op, bool& unbatched) const {
+    using tensorlib::detail::check;
+    check<ValueError>(input.dim() == 2 || input.dim() == 3, op, ": Expected input to be 2D or 3D, got ", input.dim(),
+                      "D instead");
+    check<ValueError>(input.size(-1) == input_size, "input.size(-1) must be equal to input_size. Expected ", input_size,
+                      ", got ", input.size(-1));
+    unbatched = input.dim() == 2;
+    if (unbatched) return input.unsqueeze(1);
+    return batch_first ? input.transpose(0, 1) : input;
+  }
+  /// A given initial state checked against (D num_layers, N, H), or zeros.
+  Tensor<T> initial_state(const std::optional<Tensor<T>>& given, int64_t batch, bool unbatched, const Tensor<T>& input,
+                          const char* what) const {
+    const int64_t layers = num_layers * (bidirectional ? 2 : 1);
+    if (!given) return zeros<T>({layers, batch, hidden_size}, {.device = input.device()});
+    const Tensor<T>& h = *given;
+    if (unbatched) {
+      tensorlib::detail::check<ValueError>(h.dim() == 2, "For unbatched 2-D input, ", what,
+                                           " should also be 2-D but got ", h.dim(), "-D tensor");
+    } else {
+      tensorlib::detail::check<ValueError>(h.dim() == 3, "For batched 3-D input, ", what,
+                                           " should also be 3-D but got ", h.dim(), "-D tensor");
+    }
+    const Tensor<T> state = unbatched ? h.unsqueeze(1) : h;
+    const Shape expected{layers, batch, hidden_size};
+    tensorlib::detail::check<ValueError>(state.sizes() == expected, "Expected ", what, " size (", layers, ", ", batch,
+                                         ", ", hidden_size, "), got ", h.sizes());
+    return state;
+  }
+
+  /// Runs every layer and direction over `x` (L, N, in) from the initial
+  /// states (one tensor per kind of state, each (D num_layers, N, H));
+  /// returns the output (L, N, D H) and the final states.
+  std::pair<Tensor<T>, std::vector<Tensor<T>>> run(Tensor<T> x, const std::vector<Tensor<T>>& initial) const {
+    const int64_t directions = bidirectional ? 2 : 1, steps = x.size(0);
+    const std::size_t per_direction = bias ? 4 : 2;
+    std::vector<std::vector<Tensor<T>>> finals(initial.size());
+    for (int64_t layer = 0; layer < num_layers; ++layer) {
+      std::vector<Tensor<T>> outputs;
+      for (int64_t dir = 0; dir < directions; ++dir) {
+        const int64_t k = layer * directions + dir;
+        const std::size_t w = static_cast<std::size_t>(k) * per_direction;
+        const Tensor<T>& w_hh = flat_weights[w + 1].second;
+        // Note [recurrent layers by recorded ops]: every step's input
+        // projection in one matmul.
+        Tensor<T> xw = matmul(x, flat_weights[w].second.t());
+        if (bias) xw = xw + flat_weights[w + 2].second;
+        std::vector<Tensor<T>> state;
+        for (const auto& s : initial) state.push_back(s.select(0, k));
+        std::vector<Tensor<T>> hs(static_cast<std::size_t>(steps));
+        for (int64_t i = 0; i < steps; ++i) {
+          const int64_t t = dir ? steps - 1 - i : i;
+          Tensor<T> hw = matmul(state[0], w_hh.t());
+          if (bias) hw = hw + flat_weights[w + 3].second;
+          static_cast<const Derived&>(*this).cell(xw.select(0, t), hw, state);
+          hs[static_cast<std::size_t>(t)] = state[0];
+        }
+        outputs.push_back(stack(hs, 0));
+        for (std::size_t s = 0; s < state.size(); ++s) finals[s].push_back(state[s]);
+      }
+      x = directions == 1 ? outputs[0] : cat(outputs, 2);
+      if (dropout > 0 && this->training && layer + 1 < num_layers) x = functional::dropout(x, dropout, true);
+    }
+    std::vector<Tensor<T>> out;
+    for (auto& f : finals) out.push_back(stack(f, 0));
+    return {x, out};
+  }
+
+  /// The output in the caller's layout.
+  Tensor<T> caller_layout(const Tensor<T>& output, bool unbatched) const {
+    if (unbatched) return output.squeeze(1);
+    return batch_first ? output.transpose(0, 1) : output;
+  }
+};
+
+}  // namespace detail
+
+/// `nn.RNN(input_size, hidden_size, ...)`: h' = tanh(W_ih x + b_ih + W_hh h
+/// + b_hh) (or relu). forward(input, h0) gives (output, h_n).
+template <Element T = float>
+class RNN : public detail::RNNBase<RNN<T>, T, 1> {
+ public:
+  std::string nonlinearity;
+
+  RNN(int64_t in, int64_t hidden, const RNNOptions& options = {})
+      : detail::RNNBase<RNN<T>, T, 1>(in, hidden, options), nonlinearity(options.nonlinearity) {
+    tensorlib::detail::check<ValueError>(nonlinearity == "tanh" || nonlinearity == "relu", "Unknown nonlinearity '",
+                                         nonlinearity, "'. Select from 'tanh' or 'relu'.");
+  }
+  std::tuple<Tensor<T>, Tensor<T>> forward(const Tensor<T>& input, const std::optional<Tensor<T>>& h0 = {}) const {
+    bool unbatched = false;
+    const Tensor<T> x = this->time_major(input, "RNN", unbatched);
+    const auto [out, states] = this->run(x, {this->initial_state(h0, x.size(1), unbatched, input, "hx")});
+    return {this->caller_layout(out, unbatched), unbatched ? states[0].squeeze(1) : states[0]};
+  }
+  void cell(const Tensor<T>& xw, const Tensor<T>& hw, std::vector<Tensor<T>>& state) const {
+    state[0] = nonlinearity == "tanh" ? Tensor<T>(tanh(xw + hw)) : Tensor<T>(relu(xw + hw));
+  }
+};
+
+/// `nn.LSTM(input_size, hidden_size, ...)`: gates i, f, g, o.
+/// forward(input, h0, c0) gives (output, h_n, c_n).
+template <Element T = float>
+class LSTM : public detail::RNNBase<LSTM<T>, T, 4> {
+ public:
+  LSTM(int64_t in, int64_t hidden, const RNNOptions& options = {})
+      : detail::RNNBase<LSTM<T>, T, 4>(in, hidden, options) {}
+  std::tuple<Tensor<T>, Tensor<T>, Tensor<T>> forward(const Tensor<T>& input, const std::optional<Tensor<T>>& h0 = {},
+                                                      const std::optional<Tensor<T>>& c0 = {}) const {
+    tensorlib::detail::check<ValueError>(h0.has_value() == c0.has_value(), "LSTM: give both h0 and c0, or neither");
+    bool unbatched = false;
+    const Tensor<T> x = this->time_major(input, "LSTM", unbatched);
+    const auto [out, states] = this->run(x, {this->initial_state(h0, x.size(1), unbatched, input, "hidden[0]"),
+                                             this->initial_state(c0, x.size(1), unbatched, input, "hidden[1]")});
+    if (unbatched) return {this->caller_layout(out, true), states[0].squeeze(1), states[1].squeeze(1)};
+    return {this->caller_layout(out, false), states[0], states[1]};
+  }
+  void cell(const Tensor<T>& xw, const Tensor<T>& hw, std::vector<Tensor<T>>& state) const {
+    const int64_t h = this->hidden_size;
+    const Tensor<T> gates = xw + hw;  // (N, 4 H): i, f, g, o
+    const auto gate = [&](int64_t k) { return gates.narrow(1, k * h, h); };
+    state[1] = sigmoid(gate(1)) * state[1] + sigmoid(gate(0)) * tanh(gate(2));
+    state[0] = sigmoid(gate(3)) * tanh(state[1]);
+  }
+};
+
+/// `nn.GRU(input_size, hidden_size, ...)`: gates r, z, n;
+/// h' = (1 - z) n + z h with n = tanh(W_in x + b_in + r (W_hn h + b_hn)).
+/// forward(input, h0) gives (output, h_n).
+template <Element T = float>
+class GRU : public detail::RNNBase<GRU<T>, T, 3> {
+ public:
+  GRU(int64_t in, int64_t hidden, const RNNOptions& options = {})
+      : detail::RNNBase<GRU<T>, T, 3>(in, hidden, options) {}
+  std::tuple<Tensor<T>, Tensor<T>> forward(const Tensor<T>& input, const std::optional<Tensor<T>>& h0 = {}) const {
+    bool unbatched = false;
+    const Tensor<T> x = this->time_major(input, "GRU", unbatched);
+    const auto [out, states] = this->run(x, {this->initial_state(h0, x.size(1), unbatched, input, "hx")});
+    return {this->caller_layout(out, unbatched), unbatched ? states[0].squeeze(1) : states[0]};
+  }
+  void cell(const Tensor<T>& xw, const Tensor<T>& hw, std::vector<Tensor<T>>& state) const {
+    const int64_t h = this->hidden_size;
+    const auto x_gate = [&](int64_t k) { return xw.narrow(1, k * h, h); };
+    const auto h_gate = [&](int64_t k) { return hw.narrow(1, k * h, h); };
+    const auto z = sigmoid(x_gate(1) + h_gate(1));
+    const auto n = tanh(x_gate(2) + sigmoid(x_gate(0) + h_gate(0)) * h_gate(2));
+    state[0] = (T(1) - z) * n + z * state[0];
+  }
+};
+
+}  // namespace tensorlib::nn

@@ -1,0 +1,259 @@
+#pragma once
+/// \file
+/// `MultiheadAttention`, `TransformerEncoderLayer` and `TransformerEncoder`
+/// (torch/nn/modules/activation.py and transformer.py), computed as
+/// PyTorch's reference path (`F.multi_head_attention_forward` with
+/// need_weights): one input projection matmul per operand, batched matmuls
+/// over (N H) heads, an additive mask, softmax, dropout, the output
+/// projection. Parameter names and shapes are PyTorch's (`in_proj_weight`,
+/// `in_proj_bias`, `out_proj.weight`, ...), so their state dicts load.
+///
+/// Shapes: L target length, S source length, N batch, E embed_dim, H heads,
+/// hd = E / H.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+
+#include "tensorlib/core/any_tensor.hpp"
+#include "tensorlib/core/config.hpp"
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/expr/functions.hpp"
+#include "tensorlib/nn/functional/layers.hpp"
+#include "tensorlib/nn/init.hpp"
+#include "tensorlib/nn/module.hpp"
+#include "tensorlib/nn/modules/container.hpp"
+#include "tensorlib/nn/modules/dropout.hpp"
+#include "tensorlib/nn/modules/linear.hpp"
+#include "tensorlib/nn/modules/normalization.hpp"
+#include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/linalg.hpp"
+#include "tensorlib/ops/softmax.hpp"
+
+namespace tensorlib::nn {
+
+namespace detail {
+
+/// MultiheadAttention's output projection: a Linear that prints as
+/// PyTorch's class of the same role.
+template <class T>
+class OutProjection : public Linear<T> {
+ public:
+  static constexpr std::string_view name = "NonDynamicallyQuantizableLinear";
+  using Linear<T>::Linear;
+};
+
+/// A mask as an additive float tensor: a bool mask is -inf where true (the
+/// position may not be attended), a float mask is added as it is.
+template <class T>
+Tensor<T> additive_mask(const AnyTensor& mask, const char* what) {
+  if (mask.is<bool>()) {
+    const Tensor<bool> m = mask.as<bool>();
+    return zeros<T>(m.sizes(), {.device = m.device()}).masked_fill(m, -std::numeric_limits<T>::infinity());
+  }
+  tensorlib::detail::check<TypeError>(mask.is<T>(), "MultiheadAttention: ", what, " must be bool or of the ",
+                                      "query's element type, got ", mask.dtype());
+  return mask.as<T>();
+}
+
+}  // namespace detail
+
+/// The options of MultiheadAttention.
+struct MultiheadAttentionOptions {
+  double dropout = 0.0;
+  bool bias = true;
+  bool batch_first = false;
+};
+
+/// `nn.MultiheadAttention(embed_dim, num_heads, dropout, bias, batch_first)`
+/// (query, key and value of embed_dim features). forward(query, key, value,
+/// key_padding_mask, need_weights, attn_mask, average_attn_weights) gives
+/// (output, weights); weights are undefined when need_weights is false.
+/// Masks are bool (true: not attended) or additive floats.
+template <Element T = float>
+class MultiheadAttention : public Module<MultiheadAttention<T>, T> {
+ public:
+  int64_t embed_dim;
+  int64_t num_heads;
+  double dropout;
+  bool batch_first;
+  int64_t head_dim;
+  Tensor<T> in_proj_weight;
+  Tensor<T> in_proj_bias;
+  detail::OutProjection<T> out_proj;
+  TENSORLIB_PARAMETERS(in_proj_weight, in_proj_bias)
+  TENSORLIB_MODULES(out_proj)
+
+  MultiheadAttention(int64_t embed, int64_t heads, const MultiheadAttentionOptions& options = {})
+      : embed_dim(embed),
+        num_heads(heads),
+        dropout(options.dropout),
+        batch_first(options.batch_first),
+        head_dim(heads > 0 ? embed / heads : 0),
+        out_proj(embed, embed, options.bias) {
+    tensorlib::detail::check<ValueError>(heads > 0 && head_dim * heads == embed,
+                                         "embed_dim must be divisible by num_heads");
+    in_proj_weight = empty<T>({3 * embed, embed});
+    init::xavier_uniform_(in_proj_weight);
+    in_proj_weight.requires_grad_();
+    if (options.bias) {
+      in_proj_bias = zeros<T>({3 * embed}).requires_grad_();
+      NoGradGuard no_grad;
+      out_proj.bias.zero_();
+    }
+  }
+
+  std::tuple<Tensor<T>, Tensor<T>> forward(const Tensor<T>& query, const Tensor<T>& key, const Tensor<T>& value,
+                                           const std::optional<AnyTensor>& key_padding_mask = std::nullopt,
+                                           bool need_weights = true,
+                                           const std::optional<AnyTensor>& attn_mask = std::nullopt,
+                                           bool average_attn_weights = true) const {
+    using tensorlib::detail::check;
+    const bool unbatched = query.dim() == 2;
+    check<ValueError>(query.dim() == 2 || query.dim() == 3,
+                      "query should be unbatched 2D or batched 3D tensor but received ", query.dim(),
+                      "-D query tensor");
+    check<ValueError>(key.dim() == query.dim() && value.dim() == query.dim(),
+                      "MultiheadAttention: query, key and value must have the same number of dimensions");
+    check<ValueError>(query.size(-1) == embed_dim, "was expecting embedding dimension of ", embed_dim, ", but got ",
+                      query.size(-1));
+    const auto time_major = [&](const Tensor<T>& t) {
+      return unbatched ? t.unsqueeze(1) : batch_first ? t.transpose(0, 1) : t;
+    };
+    const Tensor<T> q_in = time_major(query), k_in = time_major(key), v_in = time_major(value);
+    const int64_t l = q_in.size(0), n = q_in.size(1), s = k_in.size(0);
+    check<ValueError>(k_in.sizes() == v_in.sizes(), "key shape ", key.sizes(), " does not match value shape ",
+                      value.sizes());
+    check<ValueError>(k_in.size(1) == n && k_in.size(2) == embed_dim,
+                      "MultiheadAttention: key and value must be (S, N, E) with the query's N and E, got ",
+                      key.sizes());
+    // (len, N, E) -> (N H, len, hd)
+    const auto heads = [&](const Tensor<T>& x, int64_t part, int64_t len) {
+      const Tensor<T> w = in_proj_weight.narrow(0, part * embed_dim, embed_dim);
+      const Tensor<T> projected = functional::linear(
+          x, w,
+          in_proj_bias.defined() ? std::optional(in_proj_bias.narrow(0, part * embed_dim, embed_dim)) : std::nullopt);
+      return projected.reshape({len, n * num_heads, head_dim}).transpose(0, 1);
+    };
+    const Tensor<T> q = heads(q_in, 0, l), k = heads(k_in, 1, s), v = heads(v_in, 2, s);
+    Tensor<T> logits = bmm(Tensor<T>(q * static_cast<T>(1 / std::sqrt(static_cast<double>(head_dim)))),
+                           k.transpose(1, 2));  // (N H, L, S)
+    if (attn_mask) {
+      Tensor<T> mask = detail::additive_mask<T>(*attn_mask, "attn_mask");
+      const Shape two_d{l, s}, three_d{n * num_heads, l, s};
+      check<ValueError>(mask.sizes() == two_d || mask.sizes() == three_d, "The shape of the attn_mask should be ",
+                        two_d, " or ", three_d, ", but got ", mask.sizes());
+      logits = logits + mask;
+    }
+    if (key_padding_mask) {
+      const Tensor<T> mask = detail::additive_mask<T>(*key_padding_mask, "key_padding_mask");
+      const Shape expected = unbatched ? Shape{s} : Shape{n, s};
+      check<ValueError>(mask.sizes() == expected, "expecting key_padding_mask shape of ", expected, ", but got ",
+                        mask.sizes());
+      logits = Tensor<T>(logits.view({n, num_heads, l, s}) + mask.view({n, 1, 1, s})).view({n * num_heads, l, s});
+    }
+    Tensor<T> weights = softmax(logits, -1);
+    const Tensor<T> attended =
+        bmm(dropout > 0 && this->training ? functional::dropout(weights, dropout, true) : weights, v);
+    Tensor<T> out = out_proj(attended.transpose(0, 1).contiguous().view({l * n, embed_dim})).view({l, n, embed_dim});
+    out = unbatched ? out.squeeze(1) : batch_first ? out.transpose(0, 1) : out;
+    if (!need_weights) return {out, Tensor<T>()};
+    weights = weights.view({n, num_heads, l, s});
+    if (average_attn_weights) weights = weights.mean(1);
+    return {out, unbatched ? weights.squeeze(0) : weights};
+  }
+};
+
+/// The options of a TransformerEncoderLayer.
+struct TransformerEncoderLayerOptions {
+  int64_t dim_feedforward = 2048;
+  double dropout = 0.1;
+  /// "relu" or "gelu".
+  std::string_view activation = "relu";
+  double layer_norm_eps = 1e-5;
+  bool batch_first = false;
+  bool norm_first = false;
+};
+
+/// `nn.TransformerEncoderLayer(d_model, nhead, ...)`: self-attention and a
+/// feed-forward block, each with a residual connection and a LayerNorm
+/// (after, or before with norm_first). forward(src, src_mask,
+/// src_key_padding_mask).
+template <Element T = float>
+class TransformerEncoderLayer : public Module<TransformerEncoderLayer<T>, T> {
+ public:
+  MultiheadAttention<T> self_attn;
+  Linear<T> linear1;
+  Dropout dropout;
+  Linear<T> linear2;
+  LayerNorm<T> norm1;
+  LayerNorm<T> norm2;
+  Dropout dropout1;
+  Dropout dropout2;
+  bool norm_first;
+  std::string activation;
+  TENSORLIB_MODULES(self_attn, linear1, dropout, linear2, norm1, norm2, dropout1, dropout2)
+
+  TransformerEncoderLayer(int64_t d_model, int64_t nhead, const TransformerEncoderLayerOptions& o = {})
+      : self_attn(d_model, nhead, {.dropout = o.dropout, .batch_first = o.batch_first}),
+        linear1(d_model, o.dim_feedforward),
+        dropout(o.dropout),
+        linear2(o.dim_feedforward, d_model),
+        norm1({d_model}, o.layer_norm_eps),
+        norm2({d_model}, o.layer_norm_eps),
+        dropout1(o.dropout),
+        dropout2(o.dropout),
+        norm_first(o.norm_first),
+        activation(o.activation) {
+    tensorlib::detail::check<ValueError>(activation == "relu" || activation == "gelu",
+                                         "activation should be relu/gelu, not ", activation);
+  }
+
+  Tensor<T> forward(const Tensor<T>& src, const std::optional<AnyTensor>& src_mask = std::nullopt,
+                    const std::optional<AnyTensor>& src_key_padding_mask = std::nullopt) {
+    const auto attention = [&](const Tensor<T>& x) {
+      return dropout1(std::get<0>(self_attn(x, x, x, src_key_padding_mask, false, src_mask)));
+    };
+    const auto feed_forward = [&](const Tensor<T>& x) {
+      const Tensor<T> h = linear1(x);
+      return dropout2(linear2(dropout(activation == "relu" ? Tensor<T>(relu(h)) : Tensor<T>(gelu(h)))));
+    };
+    if (norm_first) {
+      const Tensor<T> x = src + attention(norm1(src));
+      return x + feed_forward(norm2(x));
+    }
+    const Tensor<T> x = norm1(Tensor<T>(src + attention(src)));
+    return norm2(Tensor<T>(x + feed_forward(x)));
+  }
+};
+
+/// `nn.TransformerEncoder`: num_layers layers of the same options (each
+/// initialized on its own, where PyTorch deep-copies one layer) and an
+/// optional final LayerNorm of d_model features.
+template <Element T = float>
+class TransformerEncoder : public Module<TransformerEncoder<T>, T> {
+ public:
+  ModuleList<TransformerEncoderLayer<T>> layers;
+  std::optional<LayerNorm<T>> norm;
+  int64_t num_layers;
+  TENSORLIB_MODULES(layers, norm)
+
+  TransformerEncoder(int64_t d_model, int64_t nhead, int64_t count, const TransformerEncoderLayerOptions& o = {},
+                     bool final_norm = false)
+      : num_layers(count) {
+    for (int64_t i = 0; i < count; ++i) layers.append(TransformerEncoderLayer<T>(d_model, nhead, o));
+    if (final_norm) norm.emplace(Shape{d_model}, o.layer_norm_eps);
+  }
+  Tensor<T> forward(const Tensor<T>& src, const std::optional<AnyTensor>& mask = std::nullopt,
+                    const std::optional<AnyTensor>& src_key_padding_mask = std::nullopt) {
+    Tensor<T> x = src;
+    for (auto& layer : layers) x = layer(x, mask, src_key_padding_mask);
+    return norm ? (*norm)(x) : x;
+  }
+};
+
+}  // namespace tensorlib::nn
