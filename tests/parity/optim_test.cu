@@ -327,3 +327,36 @@ TEST_CASE("CUDA: an nn::Module moved with to(kCUDA) trains as on the CPU") {
   on_gpu.to(tl::Device(tl::kCPU));
   CHECK_FALSE(on_gpu.fc.weight.is_cuda());
 }
+
+TEST_CASE("CUDA: LSTM, GRU and MultiheadAttention modules run on the GPU as on the CPU") {
+  if (cuda_support::no_gpu()) return;
+  tl::manual_seed(6);
+  tl::nn::LSTM<float> lstm(3, 4, {.num_layers = 2, .bidirectional = true});
+  tl::nn::LSTM<float> lstm_gpu(3, 4, {.num_layers = 2, .bidirectional = true});
+  lstm_gpu.load_state_dict(lstm.state_dict());
+  lstm_gpu.to(tl::Device(tl::kCUDA));
+  tl::Generator gen(7);
+  const auto x = tl::randn({5, 2, 3}, gen);
+  const auto [y, h, c] = lstm(x);
+  const auto [yg, hg, cg] = lstm_gpu(x.cuda());
+  cuda_support::check_parity(yg, y, 1e-5, 1e-6, "lstm output");
+  cuda_support::check_parity(cg, c, 1e-5, 1e-6, "lstm c_n");
+  tl::Tensor<float>(y.sum() + h.sum()).backward();
+  tl::Tensor<float>(yg.sum() + hg.sum()).backward();
+  const auto cpu_params = lstm.named_parameters();
+  const auto gpu_params = lstm_gpu.named_parameters();
+  for (std::size_t i = 0; i < cpu_params.size(); ++i) {
+    cuda_support::check_parity(gpu_params[i].second.grad(), cpu_params[i].second.grad(), 1e-4, 1e-5,
+                               cpu_params[i].first);
+  }
+  tl::nn::MultiheadAttention<float> mha(8, 2);
+  tl::nn::MultiheadAttention<float> mha_gpu(8, 2);
+  mha_gpu.load_state_dict(mha.state_dict());
+  mha_gpu.to(tl::Device(tl::kCUDA));
+  const auto q = tl::randn({3, 2, 8}, gen), kv = tl::randn({4, 2, 8}, gen);
+  const auto mask = tl::tensor<bool>({{false, true, false, false}, {false, false, false, true}});
+  const auto [o, w] = mha(q, kv, kv, tl::AnyTensor(mask));
+  const auto [og, wg] = mha_gpu(q.cuda(), kv.cuda(), kv.cuda(), tl::AnyTensor(mask.cuda()));
+  cuda_support::check_parity(og, o, 1e-5, 1e-6, "attention output");
+  cuda_support::check_parity(wg, w, 1e-5, 1e-6, "attention weights");
+}
