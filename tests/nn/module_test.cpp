@@ -278,9 +278,11 @@ TEST_CASE("nn attention and transformer layers: values and gradients against PyT
       nn::TransformerEncoderLayer<double>(
           6, 2, {.dim_feedforward = 12, .dropout = 0, .activation = "gelu", .batch_first = true, .norm_first = true}),
       1, [](auto& m, const V& in, const C& c) { return V{m(in[0], tl::AnyTensor(c.get<double>("mask:src_mask")))}; });
-  run_attention_case("transformer_encoder",
-                     nn::TransformerEncoder<double>(4, 2, 2, {.dim_feedforward = 8, .dropout = 0}, true), 1,
-                     [](auto& m, const V& in, const C&) { return V{m(in[0])}; });
+  run_attention_case(
+      "transformer_encoder",
+      nn::TransformerEncoder<double>(nn::TransformerEncoderLayer<double>(4, 2, {.dim_feedforward = 8, .dropout = 0}), 2,
+                                     nn::LayerNorm<double>({4})),
+      1, [](auto& m, const V& in, const C&) { return V{m(in[0])}; });
 }
 
 TEST_CASE("nn attention: PyTorch's initialization and errors") {
@@ -413,6 +415,27 @@ struct Tied : nn::Module<Tied> {
   Tied() { b.weight = a.weight; }
   tl::Tensor<float> forward(const tl::Tensor<float>& x) { return b(a(x)); }
 };
+
+TEST_CASE("nn::Module: clone() copies deeply, a C++ copy shares") {
+  nn::Sequential seq{nn::Linear(2, 3), nn::BatchNorm1d(3)};
+  seq.get<0>().weight.sum().backward();
+  const auto shared = seq;
+  const auto deep = seq.clone();
+  CHECK(shared.get<0>().weight.impl() == seq.get<0>().weight.impl());
+  CHECK(deep.get<0>().weight.impl() != seq.get<0>().weight.impl());
+  CHECK(tl::equal(deep.get<0>().weight, seq.get<0>().weight));
+  CHECK(deep.get<0>().weight.requires_grad());
+  CHECK(deep.get<0>().weight.is_leaf());
+  CHECK(tl::equal(deep.get<0>().weight.grad(), tl::ones<float>({3, 2})));
+  CHECK(deep.get<1>().num_batches_tracked.impl() != seq.get<1>().num_batches_tracked.impl());
+  seq.get<1>().running_mean.fill_(5.f);
+  CHECK(deep.get<1>().running_mean.sum().item() == 0.f);
+  // TransformerEncoder's layers are clones of one layer: equal, not shared.
+  nn::TransformerEncoder enc(nn::TransformerEncoderLayer(4, 2, {.dim_feedforward = 8}), 3);
+  CHECK(tl::equal(enc.layers[0].linear1.weight, enc.layers[2].linear1.weight));
+  CHECK(enc.layers[0].linear1.weight.impl() != enc.layers[2].linear1.weight.impl());
+  CHECK(enc.parameters().size() == 36);
+}
 
 TEST_CASE("nn::Module: a shared parameter is listed once, saved under each name") {
   Tied t;

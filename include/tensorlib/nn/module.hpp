@@ -34,7 +34,8 @@
 /// (`bias=False`) is skipped, as PyTorch skips a `None` parameter. All
 /// parameters of a module tree have the root's element type T (checked at
 /// compile time); buffers may have any element type. Copying a module copies
-/// tensor handles, so the copy shares its parameters (deep copies: not yet).
+/// tensor handles, so the copy shares its parameters; `clone()` is the deep
+/// copy.
 
 #include <concepts>
 #include <cstddef>
@@ -147,6 +148,15 @@ class Module : public ModuleBase {
   Derived& apply(F&& f) {
     detail::visit_children_first(self(), f);
     return self();
+  }
+
+  /// A deep copy (`copy.deepcopy(module)`): the same structure and values in
+  /// tensors of its own, gradients included. A plain C++ copy shares them.
+  Derived clone() const {
+    Derived copy = self();
+    const auto deep = [](const std::string&, auto& t) { t = detail::deep_copy(t); };
+    detail::visit_module(copy, std::string(), true, detail::Visitor{deep, deep, detail::ignore});
+    return copy;
   }
 
   /// Sets training mode on this module and every submodule (`train`); it

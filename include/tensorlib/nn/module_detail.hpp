@@ -171,6 +171,19 @@ void move_to(const Tensor<U>& t, Device device) {
   }
 }
 
+/// A copy of a module's tensor with storage of its own, keeping
+/// `requires_grad` and copying the gradient.
+template <class U>
+Tensor<U> deep_copy(const Tensor<U>& t) {
+  NoGradGuard no_grad;
+  Tensor<U> copy = t.detach().clone();
+  if constexpr (differentiable<U>) {
+    if (t.requires_grad()) copy.requires_grad_();
+    if (const Tensor<U> g = t.grad(); g.defined()) copy.set_grad(g.detach().clone());
+  }
+  return copy;
+}
+
 /// Copies `src` into `dst` without recording, converting element type and
 /// device (the shapes are already checked).
 template <class U>

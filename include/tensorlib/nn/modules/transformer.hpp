@@ -231,9 +231,9 @@ class TransformerEncoderLayer : public Module<TransformerEncoderLayer<T>, T> {
   }
 };
 
-/// `nn.TransformerEncoder`: num_layers layers of the same options (each
-/// initialized on its own, where PyTorch deep-copies one layer) and an
-/// optional final LayerNorm of d_model features.
+/// `nn.TransformerEncoder(encoder_layer, num_layers, norm)`: num_layers deep
+/// copies of `layer` (so every layer starts from the same weights, as in
+/// PyTorch) and an optional final LayerNorm.
 template <Element T = float>
 class TransformerEncoder : public Module<TransformerEncoder<T>, T> {
  public:
@@ -242,12 +242,12 @@ class TransformerEncoder : public Module<TransformerEncoder<T>, T> {
   int64_t num_layers;
   TENSORLIB_MODULES(layers, norm)
 
-  TransformerEncoder(int64_t d_model, int64_t nhead, int64_t count, const TransformerEncoderLayerOptions& o = {},
-                     bool final_norm = false)
-      : num_layers(count) {
-    for (int64_t i = 0; i < count; ++i) layers.append(TransformerEncoderLayer<T>(d_model, nhead, o));
-    if (final_norm) norm.emplace(Shape{d_model}, o.layer_norm_eps);
+  TransformerEncoder(const TransformerEncoderLayer<T>& layer, int64_t count,
+                     std::optional<LayerNorm<T>> final_norm = std::nullopt)
+      : norm(std::move(final_norm)), num_layers(count) {
+    for (int64_t i = 0; i < count; ++i) layers.append(layer.clone());
   }
+
   Tensor<T> forward(const Tensor<T>& src, const std::optional<AnyTensor>& mask = std::nullopt,
                     const std::optional<AnyTensor>& src_key_padding_mask = std::nullopt) {
     Tensor<T> x = src;
