@@ -6,8 +6,9 @@
 //   cnn: conv 5x5 (1 -> 16) - relu - max pool 2 - conv 5x5 (16 -> 32) - relu -
 //        max pool 2 - linear (1568 -> 10), with Adam (lr 1e-3): a module of
 //        its own (nn::Module) of nn::Conv2d, nn::MaxPool2d and nn::Linear.
-// Both train on F::cross_entropy; the layers have PyTorch's initialization.
-// Everything is tensorlib's tensors, autograd, nn and optim.
+// Both train on F::cross_entropy; the layers have PyTorch's initialization;
+// batches come from a tl::data::DataLoader. Everything is tensorlib's
+// tensors, autograd, nn, optim and data.
 //
 // fashion_mnist [--data DIR] [--model mlp|cnn] [--epochs N] [--train-images N]
 //               [--threads N] [--min-accuracy A]
@@ -201,23 +202,24 @@ double train_and_test(const Args& args, const Split& train, const Split& test, t
                       const Options& options) {
   std::cout << model << std::endl;
   Opt opt(model.parameters(), options);
-  constexpr int64_t batch = 64;
   const int64_t images =
       args.train_images > 0 ? std::min(args.train_images, train.labels.numel()) : train.labels.numel();
+  // Shuffled batches of 64; a TensorDataset's batch is one index_select per tensor.
+  tl::data::DataLoader loader(
+      tl::data::TensorDataset{train.images.slice(0, 0, images), train.labels.slice(0, 0, images)},
+      {.batch_size = 64, .shuffle = true, .generator = &gen});
   double test_accuracy = 0;
   for (int epoch = 1; epoch <= args.epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
-    const tl::Tensor<int64_t> order = tl::randperm(images, gen);
     double loss_sum = 0;
     int64_t steps = 0;
-    for (int64_t at = 0; at < order.numel(); at += batch, ++steps) {
-      const tl::Tensor<int64_t> rows = order.slice(0, at, std::min(at + batch, order.numel()));
+    for (const auto& [x, y] : loader) {
       opt.zero_grad();
-      tl::Tensor<float> loss =
-          F::cross_entropy(model(train.images.index_select(0, rows)), train.labels.index_select(0, rows));
+      tl::Tensor<float> loss = F::cross_entropy(model(x), y);
       loss.backward();
       opt.step();
       loss_sum += loss.item();
+      ++steps;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     test_accuracy = accuracy(model, test);

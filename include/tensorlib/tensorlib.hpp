@@ -203,6 +203,11 @@
 #include "tensorlib/optim/strong_wolfe.hpp"
 #include "tensorlib/optim/warmup_lr.hpp"
 
+#include "tensorlib/data/collate.hpp"
+#include "tensorlib/data/dataloader.hpp"
+#include "tensorlib/data/dataset.hpp"
+#include "tensorlib/data/sampler.hpp"
+
 #include "tensorlib/io/json.hpp"
 #include "tensorlib/io/npy.hpp"
 #include "tensorlib/io/safetensors.hpp"
