@@ -51,6 +51,25 @@ void check_any(const tl::AnyTensor& actual, const fixtures::Case& c, const std::
   }
 }
 
+// Checks a module's state dict keys and printed form against the case's,
+// then loads the case's state dict into it.
+template <class M>
+void check_names_and_load(M& m, const fixtures::Case& c) {
+  CHECK(m.state_dict().keys() == split_lines(c.text("keys")));
+  std::ostringstream printed;
+  printed << m;
+  CHECK(printed.str() == c.text("repr"));
+  m.load_state_dict(fixture_state(c));
+}
+
+// Checks every parameter's gradient against the case's `grad:<name>`.
+template <class M>
+void check_parameter_grads(const M& m, const fixtures::Case& c) {
+  for (const auto& [key, p] : m.named_parameters()) {
+    fixtures::check_close(p.grad(), c.get<double>("grad:" + key), 1e-10, 1e-12, "grad:" + key);
+  }
+}
+
 template <class X>
 X fixture_input(const fixtures::Case& c, const char* key) {
   X x = c.get<typename X::value_type>(key);
@@ -65,11 +84,7 @@ template <class... In, class M>
 void run_case(const std::string& name, M m, int forwards = 1) {
   CAPTURE(name);
   const auto& c = modules_file()[name];
-  CHECK(m.state_dict().keys() == split_lines(c.text("keys")));
-  std::ostringstream printed;
-  printed << m;
-  CHECK(printed.str() == c.text("repr"));
-  m.load_state_dict(fixture_state(c));
+  check_names_and_load(m, c);
   const auto inputs = [&]<std::size_t... I>(std::index_sequence<I...>) {
     return std::tuple<In...>{fixture_input<In>(c, ("in" + std::to_string(I)).c_str())...};
   }
@@ -83,11 +98,7 @@ void run_case(const std::string& name, M m, int forwards = 1) {
       fixtures::check_close(std::get<0>(inputs).grad(), c.get<double>("gin0"), 1e-10, 1e-12, "gin0");
     }
   }
-  if constexpr (!std::is_void_v<typename M::parameter_type>) {
-    for (const auto& [key, p] : m.named_parameters()) {
-      fixtures::check_close(p.grad(), c.get<double>("grad:" + key), 1e-10, 1e-12, "grad:" + key);
-    }
-  }
+  if constexpr (!std::is_void_v<typename M::parameter_type>) check_parameter_grads(m, c);
   for (const auto& [key, value] : m.state_dict()) check_any(value, c, "after:" + key);
   m.eval();
   tl::NoGradGuard no_grad;
@@ -169,11 +180,7 @@ template <class M, class Call>
 void run_rnn_case(const std::string& name, M m, Call call) {
   CAPTURE(name);
   const auto& c = modules_file()[name];
-  CHECK(m.state_dict().keys() == split_lines(c.text("keys")));
-  std::ostringstream printed;
-  printed << m;
-  CHECK(printed.str() == c.text("repr"));
-  m.load_state_dict(fixture_state(c));
+  check_names_and_load(m, c);
   D x = c.get<double>("in0");
   x.requires_grad_();
   const std::vector<D> results = call(m, x, c);
@@ -185,9 +192,7 @@ void run_rnn_case(const std::string& name, M m, Call call) {
   }
   loss.backward();
   fixtures::check_close(x.grad(), c.get<double>("gin0"), 1e-10, 1e-12, "gin0");
-  for (const auto& [key, p] : m.named_parameters()) {
-    fixtures::check_close(p.grad(), c.get<double>("grad:" + key), 1e-10, 1e-12, "grad:" + key);
-  }
+  check_parameter_grads(m, c);
 }
 
 TEST_CASE("nn recurrent layers: values and gradients against PyTorch") {
@@ -217,11 +222,7 @@ template <class M, class Call>
 void run_attention_case(const std::string& name, M m, int inputs, Call call) {
   CAPTURE(name);
   const auto& c = modules_file()[name];
-  CHECK(m.state_dict().keys() == split_lines(c.text("keys")));
-  std::ostringstream printed;
-  printed << m;
-  CHECK(printed.str() == c.text("repr"));
-  m.load_state_dict(fixture_state(c));
+  check_names_and_load(m, c);
   std::vector<D> in;
   for (int i = 0; i < inputs; ++i) in.push_back(c.get<double>("in" + std::to_string(i)).requires_grad_());
   const std::vector<D> results = call(m, in, c);
@@ -236,9 +237,7 @@ void run_attention_case(const std::string& name, M m, int inputs, Call call) {
     const std::string k = std::to_string(i);
     fixtures::check_close(in[static_cast<std::size_t>(i)].grad(), c.get<double>("gin" + k), 1e-10, 1e-12, "gin" + k);
   }
-  for (const auto& [key, p] : m.named_parameters()) {
-    fixtures::check_close(p.grad(), c.get<double>("grad:" + key), 1e-10, 1e-12, "grad:" + key);
-  }
+  check_parameter_grads(m, c);
   m.eval();
   tl::NoGradGuard no_grad;
   const std::vector<D> evals = call(m, in, c);
