@@ -436,6 +436,20 @@ TEST_CASE("nn::Module: clone() copies deeply, a C++ copy shares") {
   CHECK(enc.parameters().size() == 36);
 }
 
+TEST_CASE("nn::Sequential of StaticLinear layers checks its sizes at compile time") {
+  nn::Sequential mlp{nn::StaticLinear<4, 8>(), nn::ReLU(), nn::Dropout(0.0), nn::StaticLinear<8, 2>()};
+  CHECK(mlp(tl::randn<float>({3, 4})).sizes() == tl::Shape{3, 2});
+  CHECK(mlp.state_dict().keys() == std::vector<std::string>{"0.weight", "0.bias", "3.weight", "3.bias"});
+  static_assert(nn::detail::SizesAgree<0, -1, nn::StaticLinear<4, 8>, nn::GELU, nn::StaticLinear<8, 2>>::value);
+  // tests/compile_fail/sequential_sizes.cpp: StaticLinear<784, 256>, ReLU, StaticLinear<128, 10> does not compile.
+  static_assert(nn::detail::features_after<nn::StaticLinear<4, 8>>(-1) == 8);
+  static_assert(nn::detail::features_after<nn::Tanh>(8) == 8);
+  static_assert(nn::detail::features_after<nn::Flatten>(8) == -1);
+  // A layer of run-time sizes in between makes the sizes unknown: checked when it runs.
+  nn::Sequential mixed{nn::StaticLinear<4, 8>(), nn::Linear(8, 3), nn::StaticLinear<5, 2>()};
+  CHECK_THROWS_AS(mixed(tl::randn<float>({1, 4})), tl::Error);
+}
+
 TEST_CASE("nn::Module: a shared parameter is listed once, saved under each name") {
   Tied t;
   CHECK(t.parameters().size() == 3);

@@ -30,6 +30,7 @@ template <class F>
 class Activation : public Module<Activation<F>, void> {
  public:
   static constexpr std::string_view name = F::name;
+  static constexpr bool preserves_features = true;
   template <class T>
   Tensor<T> forward(const Tensor<T>& input) const {
     return Tensor<T>(F{}(input));
@@ -141,6 +142,7 @@ using LogSigmoid = detail::Activation<detail::LogSigmoidFunction>;
 /// `nn.LeakyReLU(negative_slope)`.
 class LeakyReLU : public Module<LeakyReLU, void> {
  public:
+  static constexpr bool preserves_features = true;
   double negative_slope;
   explicit LeakyReLU(double slope = 0.01) : negative_slope(slope) {}
   template <class T>
@@ -153,6 +155,7 @@ class LeakyReLU : public Module<LeakyReLU, void> {
 /// `nn.ELU(alpha)`.
 class ELU : public Module<ELU, void> {
  public:
+  static constexpr bool preserves_features = true;
   double alpha;
   explicit ELU(double a = 1.0) : alpha(a) {}
   template <class T>
@@ -165,6 +168,7 @@ class ELU : public Module<ELU, void> {
 /// `nn.CELU(alpha)`.
 class CELU : public Module<CELU, void> {
  public:
+  static constexpr bool preserves_features = true;
   double alpha;
   explicit CELU(double a = 1.0) : alpha(a) {}
   template <class T>
@@ -177,6 +181,7 @@ class CELU : public Module<CELU, void> {
 /// `nn.GELU(approximate)`: "none" or "tanh".
 class GELU : public Module<GELU, void> {
  public:
+  static constexpr bool preserves_features = true;
   std::string approximate;
   explicit GELU(std::string_view approx = "none") : approximate(approx) {}
   template <class T>
@@ -189,6 +194,7 @@ class GELU : public Module<GELU, void> {
 /// `nn.Softplus(beta, threshold)`.
 class Softplus : public Module<Softplus, void> {
  public:
+  static constexpr bool preserves_features = true;
   double beta;
   double threshold;
   explicit Softplus(double b = 1.0, double t = 20.0) : beta(b), threshold(t) {}
@@ -204,6 +210,7 @@ class Softplus : public Module<Softplus, void> {
 /// `nn.Hardtanh(min_val, max_val)`.
 class Hardtanh : public Module<Hardtanh, void> {
  public:
+  static constexpr bool preserves_features = true;
   double min_val;
   double max_val;
   explicit Hardtanh(double lo = -1.0, double hi = 1.0) : min_val(lo), max_val(hi) {}
@@ -219,6 +226,7 @@ class Hardtanh : public Module<Hardtanh, void> {
 /// `nn.Hardshrink(lambd)` and `nn.Softshrink(lambd)`.
 class Hardshrink : public Module<Hardshrink, void> {
  public:
+  static constexpr bool preserves_features = true;
   double lambd;
   explicit Hardshrink(double l = 0.5) : lambd(l) {}
   template <class T>
@@ -229,6 +237,7 @@ class Hardshrink : public Module<Hardshrink, void> {
 };
 class Softshrink : public Module<Softshrink, void> {
  public:
+  static constexpr bool preserves_features = true;
   double lambd;
   explicit Softshrink(double l = 0.5) : lambd(l) {}
   template <class T>
@@ -241,6 +250,7 @@ class Softshrink : public Module<Softshrink, void> {
 /// `nn.Softmax(dim)`, `nn.LogSoftmax(dim)` and `nn.Softmin(dim)`.
 class Softmax : public Module<Softmax, void> {
  public:
+  static constexpr bool preserves_features = true;
   int64_t dim;
   explicit Softmax(int64_t d) : dim(d) {}
   template <class T>
@@ -251,6 +261,7 @@ class Softmax : public Module<Softmax, void> {
 };
 class LogSoftmax : public Module<LogSoftmax, void> {
  public:
+  static constexpr bool preserves_features = true;
   int64_t dim;
   explicit LogSoftmax(int64_t d) : dim(d) {}
   template <class T>
@@ -261,6 +272,7 @@ class LogSoftmax : public Module<LogSoftmax, void> {
 };
 class Softmin : public Module<Softmin, void> {
  public:
+  static constexpr bool preserves_features = true;
   int64_t dim;
   explicit Softmin(int64_t d) : dim(d) {}
   template <class T>

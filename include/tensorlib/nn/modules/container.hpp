@@ -53,6 +53,50 @@ struct ListFields {
   }
 };
 
+/// Note [compile-time model shapes]
+/// Layers whose sizes are template arguments (`StaticLinear<In, Out>`)
+/// declare `static_in_features` / `static_out_features`; layers that keep
+/// the feature count (activations, dropouts, Identity) declare
+/// `preserves_features`. `Sequential` walks its modules at compile time with
+/// the feature count known so far, and a layer whose static in_features
+/// differs from it stops the build in `LayerSizesAgree<layer, features
+/// before, in_features>`, whose arguments the compiler prints (a C++20
+/// static_assert message cannot hold numbers). A layer of run-time sizes
+/// makes the count unknown, so it is checked at run time by its forward.
+template <std::size_t Layer, int64_t FeaturesBefore, int64_t InFeatures>
+struct LayerSizesAgree {
+  static_assert(FeaturesBefore == InFeatures,
+                "nn::Sequential: a layer's in_features differs from the features of the layer before it "
+                "(LayerSizesAgree<layer index, features before, in_features>)");
+  static constexpr bool value = true;
+};
+
+/// The feature count after module M, given the count before (-1: unknown).
+template <class M>
+constexpr int64_t features_after(int64_t before) {
+  if constexpr (requires { M::static_out_features; }) {
+    return M::static_out_features;
+  } else if constexpr (requires { requires M::preserves_features; }) {
+    return before;
+  } else {
+    return -1;
+  }
+}
+
+template <std::size_t I, int64_t Features, class... Ms>
+struct SizesAgree : std::true_type {};
+template <std::size_t I, int64_t Features, class M, class... Ms>
+struct SizesAgree<I, Features, M, Ms...> {
+  static constexpr bool here() {
+    if constexpr (Features >= 0 && requires { M::static_in_features; }) {
+      return LayerSizesAgree<I, Features, M::static_in_features>::value;
+    } else {
+      return true;
+    }
+  }
+  static constexpr bool value = here() && SizesAgree<I + 1, features_after<M>(Features), Ms...>::value;
+};
+
 }  // namespace detail
 
 /// `nn.Sequential(m0, m1, ...)`: forward runs each module on the result of
@@ -62,6 +106,8 @@ template <ModuleType... Ms>
 class Sequential : public Module<Sequential<Ms...>, typename detail::FirstParameterType<Ms...>::type> {
  public:
   static_assert(sizeof...(Ms) > 0, "nn::Sequential: needs at least one module");
+  // Note [compile-time model shapes]
+  static_assert(detail::SizesAgree<0, -1, Ms...>::value);
 
   explicit Sequential(Ms... modules) : modules_(std::move(modules)...) {}
 

@@ -22,6 +22,7 @@ namespace detail {
 template <class Derived, class F>
 class DropoutBase : public Module<Derived, void> {
  public:
+  static constexpr bool preserves_features = true;
   double p;
   Generator* generator;
 

@@ -56,6 +56,7 @@ std::pair<Tensor<T>, Tensor<T>> default_weight_and_bias(const Shape& weight_shap
 /// `nn.Identity`: returns its input.
 class Identity : public Module<Identity, void> {
  public:
+  static constexpr bool preserves_features = true;
   template <class X>
   X forward(X x) const {
     return x;
@@ -83,6 +84,18 @@ class Linear : public Module<Linear<T>, T> {
     return "in_features=" + std::to_string(in_features) + ", out_features=" + std::to_string(out_features) +
            ", bias=" + detail::python_bool(bias.defined());
   }
+};
+
+/// A Linear whose sizes are template arguments, so that a Sequential of
+/// such layers checks its shapes at compile time (Note [compile-time model
+/// shapes]); otherwise nn::Linear.
+template <int64_t In, int64_t Out, Element T = float>
+class StaticLinear : public Linear<T> {
+ public:
+  static_assert(In >= 0 && Out >= 0, "StaticLinear: sizes must not be negative");
+  static constexpr int64_t static_in_features = In;
+  static constexpr int64_t static_out_features = Out;
+  explicit StaticLinear(bool with_bias = true) : Linear<T>(In, Out, with_bias) {}
 };
 
 /// `nn.Bilinear(in1_features, in2_features, out_features, bias)`:
