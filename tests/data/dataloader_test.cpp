@@ -31,6 +31,23 @@ struct Squares {
 
 std::vector<int64_t> values(const tl::Tensor<int64_t>& t) { return t.to_vector(); }
 
+// A dataset that hands out references to examples it stores.
+struct Stored {
+  std::vector<tl::Tensor<float>> rows;
+  int64_t size() const { return static_cast<int64_t>(rows.size()); }
+  const tl::Tensor<float>& get(int64_t i) const { return rows[static_cast<std::size_t>(i)]; }
+};
+
+// A sampler with state: every epoch visits the next five indices of ten.
+struct Window {
+  int64_t start = 0;
+  tl::Tensor<int64_t> order(int64_t n) {
+    const int64_t first = start % n;
+    start += 5;
+    return tl::arange<int64_t>(first, std::min(first + 5, n));
+  }
+};
+
 TEST_CASE("DataLoader: batches cover the dataset in order, the last one short unless dropped") {
   const auto x = tl::arange<float>(10).unsqueeze(1) * 10.f;
   const auto y = tl::arange<int64_t>(10);
@@ -93,6 +110,26 @@ TEST_CASE("DataLoader: a dataset of examples is collated as a batch dataset woul
       std::vector<std::pair<int, tl::Tensor<float>>>{{1, tl::ones<float>({2})}, {2, tl::zeros<float>({2})}});
   CHECK(values(std::get<0>(pairs)) == std::vector<int64_t>{1, 2});
   CHECK(std::get<1>(pairs).sizes() == tl::Shape{2, 2});
+}
+
+TEST_CASE("DataLoader: datasets of references, samplers with state, orders shorter than the dataset") {
+  data::DataLoader stored(Stored{{tl::ones<float>({2}), tl::zeros<float>({2}), tl::ones<float>({2})}},
+                          {.batch_size = 2});
+  std::vector<int64_t> sizes;
+  for (const auto& batch : stored) sizes.push_back(batch.size(0));
+  CHECK(sizes == std::vector<int64_t>{2, 1});
+  data::DataLoader windows(data::TensorDataset{tl::arange<int64_t>(10)}, Window{}, {.batch_size = 3});
+  std::vector<int64_t> first, second;
+  for (const auto& [b] : windows)
+    for (const int64_t v : values(b)) first.push_back(v);
+  for (const auto& [b] : windows)
+    for (const int64_t v : values(b)) second.push_back(v);
+  CHECK(first == std::vector<int64_t>{0, 1, 2, 3, 4});
+  CHECK(second == std::vector<int64_t>{5, 6, 7, 8, 9});
+  // Batch counts never overflow.
+  data::DataLoader huge(data::TensorDataset{tl::arange<int64_t>(3)}, {.batch_size = INT64_MAX});
+  CHECK(huge.size() == 1);
+  for (const auto& [b] : huge) CHECK(b.numel() == 3);
 }
 
 TEST_CASE("samplers: sequential, random with and without replacement, subsets") {

@@ -92,7 +92,8 @@ TEST_CASE("safetensors: every element type, 0-d and empty tensors read back exac
   fixtures::check_close(t.get<float>("i_scalar"), c.get<float>("i_scalar"));
   CHECK(t.at("i_scalar").dim() == 0);
   CHECK(t.at("j_empty").sizes() == tl::Shape{0, 3});
-  // Round trip through our writer.
+  // Our writer gives the reference writer's file for the same tensors.
+  CHECK(st::save(t, contents.metadata) == fixtures::load_bytes(fixture_path("dtypes.safetensors")));
   const auto back = st::load_with_metadata(st::save(t, contents.metadata));
   CHECK(back.metadata == contents.metadata);
   for (const auto& item : t) {
@@ -151,6 +152,18 @@ TEST_CASE("safetensors: damaged files give errors naming the problem") {
         "safetensors: the header is not a JSON object");
   CHECK(err(file_bytes("{\"a\":" + std::string(100, '[') + std::string(100, ']') + "}")) ==
         "safetensors: invalid JSON header at byte 69: nested too deeply");
+  CHECK(err(file_bytes("{\"a\":{\"dtype\":\"U8\",\"shape\":[4611686018427387904,2,0],\"data_offsets\":[0,0]}}")) ==
+        "safetensors: tensor 'a' has a shape whose size overflows");
+  // A header of very many values is refused before it takes gigabytes.
+  std::string many = "{\"a\":[0";
+  for (int i = 0; i < 2'000'000; ++i) many += ",0";
+  CHECK(err(file_bytes(many + "]}")) == "safetensors: invalid JSON header at byte 4000002: more than 2000000 values");
+  // Bool bytes other than 0 and 1 read as true, stored as 1.
+  const auto flags = st::load(file_bytes("{\"a\":{\"dtype\":\"BOOL\",\"shape\":[3],\"data_offsets\":[0,3]}}",
+                                         std::string("\x00\x02\xff", 3)))
+                         .get<bool>("a");
+  CHECK(flags.to_vector() == std::vector<bool>{false, true, true});
+  CHECK(reinterpret_cast<const unsigned char*>(flags.data_ptr())[1] == 1);
   // Every truncation of a real file is an error, never a crash.
   const std::string real = fixtures::load_bytes(fixture_path("dtypes.safetensors"));
   for (std::size_t n = 0; n < real.size(); ++n) CHECK_THROWS_AS((void)st::load(real.substr(0, n)), tl::Error);
@@ -168,7 +181,7 @@ TEST_CASE("JSON: escapes, numbers and unicode of the header parser") {
   CHECK_FALSE(v.find("n")->array[1].is_integer);
   CHECK(v.find("t")->boolean);
   CHECK(v.find("z")->kind == tl::io::detail::Json::Kind::Null);
-  CHECK(tl::io::detail::json_quote("a\"\n") == "\"a\\\"\\u000a\"");
+  CHECK(tl::io::detail::json_quote("a\"\n\x01") == "\"a\\\"\\n\\u0001\"");
   CHECK_THROWS_AS(JsonParser(R"({"s":"\ud83d"})", "t").parse_document(), tl::ValueError);
   CHECK_THROWS_AS(JsonParser(R"({"s":1} x)", "t").parse_document(), tl::ValueError);
 }

@@ -300,7 +300,12 @@ TEST_CASE("nn attention: PyTorch's initialization and errors") {
   CHECK_THROWS_AS(mha(tl::zeros<float>({2, 1, 8}), tl::zeros<float>({2, 1, 8}), tl::zeros<float>({2, 1, 8}),
                       tl::AnyTensor(tl::zeros<int64_t>({1, 2}))),
                   tl::TypeError);
-  // A fully masked row gives NaN, as in PyTorch; a masked key gets no weight.
+  // In training with dropout, the weights returned are the dropped-out ones (PyTorch's).
+  nn::MultiheadAttention dropping(8, 2, {.dropout = 0.5});
+  const auto x = tl::randn<float>({8, 4, 8});
+  const auto [dropped_out, dropped] = dropping(x, x, x);
+  CHECK(tl::Tensor<bool>(dropped == 0.f).any().item());
+  // A masked key gets no weight.
   const auto q = tl::randn<float>({1, 1, 8});
   const auto kv = tl::randn<float>({3, 1, 8});
   const auto [out, weights] = mha(q, kv, kv, tl::AnyTensor(tl::tensor<bool>({{false, true, false}})));
@@ -383,6 +388,27 @@ TEST_CASE("nn::Module: load_state_dict's errors are PyTorch's") {
   CHECK(lin.weight.is_leaf());
 }
 
+TEST_CASE("nn::Module: a batch norm's num_batches_tracked may be missing from a state dict") {
+  nn::BatchNorm1d<> bn(2);
+  bn.num_batches_tracked.fill_(7);
+  const auto keys = bn.load_state_dict({{"weight", tl::full<float>({2}, 2.f)},
+                                        {"bias", tl::zeros<float>({2})},
+                                        {"running_mean", tl::ones<float>({2})},
+                                        {"running_var", tl::ones<float>({2})}});
+  CHECK(keys.missing_keys.empty());
+  CHECK(bn.num_batches_tracked.item() == 7);
+  CHECK(tl::equal(bn.weight, tl::full<float>({2}, 2.f)));
+  CHECK(nn::detail::is_num_batches_tracked("features.1.num_batches_tracked"));
+  CHECK_FALSE(nn::detail::is_num_batches_tracked("my_num_batches_tracked"));
+}
+
+TEST_CASE("nn modules are callable through const references") {
+  const nn::Sequential seq{nn::Linear(2, 3), nn::ReLU(), nn::Linear(3, 1)};
+  CHECK(seq(tl::ones<float>({4, 2})).sizes() == tl::Shape{4, 1});
+  const nn::TransformerEncoder enc(nn::TransformerEncoderLayer(4, 2, {.dim_feedforward = 8}), 2);
+  CHECK(enc(tl::ones<float>({3, 1, 4})).sizes() == tl::Shape{3, 1, 4});
+}
+
 TEST_CASE("nn::StateDict keeps insertion order and names missing keys") {
   nn::StateDict sd{{"b", tl::zeros<float>({1})}, {"a", tl::ones<int64_t>({2})}};
   sd.insert("b", tl::ones<float>({3}));
@@ -454,6 +480,11 @@ TEST_CASE("nn::Module: a shared parameter is listed once, saved under each name"
   Tied t;
   CHECK(t.parameters().size() == 3);
   CHECK(t.state_dict().keys() == std::vector<std::string>{"a.weight", "a.bias", "b.weight", "b.bias"});
+  // clone() keeps the tie, as copy.deepcopy does.
+  const Tied copy = t.clone();
+  CHECK(copy.a.weight.impl() == copy.b.weight.impl());
+  CHECK(copy.a.weight.impl() != t.a.weight.impl());
+  CHECK(copy.parameters().size() == 3);
 }
 
 TEST_CASE("nn layers: default initialization has PyTorch's bounds and moments") {

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -48,7 +49,7 @@ auto load_batch(const D& dataset, const C& collate, const Tensor<int64_t>& indic
   if constexpr (BatchDataset<D>) {
     return dataset.get_batch(indices);
   } else {
-    std::vector<decltype(dataset.get(int64_t{0}))> examples;
+    std::vector<std::remove_cvref_t<decltype(dataset.get(int64_t{0}))>> examples;
     examples.reserve(static_cast<std::size_t>(indices.numel()));
     const Tensor<int64_t> host = indices.cpu().contiguous();
     for (int64_t i = 0; i < host.numel(); ++i) examples.push_back(dataset.get(host.data_ptr()[i]));
@@ -95,36 +96,43 @@ class DataLoader {
   using Batch = decltype(detail::load_batch(std::declval<const D&>(), std::declval<const C&>(),
                                             std::declval<const Tensor<int64_t>&>()));
 
-  /// Walks one epoch; batches are loaded when dereferenced.
+  /// Walks one epoch; batches are loaded when dereferenced. The epoch ends
+  /// after the batches of the order its `begin()` drew.
   class Iterator {
    public:
     using iterator_category = std::input_iterator_tag;
     using value_type = Batch;
     using difference_type = std::ptrdiff_t;
 
-    Iterator(const DataLoader* loader, Tensor<int64_t> order, int64_t batch)
-        : loader_(loader), order_(std::move(order)), batch_(batch) {}
+    /// The end of every epoch.
+    Iterator() = default;
+    Iterator(const DataLoader* loader, Tensor<int64_t> order)
+        : loader_(loader), order_(std::move(order)), batches_(loader->batches(order_.numel())) {}
     Batch operator*() const {
-      const int64_t start = batch_ * loader_->options_.batch_size;
-      const int64_t end = std::min(start + loader_->options_.batch_size, order_.numel());
-      return detail::load_batch(loader_->dataset_, loader_->collate_, order_.slice(0, start, end));
+      const int64_t size = loader_->options_.batch_size;
+      const int64_t start = batch_ * size;
+      return detail::load_batch(loader_->dataset_, loader_->collate_,
+                                order_.slice(0, start, start + std::min(size, order_.numel() - start)));
     }
     Iterator& operator++() {
       ++batch_;
       return *this;
     }
     void operator++(int) { ++batch_; }
-    friend bool operator==(const Iterator& a, const Iterator& b) { return a.batch_ == b.batch_; }
+    friend bool operator==(const Iterator& a, const Iterator& b) { return a.done() && b.done(); }
 
    private:
-    const DataLoader* loader_;
+    bool done() const { return loader_ == nullptr || batch_ >= batches_; }
+
+    const DataLoader* loader_ = nullptr;
     Tensor<int64_t> order_;
-    int64_t batch_;
+    int64_t batches_ = 0;
+    int64_t batch_ = 0;
   };
 
   /// Starts an epoch: draws the sampler's order.
-  Iterator begin() const { return Iterator(this, sampler_.order(dataset_.size()), 0); }
-  Iterator end() const { return Iterator(this, Tensor<int64_t>(), batches(sampler_size())); }
+  Iterator begin() const { return Iterator(this, sampler_.order(dataset_.size())); }
+  Iterator end() const { return Iterator(); }
 
   /// The number of batches in an epoch (`len(loader)`).
   int64_t size() const { return batches(sampler_size()); }
@@ -148,10 +156,11 @@ class DataLoader {
   }
   int64_t batches(int64_t samples) const {
     const int64_t b = options_.batch_size;
-    return options_.drop_last ? samples / b : (samples + b - 1) / b;
+    return samples / b + (!options_.drop_last && samples % b != 0);
   }
   D dataset_;
-  S sampler_;
+  /// Mutable: a sampler may keep state between epochs.
+  mutable S sampler_;
   C collate_;
   DataLoaderOptions options_;
 };

@@ -57,6 +57,9 @@ class JsonParser {
 
  private:
   static constexpr int kMaxDepth = 64;
+  /// At about 130 bytes a value, a header of many tiny values ("0,") would
+  /// take gigabytes; 2 million values allow some 200000 tensors.
+  static constexpr std::size_t kMaxValues = 2'000'000;
 
   [[noreturn]] void fail(std::string_view message) const {
     throw ValueError(what_ + ": invalid JSON header at byte " + std::to_string(at_) + ": " + std::string(message));
@@ -84,6 +87,7 @@ class JsonParser {
 
   Json parse_value(int depth) {
     if (depth > kMaxDepth) fail("nested too deeply");
+    if (++values_ > kMaxValues) fail("more than 2000000 values");
     skip_space();
     if (at_ >= text_.size()) fail("unexpected end");
     Json v;
@@ -238,9 +242,12 @@ class JsonParser {
   std::string_view text_;
   std::string what_;
   std::size_t at_ = 0;
+  std::size_t values_ = 0;
 };
 
-/// `s` as a JSON string literal.
+/// `s` as a JSON string literal, escaped as the reference safetensors
+/// writer (serde_json) escapes: the short escapes, other control characters
+/// as \u00xx, everything else as it is.
 inline std::string json_quote(std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "\"";
@@ -249,6 +256,9 @@ inline std::string json_quote(std::string_view s) {
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
+    } else if (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
+      out += '\\';
+      out += c == '\b' ? 'b' : c == '\f' ? 'f' : c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
     } else if (u < 0x20) {
       out += "\\u00";
       out += kHex[u >> 4];

@@ -189,13 +189,13 @@ inline AnyTensor from_bytes(std::string_view bytes, const std::string& what = "n
                                  (order == '<' && std::endian::native == std::endian::big));
   Shape stored = h.shape;
   if (h.fortran_order) std::reverse(stored.begin(), stored.end());
-  const auto numel = static_cast<uint64_t>(stored.numel());
+  const uint64_t numel = io::detail::checked_numel(stored, what);
   const std::string_view data = bytes.substr(start + header_length);
   check<ValueError>(data.size() == numel * static_cast<uint64_t>(size), what, ": the data holds ", data.size(),
                     " bytes, shape ", h.shape, " and descr '", h.descr, "' need ", numel * static_cast<uint64_t>(size));
   AnyTensor t = detail::empty_of(type, stored);
   auto* out = static_cast<char*>(t.impl()->data());
-  if (!data.empty()) std::memcpy(out, data.data(), data.size());
+  if (!data.empty()) io::detail::copy_elements(t, data.data(), data.size());
   if (swap) {
     for (uint64_t i = 0; i < numel; ++i) std::reverse(out + i * size, out + (i + 1) * size);
   }

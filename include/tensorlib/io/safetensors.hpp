@@ -14,14 +14,16 @@
 /// everything a damaged or hostile file could get wrong (the lengths, the
 /// JSON, known dtypes, byte counts against shapes, offsets tiling the data
 /// block exactly, as the reference reader does) and gives a `ValueError`
-/// naming it, never a crash. Writing orders tensors by decreasing element
-/// size, then by name, and pads the header with spaces to a multiple of 8,
-/// so every tensor's bytes are aligned for its type: the reference writer's
-/// rules, so that the same tensors give the same bytes (tested). Reading
+/// naming it, never a crash. Writing orders tensors as the reference writer
+/// does, by its dtype rank (I64, F64, F32, I32, BF16, F16, U8, BOOL), then by
+/// name, and pads the header with spaces to a multiple of 8,
+/// so every tensor's bytes are aligned for its type; the same tensors give
+/// the reference writer's bytes (tested). Reading
 /// returns tensors in the order of their data.
 
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -72,6 +74,52 @@ inline std::optional<ScalarType> scalar_type_of_safetensors(std::string_view nam
     if (safetensors_dtype(t) == name) return t;
   }
   return std::nullopt;
+}
+
+/// The rank of an element type in the reference writer's order (its Dtype
+/// enumeration: BOOL < U8 < F16 < BF16 < I32 < F32 < F64 < I64).
+inline int safetensors_rank(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+      return 0;
+    case ScalarType::UInt8:
+      return 1;
+    case ScalarType::Float16:
+      return 2;
+    case ScalarType::BFloat16:
+      return 3;
+    case ScalarType::Int32:
+      return 4;
+    case ScalarType::Float32:
+      return 5;
+    case ScalarType::Float64:
+      return 6;
+    case ScalarType::Int64:
+      return 7;
+  }
+  return -1;
+}
+
+/// The element count of a shape read from a file; an error naming `what`
+/// when it, or its byte count at 8 bytes an element, would overflow int64
+/// (the count is multiplied in order, as Shape::numel does).
+inline uint64_t checked_numel(const Shape& shape, const std::string& what) {
+  int64_t numel = 1;
+  for (int64_t i = 0; i < shape.size(); ++i) {
+    tensorlib::detail::check<ValueError>(!__builtin_mul_overflow(numel, shape[i], &numel) && numel <= INT64_MAX / 8,
+                                         what, " has a shape whose size overflows");
+  }
+  return static_cast<uint64_t>(numel);
+}
+
+/// Copies a file's bytes into a new tensor's storage; bool bytes other than
+/// 0 and 1 become 1, since any other byte is not a valid C++ bool.
+inline void copy_elements(const AnyTensor& t, const char* bytes, std::size_t count) {
+  std::memcpy(t.impl()->data(), bytes, count);
+  if (t.dtype() == ScalarType::Bool) {
+    auto* b = static_cast<unsigned char*>(t.impl()->data());
+    for (std::size_t i = 0; i < count; ++i) b[i] = b[i] != 0;
+  }
 }
 
 /// A new contiguous CPU tensor of element type `t`.
@@ -185,25 +233,22 @@ inline Contents load_with_metadata(std::string_view bytes, const std::string& wh
     Entry e{name, *type, {}, 0, 0};
     check<ValueError>(shape->array.size() <= static_cast<std::size_t>(Shape::kMaxDims), what, ": tensor '", name,
                       "' has ", shape->array.size(), " dimensions, more than ", Shape::kMaxDims);
-    uint64_t numel = 1;
     for (const auto& s : shape->array) {
       check<ValueError>(s.is_integer && s.integer >= 0, what, ": tensor '", name,
                         "' has a shape entry that is not a non-negative integer");
       e.shape.push_back(s.integer);
-      check<ValueError>(s.integer == 0 || numel <= UINT64_MAX / static_cast<uint64_t>(s.integer), what, ": tensor '",
-                        name, "' has a shape whose size overflows");
-      numel *= static_cast<uint64_t>(s.integer);
     }
+    const uint64_t numel = detail::checked_numel(e.shape, what + ": tensor '" + name + "'");
     for (const auto& o : offsets->array) {
       check<ValueError>(o.is_integer && o.integer >= 0, what, ": tensor '", name,
                         "' has a data offset that is not a non-negative integer");
     }
     e.begin = static_cast<uint64_t>(offsets->array[0].integer);
     e.end = static_cast<uint64_t>(offsets->array[1].integer);
-    const auto size = static_cast<uint64_t>(element_size(*type));
-    check<ValueError>(e.begin <= e.end && numel <= UINT64_MAX / size && e.end - e.begin == numel * size, what,
-                      ": tensor '", name, "' has data_offsets [", e.begin, ", ", e.end, "], but its shape ", e.shape,
-                      " and dtype ", dtype->string, " need ", numel <= UINT64_MAX / size ? numel * size : 0, " bytes");
+    const uint64_t size = numel * static_cast<uint64_t>(element_size(*type));  // numel < 2^60: no wrap
+    check<ValueError>(e.begin <= e.end && e.end - e.begin == size, what, ": tensor '", name, "' has data_offsets [",
+                      e.begin, ", ", e.end, "], but its shape ", e.shape, " and dtype ", dtype->string, " need ", size,
+                      " bytes");
     entries.push_back(std::move(e));
   }
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
@@ -216,7 +261,7 @@ inline Contents load_with_metadata(std::string_view bytes, const std::string& wh
                       " of a data block of ", data.size(), " bytes (truncated file?)");
     expected = e.end;
     AnyTensor t = detail::empty_of(e.dtype, e.shape);
-    if (e.end > e.begin) std::memcpy(t.impl()->data(), data.data() + e.begin, e.end - e.begin);
+    if (e.end > e.begin) detail::copy_elements(t, data.data() + e.begin, e.end - e.begin);
     out.tensors.insert(e.name, t);
   }
   check<ValueError>(expected == data.size(), what, ": the tensors cover ", expected, " bytes of a data block of ",
@@ -247,8 +292,8 @@ inline std::string save(const nn::StateDict& tensors, const std::map<std::string
     items.emplace_back(name, detail::host_contiguous(t));
   }
   std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
-    const int64_t sa = element_size(a.second.dtype()), sb = element_size(b.second.dtype());
-    return sa != sb ? sa > sb : a.first < b.first;
+    const int ra = detail::safetensors_rank(a.second.dtype()), rb = detail::safetensors_rank(b.second.dtype());
+    return ra != rb ? ra > rb : a.first < b.first;
   });
   std::string header = "{";
   if (!meta.empty()) {

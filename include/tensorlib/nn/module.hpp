@@ -43,6 +43,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -152,9 +153,16 @@ class Module : public ModuleBase {
 
   /// A deep copy (`copy.deepcopy(module)`): the same structure and values in
   /// tensors of its own, gradients included. A plain C++ copy shares them.
+  /// Tensors shared within the module (tied weights) stay shared in the copy.
   Derived clone() const {
     Derived copy = self();
-    const auto deep = [](const std::string&, auto& t) { t = detail::deep_copy(t); };
+    std::unordered_map<const TensorImpl*, AnyTensor> copies;
+    const auto deep = [&](const std::string&, auto& t) {
+      using U = typename std::remove_cvref_t<decltype(t)>::value_type;
+      const auto [it, fresh] = copies.try_emplace(t.impl().get());
+      if (fresh) it->second = detail::deep_copy(t);
+      t = it->second.template as<U>();
+    };
     detail::visit_module(copy, std::string(), true, detail::Visitor{deep, deep, detail::ignore});
     return copy;
   }
@@ -226,6 +234,10 @@ class Module : public ModuleBase {
     const auto check = [&](const std::string& name, const auto& dst) {
       own.insert(name);
       if (!state.contains(name)) {
+        // A batch norm's step count may be absent (state dicts without
+        // PyTorch's version metadata, such as safetensors files): kept, as
+        // PyTorch keeps it.
+        if (detail::is_num_batches_tracked(name)) return;
         keys.missing_keys.push_back(name);
       } else if (const AnyTensor& src = state.at(name); src.sizes() != dst.sizes()) {
         errors.push_back(detail::size_mismatch(name, src.sizes(), dst.sizes()));

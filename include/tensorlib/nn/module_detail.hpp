@@ -184,6 +184,13 @@ Tensor<U> deep_copy(const Tensor<U>& t) {
   return copy;
 }
 
+/// True for the key of a batch norm's `num_batches_tracked` buffer.
+inline bool is_num_batches_tracked(std::string_view key) {
+  constexpr std::string_view leaf = "num_batches_tracked";
+  return key == leaf || (key.size() > leaf.size() && key.substr(key.size() - leaf.size()) == leaf &&
+                         key[key.size() - leaf.size() - 1] == '.');
+}
+
 /// Copies `src` into `dst` without recording, converting element type and
 /// device (the shapes are already checked).
 template <class U>

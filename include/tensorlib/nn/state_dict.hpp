@@ -34,8 +34,13 @@ class StateDict {
       items_[it->second].second = std::move(value);
       return;
     }
-    index_.emplace(key, items_.size());
-    items_.emplace_back(std::move(key), std::move(value));
+    items_.emplace_back(key, std::move(value));
+    try {
+      index_.emplace(std::move(key), items_.size() - 1);
+    } catch (...) {
+      items_.pop_back();
+      throw;
+    }
   }
   /// Removes `key`; a `KeyError` when it is absent.
   void erase(std::string_view key) {

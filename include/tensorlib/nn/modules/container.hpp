@@ -126,6 +126,10 @@ class Sequential : public Module<Sequential<Ms...>, typename detail::FirstParame
   decltype(auto) forward(Input&& input) {
     return std::apply([&](auto&... m) { return chain(std::forward<Input>(input), m...); }, modules_);
   }
+  template <class Input>
+  decltype(auto) forward(Input&& input) const {
+    return std::apply([&](const auto&... m) { return chain(std::forward<Input>(input), m...); }, modules_);
+  }
 
   auto tensorlib_modules() { return detail::IndexedFields<std::tuple<Ms...>>{modules_}; }
   auto tensorlib_modules() const { return detail::IndexedFields<const std::tuple<Ms...>>{modules_}; }

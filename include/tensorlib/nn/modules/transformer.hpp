@@ -157,8 +157,8 @@ class MultiheadAttention : public Module<MultiheadAttention<T>, T> {
       logits = Tensor<T>(logits.view({n, num_heads, l, s}) + mask.view({n, 1, 1, s})).view({n * num_heads, l, s});
     }
     Tensor<T> weights = softmax(logits, -1);
-    const Tensor<T> attended =
-        bmm(dropout > 0 && this->training ? functional::dropout(weights, dropout, true) : weights, v);
+    if (dropout > 0 && this->training) weights = functional::dropout(weights, dropout, true);
+    const Tensor<T> attended = bmm(weights, v);  // the weights returned are these, after dropout (PyTorch's)
     Tensor<T> out = out_proj(attended.transpose(0, 1).contiguous().view({l * n, embed_dim})).view({l, n, embed_dim});
     out = unbatched ? out.squeeze(1) : batch_first ? out.transpose(0, 1) : out;
     if (!need_weights) return {out, Tensor<T>()};
@@ -214,7 +214,7 @@ class TransformerEncoderLayer : public Module<TransformerEncoderLayer<T>, T> {
   }
 
   Tensor<T> forward(const Tensor<T>& src, const std::optional<AnyTensor>& src_mask = std::nullopt,
-                    const std::optional<AnyTensor>& src_key_padding_mask = std::nullopt) {
+                    const std::optional<AnyTensor>& src_key_padding_mask = std::nullopt) const {
     const auto attention = [&](const Tensor<T>& x) {
       return dropout1(std::get<0>(self_attn(x, x, x, src_key_padding_mask, false, src_mask)));
     };
@@ -249,9 +249,9 @@ class TransformerEncoder : public Module<TransformerEncoder<T>, T> {
   }
 
   Tensor<T> forward(const Tensor<T>& src, const std::optional<AnyTensor>& mask = std::nullopt,
-                    const std::optional<AnyTensor>& src_key_padding_mask = std::nullopt) {
+                    const std::optional<AnyTensor>& src_key_padding_mask = std::nullopt) const {
     Tensor<T> x = src;
-    for (auto& layer : layers) x = layer(x, mask, src_key_padding_mask);
+    for (const auto& layer : layers) x = layer(x, mask, src_key_padding_mask);
     return norm ? (*norm)(x) : x;
   }
 };
