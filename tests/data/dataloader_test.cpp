@@ -41,6 +41,7 @@ struct Stored {
 // A sampler with state: every epoch visits the next five indices of ten.
 struct Window {
   int64_t start = 0;
+  int64_t size(int64_t) const { return 5; }
   tl::Tensor<int64_t> order(int64_t n) {
     const int64_t first = start % n;
     start += 5;
@@ -119,6 +120,7 @@ TEST_CASE("DataLoader: datasets of references, samplers with state, orders short
   for (const auto& batch : stored) sizes.push_back(batch.size(0));
   CHECK(sizes == std::vector<int64_t>{2, 1});
   data::DataLoader windows(data::TensorDataset{tl::arange<int64_t>(10)}, Window{}, {.batch_size = 3});
+  CHECK(windows.size() == 2);  // the sampler's length, not the dataset's
   std::vector<int64_t> first, second;
   for (const auto& [b] : windows)
     for (const int64_t v : values(b)) first.push_back(v);

@@ -146,13 +146,14 @@ class DataLoader {
         "batch_size should be a positive integer value, but got batch_size=", options.batch_size);
     return options;
   }
+  /// The sampler's length for this dataset (`len(sampler)`): its `size(n)`
+  /// when it has one, else the dataset's size.
   int64_t sampler_size() const {
-    if constexpr (requires { sampler_.num_samples; })
-      return sampler_.num_samples.value_or(dataset_.size());
-    else if constexpr (requires { sampler_.indices.size(); })
-      return static_cast<int64_t>(sampler_.indices.size());
-    else
+    if constexpr (requires { sampler_.size(dataset_.size()); }) {
+      return sampler_.size(dataset_.size());
+    } else {
       return dataset_.size();
+    }
   }
   int64_t batches(int64_t samples) const {
     const int64_t b = options_.batch_size;

@@ -22,7 +22,9 @@
 
 namespace tensorlib::data {
 
-/// Gives each epoch's order of the indices of a dataset of n examples.
+/// Gives each epoch's order of the indices of a dataset of n examples. A
+/// sampler whose order is not n long also says how long it is (`size(n)`),
+/// which `DataLoader::size()` reports.
 template <class S>
 concept Sampler = requires(S& s, int64_t n) {
   { s.order(n) } -> std::same_as<Tensor<int64_t>>;
@@ -45,8 +47,9 @@ class RandomSampler {
         !samples || *samples > 0,
         "num_samples should be a positive integer value, but got num_samples=", samples.value_or(0));
   }
+  int64_t size(int64_t n) const { return num_samples.value_or(n); }
   Tensor<int64_t> order(int64_t n) const {
-    const int64_t count = num_samples.value_or(n);
+    const int64_t count = size(n);
     if (n == 0) return arange<int64_t>(0);
     if (replacement) return randint<int64_t>(0, n, {count}, *generator);
     std::vector<Tensor<int64_t>> parts;
@@ -66,6 +69,7 @@ class SubsetRandomSampler {
  public:
   explicit SubsetRandomSampler(std::vector<int64_t> subset, Generator& gen = default_generator())
       : indices(std::move(subset)), generator(&gen) {}
+  int64_t size(int64_t) const { return static_cast<int64_t>(indices.size()); }
   Tensor<int64_t> order(int64_t n) const {
     for (const int64_t i : indices)
       tensorlib::detail::check<IndexError>(i >= 0 && i < n, "SubsetRandomSampler: index ", i,
