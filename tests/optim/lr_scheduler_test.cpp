@@ -22,17 +22,9 @@
 #include <utility>
 #include <vector>
 
+#include <tensorlib/optim.hpp>
+
 #include "fixtures.hpp"
-#include "tensorlib/optim/chained_scheduler.hpp"
-#include "tensorlib/optim/cosine_annealing_warm_restarts.hpp"
-#include "tensorlib/optim/cyclic_lr.hpp"
-#include "tensorlib/optim/decay_lr.hpp"
-#include "tensorlib/optim/lambda_lr.hpp"
-#include "tensorlib/optim/lr_scheduler.hpp"
-#include "tensorlib/optim/one_cycle_lr.hpp"
-#include "tensorlib/optim/reduce_lr_on_plateau.hpp"
-#include "tensorlib/optim/sequential_lr.hpp"
-#include "tensorlib/optim/warmup_lr.hpp"
 
 namespace {
 

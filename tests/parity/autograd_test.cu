@@ -14,7 +14,8 @@
 #include <string>
 #include <vector>
 
-#include <tensorlib/tensorlib.hpp>
+#include <tensorlib/optim.hpp>
+#include <tensorlib/tensor.hpp>
 
 #include "cuda_support.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <doctest/doctest.h>
 
-#include <tensorlib/tensorlib.hpp>
+#include <tensorlib/tensor.hpp>
 
 #include "second_order_parity.hpp"
 

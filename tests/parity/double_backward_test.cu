@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include <tensorlib/tensorlib.hpp>
+#include <tensorlib/tensor.hpp>
 
 #include "cuda_support.hpp"
 

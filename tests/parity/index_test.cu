@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include <tensorlib/tensorlib.hpp>
+#include <tensorlib/tensor.hpp>
 
 #include "cuda_support.hpp"
 

@@ -18,7 +18,8 @@
 #include <string>
 #include <vector>
 
-#include <tensorlib/tensorlib.hpp>
+#include <tensorlib/nn.hpp>
+#include <tensorlib/tensor.hpp>
 
 #include "cuda_support.hpp"
 

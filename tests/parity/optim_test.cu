@@ -10,7 +10,9 @@
 #include <limits>
 #include <vector>
 
-#include <tensorlib/tensorlib.hpp>
+#include <tensorlib/nn.hpp>
+#include <tensorlib/optim.hpp>
+#include <tensorlib/tensor.hpp>
 
 #include "cuda_support.hpp"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include <tensorlib/tensorlib.hpp>
+#include <tensorlib/tensor.hpp>
 
 #include "cuda_support.hpp"
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <vector>
 
-#include <tensorlib/tensorlib.hpp>
+#include <tensorlib/tensor.hpp>
 
 #include "cuda_support.hpp"
 

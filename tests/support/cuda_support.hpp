@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include <tensorlib/tensorlib.hpp>
+#include <tensorlib/tensor.hpp>
 
 #include "fixtures.hpp"
 

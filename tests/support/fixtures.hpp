@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include <tensorlib/tensorlib.hpp>
+#include <tensorlib/tensor.hpp>
 
 #ifndef TENSORLIB_FIXTURE_DIR
 #error "TENSORLIB_FIXTURE_DIR must name tests/fixtures"

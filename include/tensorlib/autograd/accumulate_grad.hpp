@@ -59,7 +59,11 @@ class AccumulateGrad final : public Node {
     add_output({leaf_->dtype, leaf_->sizes, leaf_->storage.device()});
   }
 
-  variable_list apply(variable_list&& grads) override;
+  // Declared inline here, not only at its definition below: a virtual
+  // function not inline where its class is defined is the class's key
+  // function, and g++ then emits the vtable, apply and everything apply
+  // instantiates in every translation unit that includes this header.
+  inline variable_list apply(variable_list&& grads) override;
   std::string name() const override { return "AccumulateGrad"; }
   /// The leaf this node accumulates into.
   const std::shared_ptr<TensorImpl>& leaf() const noexcept { return leaf_; }

@@ -10,6 +10,7 @@
 ///     auto loss = F::cross_entropy(F::linear(x, w, b), labels);
 
 #include "tensorlib/expr/activations.hpp"
+#include "tensorlib/expr/composites.hpp"
 #include "tensorlib/expr/functions.hpp"
 #include "tensorlib/nn/functional/attention.hpp"
 #include "tensorlib/nn/functional/cross_entropy.hpp"

@@ -1,0 +1,11 @@
+#pragma once
+/// \file
+/// The io layer over the tensor layers: JSON, safetensors and .npy files.
+/// A layer header: it only includes (STYLE 3). Each one includes tensor.hpp
+/// first, so that every Tensor method a layer's code calls is defined.
+
+#include "tensorlib/tensor.hpp"
+
+#include "tensorlib/io/json.hpp"
+#include "tensorlib/io/npy.hpp"
+#include "tensorlib/io/safetensors.hpp"
