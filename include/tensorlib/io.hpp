@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// The io layer over the tensor layers: JSON, safetensors and .npy files.
+/// The io layer over the tensor layers: JSON, safetensors, .npy and torch.save
+/// files.
 /// A layer header: it only includes (STYLE 3). Each one includes tensor.hpp
 /// first, so that every Tensor method a layer's code calls is defined.
 
@@ -8,4 +9,8 @@
 
 #include "tensorlib/io/json.hpp"
 #include "tensorlib/io/npy.hpp"
+#include "tensorlib/io/pickle_value.hpp"
+#include "tensorlib/io/pt.hpp"
 #include "tensorlib/io/safetensors.hpp"
+#include "tensorlib/io/unpickler.hpp"
+#include "tensorlib/io/zip_reader.hpp"

@@ -1,0 +1,279 @@
+#pragma once
+/// \file
+/// PyTorch's `torch.save` files (.pt, .pth): `tl::io::pt::load(path)` reads
+/// any object of tensors, containers and numbers (a state dict, a training
+/// checkpoint {"model": ..., "optimizer": ..., "epoch": 3}) as a
+/// `PickleValue`, and `load_state_dict(path)` a saved `model.state_dict()`:
+///
+///     model.load_state_dict(tl::io::pt::load_state_dict("resnet.pth"));
+///     auto ckpt = tl::io::pt::load("ckpt.pt");
+///     model.load_state_dict(ckpt["model"].to_state_dict());
+///     int64_t epoch = ckpt["epoch"].to_int();
+///
+/// Note [torch.save layout]
+/// Since PyTorch 1.6 a file is a ZIP archive (Note [zip layout]) of stored
+/// entries under one folder, `<name>/`: `data.pkl`, the object pickled with
+/// protocol 2; `data/<key>`, the bytes of each storage; `version`; and,
+/// since 2.1, `byteorder` ("little" or "big"). A tensor is pickled as a call
+/// of `torch._utils._rebuild_tensor_v2(storage, storage_offset, size,
+/// stride, requires_grad, backward_hooks[, metadata])`, whose storage is a
+/// persistent id ('storage', torch.FloatStorage, key, location, numel); an
+/// `nn.Parameter` as `_rebuild_parameter(tensor, requires_grad, hooks)`; a
+/// state dict as an `OrderedDict` whose `_metadata` attribute (module
+/// versions) is dropped. The reader allows those globals and the dtypes
+/// only (Note [restricted unpickling]): what `torch.load(f,
+/// weights_only=True)` accepts, without its `map_location`: tensors are
+/// loaded on the CPU, and tensors of one storage are views of one buffer,
+/// as in PyTorch. The legacy format (before 1.6, a bare pickle stream) and
+/// the element types tensorlib lacks (int8, int16, complex, quantized) give
+/// a `NotImplementedError`; a damaged file a `ValueError`.
+
+#include <bit>
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tensorlib/core/any_tensor.hpp"
+#include "tensorlib/core/error.hpp"
+#include "tensorlib/io/pickle_value.hpp"
+#include "tensorlib/io/safetensors.hpp"
+#include "tensorlib/io/unpickler.hpp"
+#include "tensorlib/io/zip_reader.hpp"
+#include "tensorlib/nn/state_dict.hpp"
+#include "tensorlib/ops/views.hpp"
+
+namespace tensorlib::io {
+
+namespace detail {
+
+/// The element type of a `torch.<Name>Storage` global; nullopt for one
+/// tensorlib has no element type for, and `torch_name` its dtype's name.
+inline std::optional<ScalarType> torch_storage_type(std::string_view global, std::string_view& torch_name) {
+  struct Row {
+    std::string_view storage, dtype;
+    std::optional<ScalarType> type;
+  };
+  static constexpr Row rows[] = {
+      {"torch.FloatStorage", "torch.float32", ScalarType::Float32},
+      {"torch.DoubleStorage", "torch.float64", ScalarType::Float64},
+      {"torch.HalfStorage", "torch.float16", ScalarType::Float16},
+      {"torch.BFloat16Storage", "torch.bfloat16", ScalarType::BFloat16},
+      {"torch.LongStorage", "torch.int64", ScalarType::Int64},
+      {"torch.IntStorage", "torch.int32", ScalarType::Int32},
+      {"torch.ByteStorage", "torch.uint8", ScalarType::UInt8},
+      {"torch.BoolStorage", "torch.bool", ScalarType::Bool},
+      {"torch.ShortStorage", "torch.int16", std::nullopt},
+      {"torch.CharStorage", "torch.int8", std::nullopt},
+      {"torch.ComplexFloatStorage", "torch.complex64", std::nullopt},
+      {"torch.ComplexDoubleStorage", "torch.complex128", std::nullopt},
+      {"torch.QInt8Storage", "torch.qint8", std::nullopt},
+      {"torch.QUInt8Storage", "torch.quint8", std::nullopt},
+      {"torch.QInt32Storage", "torch.qint32", std::nullopt},
+  };
+  for (const Row& r : rows) {
+    if (r.storage == global) {
+      torch_name = r.dtype;
+      return r.type;
+    }
+  }
+  torch_name = {};
+  return std::nullopt;
+}
+
+/// The globals a torch.save file may name (Note [torch.save layout]).
+inline bool torch_global_allowed(const std::string& name) {
+  static constexpr std::string_view calls[] = {"collections.OrderedDict", "torch._utils._rebuild_tensor_v2",
+                                               "torch._utils._rebuild_parameter",
+                                               "torch._utils._rebuild_parameter_with_state", "torch.Size"};
+  static constexpr std::string_view dtypes[] = {
+      "torch.float32", "torch.float64", "torch.float16", "torch.bfloat16", "torch.int64",     "torch.int32",
+      "torch.int16",   "torch.int8",    "torch.uint8",   "torch.bool",     "torch.complex64", "torch.complex128"};
+  for (std::string_view c : calls)
+    if (c == name) return true;
+  for (std::string_view d : dtypes)
+    if (d == name) return true;
+  std::string_view dtype;
+  return torch_storage_type(name, dtype).has_value() || !dtype.empty();
+}
+
+/// Reads a torch.save archive (Note [torch.save layout]).
+class TorchFileReader {
+ public:
+  TorchFileReader(std::string_view bytes, std::string what) : what_(std::move(what)), zip_(open(bytes, what_)) {}
+
+  PickleValue load() {
+    const ZipEntry* pickle = nullptr;
+    for (const ZipEntry& e : zip_.entries()) {
+      const auto slash = e.name.find('/');
+      if (slash != std::string::npos && e.name.compare(slash, std::string::npos, "/data.pkl") == 0) {
+        check(pickle == nullptr, "two data.pkl entries");
+        pickle = &e;
+        prefix_ = e.name.substr(0, slash + 1);
+      }
+    }
+    check(pickle != nullptr, "no <name>/data.pkl entry: not a torch.save archive");
+    if (const ZipEntry* order = zip_.find(prefix_ + "byteorder")) {
+      const std::string_view o = zip_.read(*order);
+      tensorlib::detail::check<NotImplementedError>(o == "little", what_, ": saved with byte order '", o,
+                                                    "'; only little-endian files are read");
+    }
+    UnpicklerHooks hooks;
+    hooks.allow = torch_global_allowed;
+    hooks.call = [this](const std::string& name, const std::vector<PickleValue>& args) { return call(name, args); };
+    hooks.persistent_load = [this](const PickleValue& pid) { return storage(pid); };
+    return Unpickler(zip_.read(*pickle), std::move(hooks), what_ + ": data.pkl").load();
+  }
+
+ private:
+  template <class... Args>
+  void check(bool ok, const Args&... args) const {
+    tensorlib::detail::check<ValueError>(ok, what_, ": ", args...);
+  }
+
+  static ZipReader open(std::string_view bytes, const std::string& what) {
+    // The legacy format starts with a pickled magic number (LONG1 of 0x1950a86a20f9469cfc6c).
+    constexpr std::string_view legacy("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 14);
+    tensorlib::detail::check<NotImplementedError>(bytes.substr(0, legacy.size()) != legacy, what,
+                                                  ": the legacy torch.save format (PyTorch before 1.6) is not read; "
+                                                  "load and save it again with a newer PyTorch");
+    tensorlib::detail::check<ValueError>(bytes.substr(0, 4) == std::string_view("PK\x03\x04", 4), what,
+                                         ": not a torch.save file (no ZIP signature)");
+    return ZipReader(bytes, what);
+  }
+
+  /// A persistent id ('storage', torch.<T>Storage, key, location, numel):
+  /// the storage's elements as a 1-D tensor, read once per key.
+  PickleValue storage(const PickleValue& pid) {
+    check(pid.kind() == PickleValue::Kind::Tuple && pid.items().size() == 5 &&
+              pid.items()[0].kind() == PickleValue::Kind::String && pid.items()[0].to_string() == "storage" &&
+              pid.items()[1].kind() == PickleValue::Kind::Global &&
+              pid.items()[2].kind() == PickleValue::Kind::String && pid.items()[4].kind() == PickleValue::Kind::Int,
+          "a persistent id that is not ('storage', type, key, location, numel)");
+    const auto& items = pid.items();
+    std::string_view torch_name;
+    const auto type = torch_storage_type(items[1].global_name(), torch_name);
+    tensorlib::detail::check<NotImplementedError>(type.has_value(), what_, ": a storage of ",
+                                                  torch_name.empty() ? items[1].global_name() : std::string(torch_name),
+                                                  ", which tensorlib has no element type for");
+    const std::string& key = items[2].to_string();
+    const int64_t numel = items[4].to_int();
+    check(numel >= 0 && numel <= INT64_MAX / 8, "storage '", key, "' has ", numel, " elements");
+    if (const auto it = storages_.find(key); it != storages_.end()) {
+      check(it->second.dtype() == *type && it->second.numel() == numel, "storage '", key,
+            "' is read with two types or sizes");
+      return PickleValue::tensor(it->second);
+    }
+    const ZipEntry* entry = zip_.find(prefix_ + "data/" + key);
+    check(entry != nullptr, "storage '", key, "' has no data/", key, " entry");
+    const uint64_t bytes = static_cast<uint64_t>(numel) * static_cast<uint64_t>(element_size(*type));
+    check(entry->size == bytes, "storage '", key, "' holds ", entry->size, " bytes, but ", numel, " elements of ",
+          torch_name, " need ", bytes);
+    AnyTensor t = empty_of(*type, Shape{numel});
+    if (bytes) copy_elements(t, zip_.read(*entry).data(), bytes);
+    storages_.emplace(key, t);
+    return PickleValue::tensor(std::move(t));
+  }
+
+  /// The shape or strides tuple `v` of `_rebuild_tensor_v2`.
+  Shape dims(const PickleValue& v, const char* what) const {
+    check(v.kind() == PickleValue::Kind::Tuple, "a tensor's ", what, " is a ", v.kind_name());
+    check(v.items().size() <= static_cast<std::size_t>(Shape::kMaxDims), "a tensor has ", v.items().size(),
+          " dimensions, more than ", Shape::kMaxDims);
+    Shape out;
+    for (const PickleValue& d : v.items()) {
+      check(d.kind() == PickleValue::Kind::Int && d.to_int() >= 0, "a tensor's ", what,
+            " holds a value that is not a non-negative int");
+      out.push_back(d.to_int());
+    }
+    return out;
+  }
+
+  PickleValue rebuild_tensor(const std::vector<PickleValue>& args) {
+    check(args.size() == 6 || args.size() == 7, "_rebuild_tensor_v2 with ", args.size(), " arguments");
+    check(args[0].kind() == PickleValue::Kind::Tensor && args[1].kind() == PickleValue::Kind::Int &&
+              args[4].kind() == PickleValue::Kind::Bool,
+          "_rebuild_tensor_v2 arguments of the wrong types");
+    const AnyTensor& storage = args[0].to_tensor();
+    const int64_t offset = args[1].to_int();
+    const Shape sizes = dims(args[2], "size"), strides = dims(args[3], "stride");
+    check(sizes.size() == strides.size(), "a tensor's size and stride differ in length");
+    // The elements reached must lie in the storage.
+    int64_t last = offset, numel = 1;
+    bool overflow = offset < 0;
+    for (int64_t d = 0; d < sizes.size(); ++d) {
+      if (__builtin_mul_overflow(numel, sizes[d], &numel)) overflow = true;
+      int64_t reach = 0;
+      if (sizes[d] > 0 &&
+          (__builtin_mul_overflow(sizes[d] - 1, strides[d], &reach) || __builtin_add_overflow(last, reach, &last)))
+        overflow = true;
+    }
+    check(!overflow && (numel == 0 || last < storage.numel()), "a tensor of size ", sizes, ", stride ", strides,
+          " and offset ", offset, " reaches past its storage of ", storage.numel(), " elements");
+    AnyTensor t = storage.visit([&](const auto& s) -> AnyTensor { return s.as_strided(sizes, strides, offset); });
+    return PickleValue::tensor(with_requires_grad(t, args[4].to_bool()));
+  }
+
+  /// `t` marked as requiring grad where asked and autograd follows its type
+  /// (float and double; the flag of other types is dropped).
+  static AnyTensor with_requires_grad(AnyTensor t, bool requires_grad) {
+    if (!requires_grad) return t;
+    if (t.is<float>()) t.as<float>().requires_grad_();
+    if (t.is<double>()) t.as<double>().requires_grad_();
+    return t;
+  }
+
+  PickleValue call(const std::string& name, const std::vector<PickleValue>& args) {
+    if (name == "collections.OrderedDict") {
+      check(args.empty(), "OrderedDict called with arguments");
+      return PickleValue::dict();
+    }
+    if (name == "torch._utils._rebuild_tensor_v2") return rebuild_tensor(args);
+    if (name == "torch._utils._rebuild_parameter" || name == "torch._utils._rebuild_parameter_with_state") {
+      check(
+          args.size() >= 2 && args[0].kind() == PickleValue::Kind::Tensor && args[1].kind() == PickleValue::Kind::Bool,
+          "_rebuild_parameter arguments of the wrong types");
+      return PickleValue::tensor(with_requires_grad(args[0].to_tensor(), args[1].to_bool()));
+    }
+    if (name == "torch.Size") {
+      check(args.size() == 1 && args[0].kind() == PickleValue::Kind::Tuple, "torch.Size of a non-tuple");
+      return args[0];
+    }
+    check(false, "'", name, "' cannot be called");
+    return {};
+  }
+
+  std::string what_;
+  ZipReader zip_;
+  std::string prefix_;
+  std::map<std::string, AnyTensor> storages_;
+};
+
+}  // namespace detail
+
+namespace pt {
+
+/// The object of torch.save bytes (Note [torch.save layout]); `what` names
+/// the source in errors.
+inline PickleValue load_bytes(std::string_view bytes, const std::string& what = "torch.load") {
+  detail::check_little_endian("torch.load");
+  return detail::TorchFileReader(bytes, what).load();
+}
+
+/// The object of a torch.save file (`torch.load(path, map_location="cpu",
+/// weights_only=True)`).
+inline PickleValue load(const std::string& path) {
+  return load_bytes(detail::read_whole_file(path, "torch.load"), path);
+}
+
+/// The state dict of a file written by `torch.save(model.state_dict(),
+/// path)`; a `TypeError` when the file holds something else.
+inline nn::StateDict load_state_dict(const std::string& path) { return load(path).to_state_dict(); }
+
+}  // namespace pt
+
+}  // namespace tensorlib::io
