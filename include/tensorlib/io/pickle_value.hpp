@@ -114,6 +114,16 @@ class PickleValue {
     return names[static_cast<int>(kind())];
   }
 
+  /// A dict of `sd`'s entries, in order (what `torch.save` writes for
+  /// `model.state_dict()`).
+  static PickleValue state_dict(const nn::StateDict& sd) {
+    PickleValue out = dict();
+    for (const auto& [name, t] : sd) out.set_item(string(name), tensor(t));
+    return out;
+  }
+  /// Sets str key `key` of a dict.
+  void set(std::string key, PickleValue value) { set_item(string(std::move(key)), std::move(value)); }
+
   /// Appends to a list (the unpickler's APPEND).
   void append(PickleValue v) { expect(Kind::List, "list").items.push_back(std::move(v)); }
   /// Sets a dict key, keeping its place when present (the unpickler's

@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// PyTorch's `torch.save` files (.pt, .pth): `tl::io::pt::load(path)` reads
+/// PyTorch's `torch.save` files (.pt, .pth): `tl::io::pt::save(obj, path)`
+/// writes them and `tl::io::pt::load(path)` reads
 /// any object of tensors, containers and numbers (a state dict, a training
 /// checkpoint {"model": ..., "optimizer": ..., "epoch": 3}) as a
 /// `PickleValue`, and `load_state_dict(path)` a saved `model.state_dict()`:
@@ -24,7 +25,8 @@
 /// only (Note [restricted unpickling]): what `torch.load(f,
 /// weights_only=True)` accepts, without its `map_location`: tensors are
 /// loaded on the CPU, and tensors of one storage are views of one buffer,
-/// as in PyTorch. The legacy format (before 1.6, a bare pickle stream) and
+/// as in PyTorch. Writing gives the same layout with "archive/" as the
+/// folder, each distinct tensor a storage of its own. The legacy format (before 1.6, a bare pickle stream) and
 /// the element types tensorlib lacks (int8, int16, complex, quantized) give
 /// a `NotImplementedError`; a damaged file a `ValueError`.
 
@@ -41,9 +43,11 @@
 #include "tensorlib/core/any_tensor.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/io/pickle_value.hpp"
+#include "tensorlib/io/pickler.hpp"
 #include "tensorlib/io/safetensors.hpp"
 #include "tensorlib/io/unpickler.hpp"
 #include "tensorlib/io/zip_reader.hpp"
+#include "tensorlib/io/zip_writer.hpp"
 #include "tensorlib/nn/state_dict.hpp"
 #include "tensorlib/ops/views.hpp"
 
@@ -253,6 +257,85 @@ class TorchFileReader {
   std::map<std::string, AnyTensor> storages_;
 };
 
+/// Writes a torch.save archive: each distinct tensor (by identity) as a
+/// contiguous storage of its own.
+class TorchFileWriter {
+ public:
+  std::string write(const PickleValue& obj) {
+    Pickler pickler([this](Pickler& p, const AnyTensor& t) { tensor(p, t); });
+    pickler.value(obj);
+    ZipWriter zip;
+    zip.add("archive/data.pkl", pickler.finish());
+    zip.add("archive/byteorder", "little");
+    for (std::size_t i = 0; i < storages_.size(); ++i) {
+      const AnyTensor& s = storages_[i].second;
+      zip.add("archive/data/" + std::to_string(i),
+              std::string_view(static_cast<const char*>(s.impl()->data()),
+                               static_cast<std::size_t>(s.numel() * element_size(s.dtype()))));
+    }
+    zip.add("archive/version", "3\n");
+    return zip.finish();
+  }
+
+ private:
+  void tensor(Pickler& p, const AnyTensor& t) {
+    tensorlib::detail::check<ValueError>(t.defined(), "torch.save: an undefined tensor");
+    std::size_t key = storages_.size();
+    for (std::size_t i = 0; i < storages_.size(); ++i)
+      if (storages_[i].first == t.impl().get()) key = i;
+    if (key == storages_.size()) storages_.emplace_back(t.impl().get(), host_contiguous(t));
+    const AnyTensor& s = storages_[key].second;
+    p.global("torch._utils", "_rebuild_tensor_v2");
+    p.mark();
+    p.mark();  // the persistent id
+    p.string("storage");
+    p.global("torch", torch_storage_name(s.dtype()));
+    p.string(std::to_string(key));
+    p.string("cpu");
+    p.integer(s.numel());
+    p.op('t');
+    p.op('Q');
+    p.integer(0);
+    p.mark();
+    for (int64_t d = 0; d < s.dim(); ++d) p.integer(s.sizes()[d]);
+    p.op('t');
+    p.mark();
+    const Shape strides = contiguous_strides(s.sizes());
+    for (int64_t d = 0; d < s.dim(); ++d) p.integer(strides[d]);
+    p.op('t');
+    p.op(t.impl()->requires_grad() ? '\x88' : '\x89');
+    p.global("collections", "OrderedDict");  // backward hooks: none
+    p.op(')');
+    p.op('R');
+    p.op('t');
+    p.op('R');
+  }
+
+  static std::string_view torch_storage_name(ScalarType t) {
+    switch (t) {
+      case ScalarType::Bool:
+        return "BoolStorage";
+      case ScalarType::UInt8:
+        return "ByteStorage";
+      case ScalarType::Int32:
+        return "IntStorage";
+      case ScalarType::Int64:
+        return "LongStorage";
+      case ScalarType::Float16:
+        return "HalfStorage";
+      case ScalarType::BFloat16:
+        return "BFloat16Storage";
+      case ScalarType::Float32:
+        return "FloatStorage";
+      case ScalarType::Float64:
+        return "DoubleStorage";
+    }
+    throw TypeError("torch.save: unknown dtype");
+  }
+
+  std::vector<std::pair<const TensorImpl*, AnyTensor>> storages_;
+};
+
 }  // namespace detail
 
 namespace pt {
@@ -273,6 +356,24 @@ inline PickleValue load(const std::string& path) {
 /// The state dict of a file written by `torch.save(model.state_dict(),
 /// path)`; a `TypeError` when the file holds something else.
 inline nn::StateDict load_state_dict(const std::string& path) { return load(path).to_state_dict(); }
+
+/// `obj` as torch.save bytes, which `torch.load` reads (as `load_bytes`
+/// does): tensors copied to the host, each distinct tensor a contiguous
+/// storage of its own (views of one buffer are written as separate copies),
+/// containers without shared references; an archive of 4 GiB or more is a
+/// `NotImplementedError`.
+inline std::string save_bytes(const PickleValue& obj) {
+  detail::check_little_endian("torch.save");
+  return detail::TorchFileWriter().write(obj);
+}
+
+/// Writes `obj` to `path` (`torch.save(obj, path)`).
+inline void save(const PickleValue& obj, const std::string& path) {
+  detail::write_whole_file(path, save_bytes(obj), "torch.save");
+}
+
+/// Writes a state dict to `path` (`torch.save(model.state_dict(), path)`).
+inline void save(const nn::StateDict& state, const std::string& path) { save(PickleValue::state_dict(state), path); }
 
 }  // namespace pt
 
