@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,15 +20,6 @@ namespace st = tl::io::safetensors;
 namespace nn = tl::nn;
 
 namespace {
-
-std::string fixture_path(const std::string& name) { return std::string(TENSORLIB_FIXTURE_DIR) + "/io/" + name; }
-
-std::vector<std::string> text_lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 // The generator's Net.
 struct SafetensorsNet : nn::Module<SafetensorsNet, double> {
@@ -52,16 +42,16 @@ std::string file_bytes(const std::string& json, const std::string& data = "") {
 
 TEST_CASE("safetensors: PyTorch's weights load into the same module and give its output") {
   const auto& c = fixtures::load("io.txt")["net"];
-  const nn::StateDict sd = st::load_file(fixture_path("net.safetensors"));
+  const nn::StateDict sd = st::load_file(fixtures::io_path("net.safetensors"));
   SafetensorsNet net;
-  std::vector<std::string> keys = sd.keys(), expected = text_lines(c.text("keys"));
+  std::vector<std::string> keys = sd.keys(), expected = fixtures::lines(c.text("keys"));
   std::sort(keys.begin(), keys.end());
   std::sort(expected.begin(), expected.end());
   CHECK(keys == expected);
   net.load_state_dict(sd);
   net.eval();
   fixtures::check_close(net(c.get<double>("x")), c.get<double>("out"), 1e-12, 1e-12, "out");
-  CHECK(st::metadata(fixture_path("net.safetensors")) == std::map<std::string, std::string>{{"format", "pt"}});
+  CHECK(st::metadata(fixtures::io_path("net.safetensors")) == std::map<std::string, std::string>{{"format", "pt"}});
   // Saved by us and read back: the same values, so the same output.
   const std::string path = "tensorlib_safetensors_test.safetensors";
   st::save_file(net.state_dict(), path, {{"format", "pt"}});
@@ -74,7 +64,7 @@ TEST_CASE("safetensors: PyTorch's weights load into the same module and give its
 
 TEST_CASE("safetensors: every element type, 0-d and empty tensors read back exactly") {
   const auto& c = fixtures::load("io.txt")["dtypes"];
-  const auto contents = st::load_with_metadata(fixtures::load_bytes(fixture_path("dtypes.safetensors")));
+  const auto contents = st::load_with_metadata(fixtures::load_bytes(fixtures::io_path("dtypes.safetensors")));
   CHECK(contents.metadata.at("note") ==
         "\xc3\xbc"
         "n\xc3\xaf"
@@ -93,7 +83,7 @@ TEST_CASE("safetensors: every element type, 0-d and empty tensors read back exac
   CHECK(t.at("i_scalar").dim() == 0);
   CHECK(t.at("j_empty").sizes() == tl::Shape{0, 3});
   // Our writer gives the reference writer's file for the same tensors.
-  CHECK(st::save(t, contents.metadata) == fixtures::load_bytes(fixture_path("dtypes.safetensors")));
+  CHECK(st::save(t, contents.metadata) == fixtures::load_bytes(fixtures::io_path("dtypes.safetensors")));
   const auto back = st::load_with_metadata(st::save(t, contents.metadata));
   CHECK(back.metadata == contents.metadata);
   for (const auto& item : t) {
@@ -113,7 +103,7 @@ TEST_CASE("safetensors: our writer gives the reference writer's bytes") {
   const nn::StateDict small{{"bias", tl::tensor<float>({1, 2})},
                             {"step", tl::full<int64_t>({}, 3)},
                             {"w", tl::tensor<double>({{0.5, 0.25}})}};
-  CHECK(st::save(small, {{"format", "pt"}}) == fixtures::load_bytes(fixture_path("small.safetensors")));
+  CHECK(st::save(small, {{"format", "pt"}}) == fixtures::load_bytes(fixtures::io_path("small.safetensors")));
   // Views and transposes are written as their elements.
   const auto m = tl::arange<float>(6).reshape({2, 3});
   const auto back = st::load(st::save({{"t", m.t()}}));
@@ -165,7 +155,7 @@ TEST_CASE("safetensors: damaged files give errors naming the problem") {
   CHECK(flags.to_vector() == std::vector<bool>{false, true, true});
   CHECK(reinterpret_cast<const unsigned char*>(flags.data_ptr())[1] == 1);
   // Every truncation of a real file is an error, never a crash.
-  const std::string real = fixtures::load_bytes(fixture_path("dtypes.safetensors"));
+  const std::string real = fixtures::load_bytes(fixtures::io_path("dtypes.safetensors"));
   for (std::size_t n = 0; n < real.size(); ++n) CHECK_THROWS_AS((void)st::load(real.substr(0, n)), tl::Error);
   CHECK(fixtures::error_message([] { (void)st::load_file("/nonexistent/x.safetensors"); }) ==
         "safetensors: cannot open /nonexistent/x.safetensors");

@@ -192,6 +192,17 @@ std::vector<std::pair<std::string, tl::Tensor<T>>> layouts(const tl::Tensor<T>& 
   return out;
 }
 
+/// The path of binary fixture `name` under tests/fixtures/io/.
+inline std::string io_path(const std::string& name) { return std::string(TENSORLIB_FIXTURE_DIR) + "/io/" + name; }
+
+/// The lines of a text fixture (a list of keys, one a line).
+inline std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
 /// The bytes of a file (a binary fixture).
 inline std::string load_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
