@@ -11,9 +11,13 @@
 // tensors, autograd, nn, optim and data.
 //
 // fashion_mnist [--data DIR] [--model mlp|cnn] [--epochs N] [--train-images N]
-//               [--threads N] [--min-accuracy A]
+//               [--threads N] [--min-accuracy A] [--save FILE] [--load FILE]
 // --train-images trains on the first N images only (default: all). Exits 1
-// when the final test accuracy is below A (default 0: never).
+// when the final test accuracy is below A (default 0: never). --save writes
+// the trained weights as a torch.save file (tl::io::pt), which PyTorch loads
+// into the same layers (torch.nn.Sequential(nn.Linear(784, 256), nn.ReLU(),
+// nn.Linear(256, 10)) for mlp); --load evaluates such a file, from PyTorch
+// or from --save, instead of training.
 //
 // Shapes: N batch, D = 784 pixels, H = 256 hidden units, C = 10 classes.
 
@@ -157,6 +161,7 @@ struct Args {
   int64_t train_images = 0;  // 0: all
   int threads = 0;           // 0: the library's default
   double min_accuracy = 0;
+  std::string save, load;  // torch.save files; empty: none
 };
 
 // The whole of `text` as a number, or an error naming the flag.
@@ -172,12 +177,12 @@ N number(const std::string& flag, std::string_view text) {
 Args parse(int argc, char** argv) {
   const std::string usage =
       "usage: fashion_mnist [--data DIR] [--model mlp|cnn] [--epochs N] [--train-images N] [--threads N] "
-      "[--min-accuracy A]";
+      "[--min-accuracy A] [--save FILE] [--load FILE]";
   Args args;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag != "--data" && flag != "--model" && flag != "--epochs" && flag != "--train-images" &&
-        flag != "--threads" && flag != "--min-accuracy")
+        flag != "--threads" && flag != "--min-accuracy" && flag != "--save" && flag != "--load")
       throw tl::ValueError("fashion_mnist: unknown argument '" + flag + "'; " + usage);
     if (i + 1 >= argc) throw tl::ValueError("fashion_mnist: " + flag + " needs a value; " + usage);
     const std::string_view value = argv[++i];
@@ -187,6 +192,8 @@ Args parse(int argc, char** argv) {
     if (flag == "--epochs") args.epochs = number<int>(flag, value);
     if (flag == "--threads") args.threads = number<int>(flag, value);
     if (flag == "--min-accuracy") args.min_accuracy = number<double>(flag, value);
+    if (flag == "--save") args.save = value;
+    if (flag == "--load") args.load = value;
   }
   if (args.epochs < 1 || args.threads < 0 || args.train_images < 0)
     throw tl::ValueError("fashion_mnist: --epochs must be at least 1, --threads and --train-images at least 0");
@@ -226,6 +233,19 @@ double train_and_test(const Args& args, const Split& train, const Split& test, t
     std::printf("epoch %d (%s): %.2f s, mean training loss %.4f, test accuracy %.4f\n", epoch, args.model.c_str(),
                 seconds, loss_sum / static_cast<double>(steps), test_accuracy);
   }
+  if (!args.save.empty()) {
+    tl::io::pt::save(model.state_dict(), args.save);
+    std::printf("saved the weights to %s (torch.load reads them)\n", args.save.c_str());
+  }
+  return test_accuracy;
+}
+
+// The test accuracy of `model` with the weights of torch.save file `path`.
+template <class Model>
+double evaluate_saved(const std::string& path, const Split& test, Model model) {
+  model.load_state_dict(tl::io::pt::load_state_dict(path));
+  const double test_accuracy = accuracy(model, test);
+  std::printf("weights of %s: test accuracy %.4f\n", path.c_str(), test_accuracy);
   return test_accuracy;
 }
 
@@ -240,6 +260,11 @@ int main(int argc, char** argv) try {
               static_cast<long long>(train.labels.numel()), static_cast<long long>(test.labels.numel()),
               tl::get_num_threads());
 
+  if (!args.load.empty()) {
+    const double test_accuracy =
+        args.model == "mlp" ? evaluate_saved(args.load, test, make_mlp()) : evaluate_saved(args.load, test, make_cnn());
+    return test_accuracy >= args.min_accuracy ? 0 : 1;
+  }
   tl::manual_seed(0);    // the layers' initialization
   tl::Generator gen(0);  // the batches' order
   const double test_accuracy =
