@@ -11,10 +11,12 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "fixtures.hpp"
@@ -79,6 +81,24 @@ std::string pickle_of(const std::string& archive) {
     if (e.name.ends_with("/data.pkl")) return std::string(zip.read(e));
   FAIL("no data.pkl");
   return {};
+}
+
+// What tests/fixtures/io/tensorlib_written.pt holds (generate_pt.py checks
+// that torch.load reads it so).
+PickleValue written_object() {
+  PickleValue obj = PickleValue::dict();
+  obj.set("net", PickleValue::state_dict(pt::load_state_dict(fixtures::io_path("net.pt"))));
+  obj.set("epoch", PickleValue::integer(3));
+  obj.set("lr", PickleValue::floating(0.5));
+  obj.set("name", PickleValue::string("tl"));
+  obj.set("flags", PickleValue::list({PickleValue::boolean(true), PickleValue()}));
+  obj.set("shape", PickleValue::tuple({PickleValue::integer(2), PickleValue::integer(3)}));
+  obj.set("blob", PickleValue::bytes(std::string("\xff\x00", 2)));
+  obj.set("dtype", PickleValue::global("torch.float16"));
+  obj.set("view", PickleValue::tensor(tl::arange<float>(12).reshape({3, 4}).t()));
+  const PickleValue shared = PickleValue::list({PickleValue::integer(7)});
+  obj.set("shared", PickleValue::list({shared, shared}));
+  return obj;
 }
 
 }  // namespace
@@ -308,6 +328,9 @@ TEST_CASE("pt::save writes what pt::load reads back: a checkpoint of every kind 
       case K::String:
         CHECK(a.to_string() == b.to_string());
         return;
+      case K::Bytes:
+        CHECK(a.to_bytes() == b.to_bytes());
+        return;
       case K::Global:
         CHECK(a.global_name() == b.global_name());
         return;
@@ -351,4 +374,103 @@ TEST_CASE("pt::save writes what pt::load reads back: a checkpoint of every kind 
   model.load_state_dict(pt::load_state_dict(path));
   std::remove(path.c_str());
   fixtures::check_close(model.state_dict().get<float>("0.bias"), fixtures::load("pt.txt")["net"].get<float>("0.bias"));
+}
+
+TEST_CASE("pt::save gives the bytes of the committed file torch.load reads") {
+  // generate_pt.py loads these two files with PyTorch and checks their
+  // values; TENSORLIB_WRITE_PT_FIXTURES=1 writes them anew.
+  if (std::getenv("TENSORLIB_WRITE_PT_FIXTURES")) {
+    pt::save(written_object(), fixtures::io_path("tensorlib_written.pt"));
+    pt::save(pt::load_state_dict(fixtures::io_path("net.pt")), fixtures::io_path("tensorlib_written_sd.pt"));
+  }
+  CHECK(pt::save_bytes(written_object()) == fixtures::load_bytes(fixtures::io_path("tensorlib_written.pt")));
+  CHECK(pt::save_bytes(PickleValue::state_dict(pt::load_state_dict(fixtures::io_path("net.pt")))) ==
+        fixtures::load_bytes(fixtures::io_path("tensorlib_written_sd.pt")));
+  const PickleValue back = pt::load(fixtures::io_path("tensorlib_written.pt"));
+  CHECK(back["blob"].to_bytes() == std::string("\xff\x00", 2));
+  CHECK(back["shared"].items()[0].is(back["shared"].items()[1]));  // written once, read back shared
+}
+
+TEST_CASE("pt::load reads PyTorch 2's forms and refuses big-endian and legacy files") {
+  const PickleValue forms = pt::load(fixtures::io_path("rebuild_forms.pt"));
+  fixtures::check_close(forms["seven"].to_tensor().as<float>(), tl::arange<float>(4));
+  CHECK(forms["device"].to_string() == "cuda:1");
+  CHECK_THROWS_WITH_AS(pt::load(fixtures::io_path("big_endian.pt")), doctest::Contains("saved with byte order 'big'"),
+                       tl::NotImplementedError);
+  CHECK_THROWS_WITH_AS(pt::load(fixtures::io_path("legacy4.pt")), doctest::Contains("the legacy torch.save format"),
+                       tl::NotImplementedError);
+}
+
+TEST_CASE("PickleValue: deep structures are released without recursion; a moved-from value is None") {
+  constexpr int kDeep = 200'000;  // a recursive release would need tens of MB of stack
+  {
+    PickleValue v = PickleValue::list();
+    for (int i = 0; i < kDeep; ++i) v = PickleValue::list({v});
+  }  // ~Data is iterative: a recursive release would overflow the stack here
+  PickleValue a = PickleValue::integer(1);
+  PickleValue b = std::move(a);
+  CHECK(a.is_none());  // NOLINT(bugprone-use-after-move): the state a move leaves is specified
+  CHECK(b.to_int() == 1);
+  // Dict keys as Python compares them: True == 1 == 1.0; str and bytes differ.
+  PickleValue d = PickleValue::dict();
+  d.set_item(PickleValue::integer(1), PickleValue::string("int"));
+  d.set_item(PickleValue::boolean(true), PickleValue::string("bool"));
+  d.set_item(PickleValue::floating(1.0), PickleValue::string("float"));
+  d.set_item(PickleValue::bytes("k"), PickleValue::integer(1));
+  d.set_item(PickleValue::string("k"), PickleValue::integer(2));
+  REQUIRE(d.dict_items().size() == 3);
+  CHECK(d.dict_items()[0].second.to_string() == "float");
+  CHECK(d["k"].to_int() == 2);
+}
+
+TEST_CASE("Unpickler and Pickler: a 200000-deep discarded list, unhandled calls, shared DAGs, bad globals") {
+  const auto run = [](const std::string& bytes, tl::io::UnpicklerHooks hooks = {}) {
+    return tl::io::Unpickler(bytes, std::move(hooks)).load();
+  };
+  constexpr std::size_t kDeep = 200'000;
+  // Built, popped, then None returned: the discarded list is released iteratively.
+  CHECK(run("\x80\x02" + std::string(kDeep, ']') + std::string(kDeep - 1, 'a') + "0N.").is_none());
+  CHECK_THROWS_WITH_AS(run("\x80\x02" + std::string(kDeep, ']') + std::string(kDeep - 1, 'a') + "."),
+                       doctest::Contains("nested more than 1000 deep"), tl::ValueError);
+  tl::io::UnpicklerHooks allow_all;
+  allow_all.allow = [](const std::string&) { return true; };
+  CHECK_THROWS_WITH_AS(run("\x80\x02"
+                           "cfoo\nbar\n)R.",
+                           allow_all),
+                       doctest::Contains("a call of 'foo.bar', which nothing handles"), tl::ValueError);
+
+  // 60 levels of a list holding the level below twice: 2^60 paths, 61 lists.
+  PickleValue v = PickleValue::list();
+  for (int i = 0; i < 60; ++i) v = PickleValue::list({v, v});
+  const std::string bytes = pt::save_bytes(v);
+  CHECK(bytes.size() < 20'000);
+  const PickleValue back = pt::load_bytes(bytes);
+  CHECK(back.items()[0].is(back.items()[1]));
+
+  CHECK_THROWS_WITH_AS(pt::save_bytes(PickleValue::global("os\nsystem\n.x")),
+                       doctest::Contains("is not a global's name"), tl::ValueError);
+  PickleValue cycle = PickleValue::list();
+  cycle.append(PickleValue::tuple({cycle}));
+  PickleValue t = PickleValue::tuple({cycle});
+  cycle.append(t);
+  CHECK_THROWS_WITH_AS(pt::save_bytes(t), doctest::Contains("a tuple that contains itself"), tl::ValueError);
+  cycle.clear();  // break the cycle so that it is released
+}
+
+TEST_CASE("ZipReader: overlapping entries and CRCs of 0") {
+  const std::string good = fixtures::load_bytes(fixtures::io_path("net.pt"));
+  std::vector<std::size_t> records;
+  for (std::size_t at = good.find("PK\x01\x02"); at != std::string::npos; at = good.find("PK\x01\x02", at + 1))
+    records.push_back(at);
+  REQUIRE(records.size() >= 3);
+  // The second entry's local header made the third's: a small file that
+  // names one block twice.
+  std::string overlap = good;
+  overlap.replace(records[2] + 42, 4, good.substr(records[1] + 42, 4));
+  CHECK_THROWS_WITH_AS(pt::load_bytes(overlap), doctest::Contains("overlap"), tl::ValueError);
+  // A CRC of 0 means "not computed" (PyTorch 2.6+ can write such files):
+  // the entry is read unchecked.
+  std::string no_crc = good;
+  for (const std::size_t at : records) no_crc.replace(at + 16, 4, std::string(4, '\0'));
+  CHECK(pt::load_bytes(no_crc).dict_items().size() == 7);
 }

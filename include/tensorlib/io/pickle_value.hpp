@@ -1,17 +1,20 @@
 #pragma once
 /// \file
 /// `PickleValue`: a Python object read from a `torch.save` file (io/pt.hpp):
-/// None, bool, int, float, str (bytes too), tuple, list, dict, tensor, or a
+/// None, bool, int, float, str, bytes, tuple, list, dict, tensor, or a
 /// global (a class or function named by module and name, such as
 /// `torch.float32`). Like a Python
 /// reference, a copy shares the object: the pickle's shared references
 /// (one dict reached twice) stay shared.
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -23,7 +26,7 @@ namespace tensorlib::io {
 
 class PickleValue {
  public:
-  enum class Kind { None, Bool, Int, Float, String, Tuple, List, Dict, Tensor, Global };
+  enum class Kind { None, Bool, Int, Float, String, Bytes, Tuple, List, Dict, Tensor, Global };
 
   /// None.
   PickleValue() : data_(std::make_shared<Data>()) {}
@@ -38,6 +41,10 @@ class PickleValue {
   }
   static PickleValue string(std::string s) {
     return make(Kind::String, [&](Data& d) { d.string = std::move(s); });
+  }
+  /// Python bytes (pickle's BINBYTES).
+  static PickleValue bytes(std::string b) {
+    return make(Kind::Bytes, [&](Data& d) { d.string = std::move(b); });
   }
   static PickleValue tuple(std::vector<PickleValue> items) {
     return make(Kind::Tuple, [&](Data& d) { d.items = std::move(items); });
@@ -56,7 +63,8 @@ class PickleValue {
     return make(Kind::Global, [&](Data& d) { d.string = std::move(qualified_name); });
   }
 
-  Kind kind() const noexcept { return data_->kind; }
+  /// A moved-from handle reads as None.
+  Kind kind() const noexcept { return data_ ? data_->kind : Kind::None; }
   bool is_none() const noexcept { return kind() == Kind::None; }
 
   bool to_bool() const { return expect(Kind::Bool, "bool").integer != 0; }
@@ -67,6 +75,7 @@ class PickleValue {
     return expect(Kind::Float, "float").floating;
   }
   const std::string& to_string() const { return expect(Kind::String, "str").string; }
+  const std::string& to_bytes() const { return expect(Kind::Bytes, "bytes").string; }
   const AnyTensor& to_tensor() const { return expect(Kind::Tensor, "tensor").tensor; }
   /// A global's `module.name` ("torch.float32").
   const std::string& global_name() const { return expect(Kind::Global, "global").string; }
@@ -109,7 +118,7 @@ class PickleValue {
 
   /// Python's name of the kind ("NoneType", "int", ...).
   std::string_view kind_name() const noexcept {
-    constexpr std::string_view names[] = {"NoneType", "bool", "int",  "float",  "str",
+    constexpr std::string_view names[] = {"NoneType", "bool", "int",  "float",  "str",   "bytes",
                                           "tuple",    "list", "dict", "Tensor", "global"};
     return names[static_cast<int>(kind())];
   }
@@ -127,21 +136,25 @@ class PickleValue {
   /// Appends to a list (the unpickler's APPEND).
   void append(PickleValue v) { expect(Kind::List, "list").items.push_back(std::move(v)); }
   /// Sets a dict key, keeping its place when present (the unpickler's
-  /// SETITEM); keys compare as Python's would for str, int and bool.
+  /// SETITEM); keys compare as Python's would for str, bytes, int and bool
+  /// (hashed, so a dict of n keys takes O(n) to build), other keys by
+  /// identity.
   void set_item(PickleValue key, PickleValue value) {
-    auto& pairs = expect(Kind::Dict, "dict").pairs;
-    for (auto& [k, v] : pairs) {
-      if (same_key(k, key)) {
-        v = std::move(value);
-        return;
-      }
+    Data& d = expect(Kind::Dict, "dict");
+    const std::string hashed = key_hash(key);
+    if (const auto it = d.index.find(hashed); it != d.index.end()) {
+      d.pairs[it->second].second = std::move(value);
+      return;
     }
-    pairs.emplace_back(std::move(key), std::move(value));
+    d.pairs.emplace_back(std::move(key), std::move(value));
+    d.index.emplace(hashed, d.pairs.size() - 1);
   }
-  /// Empties a tuple, list or dict (the unpickler's iterative teardown).
+  /// Empties a tuple, list or dict (the unpickler's teardown of cycles).
   void clear() noexcept {
+    if (!data_) return;
     data_->items.clear();
     data_->pairs.clear();
+    data_->index.clear();
   }
   /// True when both handles refer to one object.
   bool is(const PickleValue& other) const noexcept { return data_ == other.data_; }
@@ -156,7 +169,34 @@ class PickleValue {
     std::string string;
     std::vector<PickleValue> items;
     std::vector<std::pair<PickleValue, PickleValue>> pairs;
+    std::unordered_map<std::string, std::size_t> index;  // key_hash -> position in pairs
     AnyTensor tensor;
+
+    Data() = default;
+    Data(const Data&) = delete;
+    Data& operator=(const Data&) = delete;
+    // Iterative: the containers this one alone holds are emptied one by
+    // one, so releasing a million nested lists does not recurse a million
+    // deep.
+    ~Data() {
+      std::vector<std::shared_ptr<Data>> pending;
+      take_children(*this, pending);
+      while (!pending.empty()) {
+        std::shared_ptr<Data> d = std::move(pending.back());
+        pending.pop_back();
+        if (d.use_count() == 1) take_children(*d, pending);
+      }
+    }
+    static void take_children(Data& d, std::vector<std::shared_ptr<Data>>& out) {
+      for (PickleValue& v : d.items)
+        if (v.data_) out.push_back(std::move(v.data_));
+      for (auto& [k, v] : d.pairs) {
+        if (k.data_) out.push_back(std::move(k.data_));
+        if (v.data_) out.push_back(std::move(v.data_));
+      }
+      d.items.clear();
+      d.pairs.clear();
+    }
   };
 
   template <class F>
@@ -170,12 +210,32 @@ class PickleValue {
     tensorlib::detail::check<TypeError>(kind() == k, "PickleValue: expected a ", name, ", got ", kind_name());
     return *data_;
   }
-  static bool same_key(const PickleValue& a, const PickleValue& b) {
-    const bool a_int = a.kind() == Kind::Int || a.kind() == Kind::Bool;
-    const bool b_int = b.kind() == Kind::Int || b.kind() == Kind::Bool;
-    if (a_int && b_int) return a.data_->integer == b.data_->integer;
-    if (a.kind() == Kind::String && b.kind() == Kind::String) return a.data_->string == b.data_->string;
-    return a.is(b);
+  /// Equal for keys Python finds equal: int and bool by value (True == 1),
+  /// str and bytes by content, None as None; others by identity.
+  static std::string key_hash(const PickleValue& k) {
+    switch (k.kind()) {
+      case Kind::Bool:
+      case Kind::Int:
+        return "i" + std::to_string(k.data_->integer);
+      case Kind::String:
+        return "s" + k.data_->string;
+      case Kind::Bytes:
+        return "b" + k.data_->string;
+      case Kind::None:
+        return "n";
+      case Kind::Float: {
+        const double x = k.data_->floating;
+        if (x == static_cast<double>(static_cast<int64_t>(x)) && x > -9.2e18 && x < 9.2e18)
+          return "i" + std::to_string(static_cast<int64_t>(x));  // 1.0 is the key 1
+        return "f" + std::to_string(std::bit_cast<uint64_t>(x));
+      }
+      default: {
+        char id[2 + sizeof(void*)] = "o";
+        const void* p = k.id();
+        std::memcpy(id + 1, &p, sizeof p);
+        return std::string(id, sizeof id);
+      }
+    }
   }
 
   std::shared_ptr<Data> data_;

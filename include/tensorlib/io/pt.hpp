@@ -21,14 +21,16 @@
 /// persistent id ('storage', torch.FloatStorage, key, location, numel); an
 /// `nn.Parameter` as `_rebuild_parameter(tensor, requires_grad, hooks)`; a
 /// state dict as an `OrderedDict` whose `_metadata` attribute (module
-/// versions) is dropped. The reader allows those globals and the dtypes
-/// only (Note [restricted unpickling]): what `torch.load(f,
-/// weights_only=True)` accepts, without its `map_location`: tensors are
-/// loaded on the CPU, and tensors of one storage are views of one buffer,
-/// as in PyTorch. Writing gives the same layout with "archive/" as the
-/// folder, each distinct tensor a storage of its own. The legacy format (before 1.6, a bare pickle stream) and
-/// the element types tensorlib lacks (int8, int16, complex, quantized) give
-/// a `NotImplementedError`; a damaged file a `ValueError`.
+/// versions) is dropped. The reader allows those globals, the dtypes and
+/// `torch.device` (read as its string) only (Note [restricted unpickling]),
+/// a subset of what `torch.load(f, weights_only=True)` accepts, without its
+/// `map_location`: tensors are loaded on the CPU, and tensors of one storage
+/// are views of one buffer, as in PyTorch. Writing gives the same layout
+/// with "archive/" as the folder, each distinct tensor a storage of its own.
+/// The legacy format (before 1.6, a bare pickle stream), the element types
+/// tensorlib lacks (int8, int16, complex), and quantized, sparse, nested or
+/// subclassed tensors give a `NotImplementedError`; any other global, and a
+/// damaged file, a `ValueError`.
 
 #include <bit>
 #include <climits>
@@ -37,6 +39,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -91,12 +94,18 @@ inline std::optional<ScalarType> torch_storage_type(std::string_view global, std
 
 /// The globals a torch.save file may name (Note [torch.save layout]).
 inline bool torch_global_allowed(const std::string& name) {
-  static constexpr std::string_view calls[] = {"collections.OrderedDict", "torch._utils._rebuild_tensor_v2",
-                                               "torch._utils._rebuild_parameter",
-                                               "torch._utils._rebuild_parameter_with_state", "torch.Size"};
-  static constexpr std::string_view dtypes[] = {
-      "torch.float32", "torch.float64", "torch.float16", "torch.bfloat16", "torch.int64",     "torch.int32",
-      "torch.int16",   "torch.int8",    "torch.uint8",   "torch.bool",     "torch.complex64", "torch.complex128"};
+  static constexpr std::string_view calls[] = {
+      "collections.OrderedDict", "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_parameter",
+      "torch._utils._rebuild_parameter_with_state", "torch.Size", "torch.device",
+      // Read only to say what is not supported (call() refuses them):
+      "torch._utils._rebuild_qtensor", "torch._utils._rebuild_sparse_tensor", "torch._utils._rebuild_nested_tensor",
+      "torch._utils._rebuild_tensor_v3", "torch._utils._rebuild_wrapper_subclass",
+      "torch._tensor._rebuild_from_type_v2", "torch.per_tensor_affine", "torch.per_channel_affine",
+      "torch.per_channel_affine_float_qparams"};
+  static constexpr std::string_view dtypes[] = {"torch.float32", "torch.float64", "torch.float16",   "torch.bfloat16",
+                                                "torch.int64",   "torch.int32",   "torch.int16",     "torch.int8",
+                                                "torch.uint8",   "torch.bool",    "torch.complex64", "torch.complex128",
+                                                "torch.qint8",   "torch.quint8",  "torch.qint32"};
   for (std::string_view c : calls)
     if (c == name) return true;
   for (std::string_view d : dtypes)
@@ -140,9 +149,10 @@ class TorchFileReader {
   }
 
   static ZipReader open(std::string_view bytes, const std::string& what) {
-    // The legacy format starts with a pickled magic number (LONG1 of 0x1950a86a20f9469cfc6c).
-    constexpr std::string_view legacy("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 14);
-    tensorlib::detail::check<NotImplementedError>(bytes.substr(0, legacy.size()) != legacy, what,
+    // The legacy format starts with a pickled magic number (LONG1 of
+    // 0x1950a86a20f9469cfc6c), after PROTO and, from protocol 4, a FRAME.
+    constexpr std::string_view legacy("\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 12);
+    tensorlib::detail::check<NotImplementedError>(bytes.substr(0, 32).find(legacy) == std::string_view::npos, what,
                                                   ": the legacy torch.save format (PyTorch before 1.6) is not read; "
                                                   "load and save it again with a newer PyTorch");
     tensorlib::detail::check<ValueError>(bytes.substr(0, 4) == std::string_view("PK\x03\x04", 4), what,
@@ -168,6 +178,11 @@ class TorchFileReader {
     const int64_t numel = items[4].to_int();
     check(numel >= 0 && numel <= INT64_MAX / 8, "storage '", key, "' has ", numel, " elements");
     if (const auto it = storages_.find(key); it != storages_.end()) {
+      if (numel == 0 && it->second.numel() == 0) {  // PyTorch lets empty storages differ in type
+        AnyTensor empty = empty_of(*type, Shape{0});
+        storage_impls_.insert(empty.impl().get());
+        return PickleValue::tensor(std::move(empty));
+      }
       check(it->second.dtype() == *type && it->second.numel() == numel, "storage '", key,
             "' is read with two types or sizes");
       return PickleValue::tensor(it->second);
@@ -180,6 +195,7 @@ class TorchFileReader {
     AnyTensor t = empty_of(*type, Shape{numel});
     if (bytes) copy_elements(t, zip_.read(*entry).data(), bytes);
     storages_.emplace(key, t);
+    storage_impls_.insert(t.impl().get());
     return PickleValue::tensor(std::move(t));
   }
 
@@ -199,8 +215,8 @@ class TorchFileReader {
 
   PickleValue rebuild_tensor(const std::vector<PickleValue>& args) {
     check(args.size() == 6 || args.size() == 7, "_rebuild_tensor_v2 with ", args.size(), " arguments");
-    check(args[0].kind() == PickleValue::Kind::Tensor && args[1].kind() == PickleValue::Kind::Int &&
-              args[4].kind() == PickleValue::Kind::Bool,
+    check(args[0].kind() == PickleValue::Kind::Tensor && storage_impls_.count(args[0].to_tensor().impl().get()) &&
+              args[1].kind() == PickleValue::Kind::Int && args[4].kind() == PickleValue::Kind::Bool,
           "_rebuild_tensor_v2 arguments of the wrong types");
     const AnyTensor& storage = args[0].to_tensor();
     const int64_t offset = args[1].to_int();
@@ -222,12 +238,13 @@ class TorchFileReader {
     return PickleValue::tensor(with_requires_grad(t, args[4].to_bool()));
   }
 
-  /// `t` marked as requiring grad where asked and autograd follows its type
-  /// (float and double; the flag of other types is dropped).
+  /// `t`, or where asked and autograd follows its type (float and double;
+  /// the flag of other types is dropped) a new alias of it that requires
+  /// grad (`t` may be shared).
   static AnyTensor with_requires_grad(AnyTensor t, bool requires_grad) {
     if (!requires_grad) return t;
-    if (t.is<float>()) t.as<float>().requires_grad_();
-    if (t.is<double>()) t.as<double>().requires_grad_();
+    if (t.is<float>()) return t.as<float>().detach().requires_grad_();
+    if (t.is<double>()) return t.as<double>().detach().requires_grad_();
     return t;
   }
 
@@ -247,6 +264,17 @@ class TorchFileReader {
       check(args.size() == 1 && args[0].kind() == PickleValue::Kind::Tuple, "torch.Size of a non-tuple");
       return args[0];
     }
+    if (name == "torch.device") {  // read as its string, "cuda:0"
+      check(!args.empty() && args.size() <= 2 && args[0].kind() == PickleValue::Kind::String &&
+                (args.size() == 1 || args[1].kind() == PickleValue::Kind::Int),
+            "torch.device arguments of the wrong types");
+      return PickleValue::string(args[0].to_string() +
+                                 (args.size() == 2 ? ":" + std::to_string(args[1].to_int()) : std::string()));
+    }
+    const bool known = name.starts_with("torch._utils._rebuild_") || name == "torch._tensor._rebuild_from_type_v2";
+    tensorlib::detail::check<NotImplementedError>(!known, what_, ": ", name,
+                                                  " (quantized, sparse, nested or subclassed tensors, or a tensor "
+                                                  "format newer than _rebuild_tensor_v2) is not read");
     check(false, "'", name, "' cannot be called");
     return {};
   }
@@ -255,6 +283,7 @@ class TorchFileReader {
   ZipReader zip_;
   std::string prefix_;
   std::map<std::string, AnyTensor> storages_;
+  std::unordered_set<const TensorImpl*> storage_impls_;  // what _rebuild_tensor_v2 may view
 };
 
 /// Writes a torch.save archive: each distinct tensor (by identity) as a

@@ -12,10 +12,11 @@
 /// GLOBAL names it allows (`allow`), calls of them (REDUCE, NEWOBJ: `call`)
 /// and persistent ids (BINPERSID: `persistent_load`). Any other opcode or
 /// global is a `ValueError` naming it. Shared references stay shared (the
-/// memo holds handles). So that a hostile file cannot exhaust the stack
-/// when its objects are destroyed, every container made is kept until the
-/// end, the result is checked to be acyclic and nested at most 1000 deep,
-/// and on failure the containers are emptied one by one before release.
+/// memo holds handles). The result is checked to be acyclic and nested at
+/// most 1000 deep (consumers may recurse); every container made is kept
+/// until the end and those not in the result are emptied before release,
+/// so that cycles in a rejected or discarded part do not leak. Releasing a
+/// deep structure does not recurse (PickleValue's destruction is iterative).
 
 #include <algorithm>
 #include <bit>
@@ -53,7 +54,7 @@ class Unpickler {
   Unpickler(const Unpickler&) = delete;
   Unpickler& operator=(const Unpickler&) = delete;
   ~Unpickler() {
-    // Iterative teardown: containers emptied while all are still held, so
+    // Containers emptied while all are still held: cycles are broken, and
     // releasing any of them destroys nothing nested.
     for (PickleValue& c : containers_) c.clear();
   }
@@ -146,6 +147,7 @@ class Unpickler {
   void call(const PickleValue& callable, const PickleValue& args) {
     fail_unless(callable.kind() == PickleValue::Kind::Global, "call of a ", callable.kind_name());
     fail_unless(args.kind() == PickleValue::Kind::Tuple, "call arguments are a ", args.kind_name());
+    fail_unless(static_cast<bool>(hooks_.call), "a call of '", callable.global_name(), "', which nothing handles");
     push(hooks_.call(callable.global_name(), args.items()));
   }
   void set_items(PickleValue& dict, std::vector<PickleValue>& kv) {
@@ -317,19 +319,25 @@ class Unpickler {
         return;
       }
       case kBinUnicode:
-      case kBinString:
-      case kBinBytes:
+      case kBinString:  // Python 2 str
         push(PickleValue::string(std::string(take(read_le<uint32_t>()))));
-        return;  // BINBYTES
+        return;
       case kShortBinUnicode:
       case kShortBinString:
-      case kShortBinBytes:
         push(PickleValue::string(std::string(take(read_le<uint8_t>()))));
-        return;  // SHORT_BINBYTES
+        return;
       case kBinUnicode8:
-      case kBinBytes8:
         push(PickleValue::string(std::string(take(read_le<uint64_t>()))));
-        return;  // BINBYTES8
+        return;
+      case kBinBytes:
+        push(PickleValue::bytes(std::string(take(read_le<uint32_t>()))));
+        return;
+      case kShortBinBytes:
+        push(PickleValue::bytes(std::string(take(read_le<uint8_t>()))));
+        return;
+      case kBinBytes8:
+        push(PickleValue::bytes(std::string(take(read_le<uint64_t>()))));
+        return;
       case kBinPut:
         put(read_le<uint8_t>());
         return;
@@ -338,7 +346,7 @@ class Unpickler {
         return;
       case kMemoize:
         put(memo_.size());
-        return;  // MEMOIZE
+        return;
       case kBinGet:
         get(read_le<uint8_t>());
         return;

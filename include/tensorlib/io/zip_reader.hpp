@@ -16,14 +16,18 @@
 /// writer stores entries (method 0) and pads the local extra field so that
 /// data is 64-byte aligned, and sets flag bit 3: the local header's sizes
 /// are zero, so sizes come from the central directory only. Everything is
-/// bounds-checked; a damaged archive gives a `ValueError` naming what is
-/// wrong, and a compressed or encrypted entry a `NotImplementedError`.
+/// bounds-checked, entries may not overlap or repeat a name, and each
+/// entry's CRC-32 is checked when read; a damaged archive gives a
+/// `ValueError` naming what is wrong, and a compressed or encrypted entry a
+/// `NotImplementedError`.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -68,14 +72,18 @@ class ZipReader {
   const std::vector<ZipEntry>& entries() const noexcept { return entries_; }
   /// The entry named `name`, or null.
   const ZipEntry* find(std::string_view name) const {
-    for (const ZipEntry& e : entries_)
-      if (e.name == name) return &e;
-    return nullptr;
+    const auto it = index_.find(std::string(name));
+    return it == index_.end() ? nullptr : &entries_[it->second];
   }
-  /// The data of `entry`, its CRC-32 checked.
+  /// The data of `entry`, its CRC-32 checked unless the archive stores 0
+  /// (PyTorch 2.6+ may write files without CRCs, and its own reader skips
+  /// the check).
   std::string_view read(const ZipEntry& entry) const {
+    tensorlib::detail::check<ValueError>(
+        entry.data_offset <= bytes_.size() && entry.size <= bytes_.size() - entry.data_offset, what_, ": entry '",
+        entry.name, "' lies outside the archive");
     const std::string_view data = bytes_.substr(entry.data_offset, entry.size);
-    tensorlib::detail::check<ValueError>(crc32(data) == entry.crc, what_, ": entry '", entry.name,
+    tensorlib::detail::check<ValueError>(entry.crc == 0 || crc32(data) == entry.crc, what_, ": entry '", entry.name,
                                          "' fails its CRC-32 check (damaged file?)");
     return data;
   }
@@ -125,6 +133,17 @@ class ZipReader {
     entries_.reserve(count);
     uint64_t at = dir_offset;
     for (uint64_t i = 0; i < count; ++i) at = parse_entry(at, dir_offset + dir_size);
+    // No two entries may share bytes (else a small file could name one
+    // large block many times over) or a name.
+    std::vector<std::pair<uint64_t, uint64_t>> spans;  // [local header, data end)
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      spans.emplace_back(locals_[i], entries_[i].data_offset + entries_[i].size);
+      check<ValueError>(index_.emplace(entries_[i].name, i).second, what_, ": entry '", entries_[i].name,
+                        "' appears twice");
+    }
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i)
+      check<ValueError>(spans[i].first >= spans[i - 1].second, what_, ": two entries overlap at byte ", spans[i].first);
   }
 
   /// Parses the central directory entry at `at` (which must end by `limit`)
@@ -178,12 +197,15 @@ class ZipReader {
     check<ValueError>(e.data_offset <= bytes_.size() && e.size <= bytes_.size() - e.data_offset, what_, ": entry '",
                       e.name, "' runs past the end of the file (truncated?)");
     entries_.push_back(std::move(e));
+    locals_.push_back(local);
     return next;
   }
 
   std::string_view bytes_;
   std::string what_;
   std::vector<ZipEntry> entries_;
+  std::vector<uint64_t> locals_;  // each entry's local header offset
+  std::unordered_map<std::string, std::size_t> index_;
 };
 
 }  // namespace tensorlib::io

@@ -25,11 +25,14 @@ class ZipWriter {
   /// Appends entry `name` holding `data`.
   void add(const std::string& name, std::string_view data) {
     tensorlib::detail::check<ValueError>(name.size() <= 0xFFFF, "zip: entry name too long");
-    tensorlib::detail::check<NotImplementedError>(entries_.size() < 0xFFFF, "zip: more than 65535 entries");
+    tensorlib::detail::check<NotImplementedError>(entries_.size() + 1 < 0xFFFF,
+                                                  "zip: 65535 entries or more (ZIP64) are not written yet");
     Entry e{name, static_cast<uint64_t>(out_.size()), static_cast<uint64_t>(data.size()), crc32(data)};
-    // Local header (30 bytes), name, then an "FB" extra field of padding.
+    // Local header (30 bytes), name, then an "FB" extra field of padding;
+    // the sizes are checked before anything is appended.
     const std::size_t unpadded = out_.size() + 30 + name.size() + 4;
     const std::size_t padding = (kAlignment - unpadded % kAlignment) % kAlignment;
+    checked32(unpadded + padding + data.size());
     put32(0x04034b50U);
     put16(20);    // version needed
     put16(0);     // flags
@@ -46,7 +49,6 @@ class ZipWriter {
     put16(static_cast<uint16_t>(padding));
     out_.append(padding, 'Z');
     out_.append(data);
-    checked32(out_.size());
     entries_.push_back(std::move(e));
   }
 
