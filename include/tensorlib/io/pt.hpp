@@ -39,6 +39,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -58,38 +59,43 @@ namespace tensorlib::io {
 
 namespace detail {
 
-/// The element type of a `torch.<Name>Storage` global; nullopt for one
-/// tensorlib has no element type for, and `torch_name` its dtype's name.
-inline std::optional<ScalarType> torch_storage_type(std::string_view global, std::string_view& torch_name) {
-  struct Row {
-    std::string_view storage, dtype;
-    std::optional<ScalarType> type;
-  };
-  static constexpr Row rows[] = {
-      {"torch.FloatStorage", "torch.float32", ScalarType::Float32},
-      {"torch.DoubleStorage", "torch.float64", ScalarType::Float64},
-      {"torch.HalfStorage", "torch.float16", ScalarType::Float16},
-      {"torch.BFloat16Storage", "torch.bfloat16", ScalarType::BFloat16},
-      {"torch.LongStorage", "torch.int64", ScalarType::Int64},
-      {"torch.IntStorage", "torch.int32", ScalarType::Int32},
-      {"torch.ByteStorage", "torch.uint8", ScalarType::UInt8},
-      {"torch.BoolStorage", "torch.bool", ScalarType::Bool},
-      {"torch.ShortStorage", "torch.int16", std::nullopt},
-      {"torch.CharStorage", "torch.int8", std::nullopt},
-      {"torch.ComplexFloatStorage", "torch.complex64", std::nullopt},
-      {"torch.ComplexDoubleStorage", "torch.complex128", std::nullopt},
-      {"torch.QInt8Storage", "torch.qint8", std::nullopt},
-      {"torch.QUInt8Storage", "torch.quint8", std::nullopt},
-      {"torch.QInt32Storage", "torch.qint32", std::nullopt},
-  };
-  for (const Row& r : rows) {
-    if (r.storage == global) {
-      torch_name = r.dtype;
-      return r.type;
-    }
-  }
-  torch_name = {};
-  return std::nullopt;
+/// PyTorch's storage classes: the global, its dtype's name, and tensorlib's
+/// element type (none for the types tensorlib lacks). Read both ways: by
+/// the reader from the global, by the writer from the element type.
+struct TorchStorageRow {
+  std::string_view storage, dtype;
+  std::optional<ScalarType> type;
+};
+inline constexpr TorchStorageRow torch_storage_rows[] = {
+    {"torch.FloatStorage", "torch.float32", ScalarType::Float32},
+    {"torch.DoubleStorage", "torch.float64", ScalarType::Float64},
+    {"torch.HalfStorage", "torch.float16", ScalarType::Float16},
+    {"torch.BFloat16Storage", "torch.bfloat16", ScalarType::BFloat16},
+    {"torch.LongStorage", "torch.int64", ScalarType::Int64},
+    {"torch.IntStorage", "torch.int32", ScalarType::Int32},
+    {"torch.ByteStorage", "torch.uint8", ScalarType::UInt8},
+    {"torch.BoolStorage", "torch.bool", ScalarType::Bool},
+    {"torch.ShortStorage", "torch.int16", std::nullopt},
+    {"torch.CharStorage", "torch.int8", std::nullopt},
+    {"torch.ComplexFloatStorage", "torch.complex64", std::nullopt},
+    {"torch.ComplexDoubleStorage", "torch.complex128", std::nullopt},
+    {"torch.QInt8Storage", "torch.qint8", std::nullopt},
+    {"torch.QUInt8Storage", "torch.quint8", std::nullopt},
+    {"torch.QInt32Storage", "torch.qint32", std::nullopt},
+};
+
+/// The row of storage global `global` ("torch.FloatStorage"), or null.
+inline const TorchStorageRow* torch_storage_row(std::string_view global) {
+  for (const TorchStorageRow& r : torch_storage_rows)
+    if (r.storage == global) return &r;
+  return nullptr;
+}
+
+/// The storage class name ("FloatStorage") of element type `t`.
+inline std::string_view torch_storage_name(ScalarType t) {
+  for (const TorchStorageRow& r : torch_storage_rows)
+    if (r.type == t) return r.storage.substr(std::string_view("torch.").size());
+  throw TypeError("torch.save: unknown dtype");
 }
 
 /// The globals a torch.save file may name (Note [torch.save layout]).
@@ -110,8 +116,7 @@ inline bool torch_global_allowed(const std::string& name) {
     if (c == name) return true;
   for (std::string_view d : dtypes)
     if (d == name) return true;
-  std::string_view dtype;
-  return torch_storage_type(name, dtype).has_value() || !dtype.empty();
+  return torch_storage_row(name) != nullptr;
 }
 
 /// Reads a torch.save archive (Note [torch.save layout]).
@@ -169,30 +174,32 @@ class TorchFileReader {
               pid.items()[2].kind() == PickleValue::Kind::String && pid.items()[4].kind() == PickleValue::Kind::Int,
           "a persistent id that is not ('storage', type, key, location, numel)");
     const auto& items = pid.items();
-    std::string_view torch_name;
-    const auto type = torch_storage_type(items[1].global_name(), torch_name);
-    tensorlib::detail::check<NotImplementedError>(type.has_value(), what_, ": a storage of ",
-                                                  torch_name.empty() ? items[1].global_name() : std::string(torch_name),
+    const TorchStorageRow* found = torch_storage_row(items[1].global_name());
+    check(found != nullptr, "a persistent id whose type ", items[1].global_name(), " is not a storage class");
+    const TorchStorageRow& row = *found;
+    tensorlib::detail::check<NotImplementedError>(row.type.has_value(), what_, ": a storage of ", row.dtype,
                                                   ", which tensorlib has no element type for");
+    const ScalarType type = *row.type;
+    const std::string_view torch_name = row.dtype;
     const std::string& key = items[2].to_string();
     const int64_t numel = items[4].to_int();
     check(numel >= 0 && numel <= INT64_MAX / 8, "storage '", key, "' has ", numel, " elements");
     if (const auto it = storages_.find(key); it != storages_.end()) {
       if (numel == 0 && it->second.numel() == 0) {  // PyTorch lets empty storages differ in type
-        AnyTensor empty = empty_of(*type, Shape{0});
+        AnyTensor empty = empty_of(type, Shape{0});
         storage_impls_.insert(empty.impl().get());
         return PickleValue::tensor(std::move(empty));
       }
-      check(it->second.dtype() == *type && it->second.numel() == numel, "storage '", key,
+      check(it->second.dtype() == type && it->second.numel() == numel, "storage '", key,
             "' is read with two types or sizes");
       return PickleValue::tensor(it->second);
     }
     const ZipEntry* entry = zip_.find(prefix_ + "data/" + key);
     check(entry != nullptr, "storage '", key, "' has no data/", key, " entry");
-    const uint64_t bytes = static_cast<uint64_t>(numel) * static_cast<uint64_t>(element_size(*type));
+    const uint64_t bytes = static_cast<uint64_t>(numel) * static_cast<uint64_t>(element_size(type));
     check(entry->size == bytes, "storage '", key, "' holds ", entry->size, " bytes, but ", numel, " elements of ",
           torch_name, " need ", bytes);
-    AnyTensor t = empty_of(*type, Shape{numel});
+    AnyTensor t = empty_of(type, Shape{numel});
     if (bytes) copy_elements(t, zip_.read(*entry).data(), bytes);
     storages_.emplace(key, t);
     storage_impls_.insert(t.impl().get());
@@ -297,7 +304,7 @@ class TorchFileWriter {
     zip.add("archive/data.pkl", pickler.finish());
     zip.add("archive/byteorder", "little");
     for (std::size_t i = 0; i < storages_.size(); ++i) {
-      const AnyTensor& s = storages_[i].second;
+      const AnyTensor& s = storages_[i];
       zip.add("archive/data/" + std::to_string(i),
               std::string_view(static_cast<const char*>(s.impl()->data()),
                                static_cast<std::size_t>(s.numel() * element_size(s.dtype()))));
@@ -309,11 +316,10 @@ class TorchFileWriter {
  private:
   void tensor(Pickler& p, const AnyTensor& t) {
     tensorlib::detail::check<ValueError>(t.defined(), "torch.save: an undefined tensor");
-    std::size_t key = storages_.size();
-    for (std::size_t i = 0; i < storages_.size(); ++i)
-      if (storages_[i].first == t.impl().get()) key = i;
-    if (key == storages_.size()) storages_.emplace_back(t.impl().get(), host_contiguous(t));
-    const AnyTensor& s = storages_[key].second;
+    const auto [it, added] = keys_.emplace(t.impl().get(), storages_.size());
+    if (added) storages_.push_back(host_contiguous(t));
+    const std::size_t key = it->second;
+    const AnyTensor& s = storages_[key];
     p.global("torch._utils", "_rebuild_tensor_v2");
     p.mark();
     p.mark();  // the persistent id
@@ -340,29 +346,8 @@ class TorchFileWriter {
     p.op('R');
   }
 
-  static std::string_view torch_storage_name(ScalarType t) {
-    switch (t) {
-      case ScalarType::Bool:
-        return "BoolStorage";
-      case ScalarType::UInt8:
-        return "ByteStorage";
-      case ScalarType::Int32:
-        return "IntStorage";
-      case ScalarType::Int64:
-        return "LongStorage";
-      case ScalarType::Float16:
-        return "HalfStorage";
-      case ScalarType::BFloat16:
-        return "BFloat16Storage";
-      case ScalarType::Float32:
-        return "FloatStorage";
-      case ScalarType::Float64:
-        return "DoubleStorage";
-    }
-    throw TypeError("torch.save: unknown dtype");
-  }
-
-  std::vector<std::pair<const TensorImpl*, AnyTensor>> storages_;
+  std::vector<AnyTensor> storages_;                          // contiguous host copies, by key
+  std::unordered_map<const TensorImpl*, std::size_t> keys_;  // each distinct tensor's key
 };
 
 }  // namespace detail
