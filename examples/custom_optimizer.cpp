@@ -3,8 +3,11 @@
 // per-parameter state and the element update; Optimizer<Rule> supplies
 // groups, state dicts, zero_grad, closures and scheduler support, and runs
 // the update as one fused loop per parameter (CPU) or kernel (CUDA).
+// TENSORLIB_FIELDS names the members that a checkpoint in PyTorch's format
+// holds (tl::io::pt::optimizer_state / load_optimizer_state).
 
 #include <cstdio>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -15,6 +18,7 @@ struct LionOptions {
   double lr = 1e-4;
   tl::optim::Betas betas{0.9, 0.99};
   double weight_decay = 0;
+  TENSORLIB_FIELDS(lr, betas, weight_decay)
 };
 
 // Lion's step for one element: c = b1*m + (1 - b1)*g; p = p*(1 - lr*wd) - lr*sign(c);
@@ -39,6 +43,7 @@ struct LionRule {
   struct State {
     tl::Tensor<T> exp_avg;
     auto tensors() { return std::tie(exp_avg); }
+    TENSORLIB_FIELDS(exp_avg)
   };
   static void check(const Options& o) {
     if (o.lr < 0) throw tl::ValueError("Invalid learning rate: " + std::to_string(o.lr));
@@ -64,7 +69,14 @@ int main() {
 
   tl::optim::Optimizer<LionRule> opt(std::vector{w}, {.lr = 0.01});
   tl::optim::lr_scheduler::CosineAnnealingLR sched(opt, 1000);
+  std::string checkpoint;  // what tl::io::pt::save would write to a file
   for (int step = 0; step <= 1000; ++step) {
+    if (step == 500) {  // a restart halfway: the state goes through torch.save's format
+      checkpoint = tl::io::pt::save_bytes(tl::io::pt::optimizer_state(opt));
+      tl::optim::Optimizer<LionRule> restarted(std::vector{w});
+      tl::io::pt::load_optimizer_state(restarted, tl::io::pt::load_bytes(checkpoint));
+      opt.load_state_dict(restarted.state_dict());
+    }
     opt.zero_grad();
     tl::Tensor<float> loss = tl::square(tl::matmul(x, w) - y).mean();
     loss.backward();

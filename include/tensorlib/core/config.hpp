@@ -71,9 +71,15 @@
 #define TENSORLIB_PARAMETERS(...) TENSORLIB_DETAIL_MODULE_FIELDS(tensorlib_parameters, __VA_ARGS__)
 #define TENSORLIB_BUFFERS(...) TENSORLIB_DETAIL_MODULE_FIELDS(tensorlib_buffers, __VA_ARGS__)
 #define TENSORLIB_MODULES(...) TENSORLIB_DETAIL_MODULE_FIELDS(tensorlib_modules, __VA_ARGS__)
-#define TENSORLIB_DETAIL_MODULE_FIELDS(function, ...)                                              \
-  auto function() { return ::tensorlib::nn::detail::Fields{#__VA_ARGS__, std::tie(__VA_ARGS__)}; } \
-  auto function() const { return ::tensorlib::nn::detail::Fields{#__VA_ARGS__, std::tie(__VA_ARGS__)}; }
+#define TENSORLIB_DETAIL_MODULE_FIELDS(function, ...)                                               \
+  auto function() { return ::tensorlib::detail::NamedFields{#__VA_ARGS__, std::tie(__VA_ARGS__)}; } \
+  auto function() const { return ::tensorlib::detail::NamedFields{#__VA_ARGS__, std::tie(__VA_ARGS__)}; }
+
+/// The members of an optimizer rule's options or per-parameter state, named
+/// once inside the struct, `TENSORLIB_FIELDS(lr, betas, eps)`: PyTorch's keys
+/// of `param_groups` and `state` (io/optimizer_state.hpp). Defines
+/// `tensorlib_fields()` (core/named_fields.hpp).
+#define TENSORLIB_FIELDS(...) TENSORLIB_DETAIL_MODULE_FIELDS(tensorlib_fields, __VA_ARGS__)
 
 namespace tensorlib {
 

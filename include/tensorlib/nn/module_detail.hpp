@@ -26,6 +26,7 @@
 #include "tensorlib/core/any_tensor.hpp"
 #include "tensorlib/core/device.hpp"
 #include "tensorlib/core/grad_mode.hpp"
+#include "tensorlib/core/named_fields.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/copy.hpp"
 
@@ -52,34 +53,6 @@ template <class M>
 concept ModuleType = std::derived_from<std::remove_cvref_t<M>, ModuleBase>;
 
 namespace detail {
-
-/// The next name in a macro's member list ("weight, bias"), taken off `rest`.
-inline std::string_view next_name(std::string_view& rest) {
-  constexpr std::string_view separators = ", \t\n";
-  const std::size_t start = rest.find_first_not_of(separators);
-  rest.remove_prefix(start == std::string_view::npos ? rest.size() : start);
-  const std::string_view name = rest.substr(0, rest.find_first_of(separators));
-  rest.remove_prefix(name.size());
-  return name;
-}
-
-/// Members named by one of the module macros: their names as written in
-/// the macro call and a tuple of references to them.
-template <class Refs>
-struct Fields {
-  std::string_view names;
-  Refs refs;
-
-  Fields(std::string_view member_names, Refs members) : names(member_names), refs(members) {}
-  /// Calls f(name, member) for each member in order.
-  template <class F>
-  void for_each(F&& f) const {
-    std::string_view rest = names;
-    std::apply([&](auto&... member) { (f(next_name(rest), member), ...); }, refs);
-  }
-};
-template <class Refs>
-Fields(const char*, Refs) -> Fields<Refs>;
 
 /// A visitor that does nothing.
 inline constexpr auto ignore = [](const auto&...) {};

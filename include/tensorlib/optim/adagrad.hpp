@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/core/named_fields.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/math/primitives.hpp"
 #include "tensorlib/ops/factories.hpp"
@@ -27,6 +28,7 @@ struct AdagradOptions {
   double initial_accumulator_value = 0;
   double eps = 1e-10;
   bool maximize = false;
+  TENSORLIB_FIELDS(lr, lr_decay, weight_decay, initial_accumulator_value, eps, maximize)
 };
 
 /// Adadelta's options, PyTorch's names and defaults.
@@ -36,6 +38,7 @@ struct AdadeltaOptions {
   double eps = 1e-6;
   double weight_decay = 0;
   bool maximize = false;
+  TENSORLIB_FIELDS(lr, rho, eps, weight_decay, maximize)
 };
 
 namespace detail {
@@ -91,6 +94,7 @@ struct AdagradRule {
     int64_t step = 0;
     Tensor<T> sum;
     auto tensors() { return std::tie(sum); }
+    TENSORLIB_FIELDS(step, sum)
   };
 
   static void check(const Options& o) {
@@ -121,6 +125,7 @@ struct AdadeltaRule {
     int64_t step = 0;
     Tensor<T> square_avg, acc_delta;
     auto tensors() { return std::tie(square_avg, acc_delta); }
+    TENSORLIB_FIELDS(step, square_avg, acc_delta)
   };
 
   static void check(const Options& o) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/core/named_fields.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/math/primitives.hpp"
 #include "tensorlib/ops/factories.hpp"
@@ -30,6 +31,7 @@ struct AdamOptions {
   double weight_decay = 0;
   bool amsgrad = false;
   bool maximize = false;
+  TENSORLIB_FIELDS(lr, betas, eps, weight_decay, amsgrad, maximize)
 };
 
 /// AdamW's options: Adam's, with PyTorch's AdamW default `weight_decay = 1e-2`.
@@ -40,6 +42,7 @@ struct AdamWOptions {
   double weight_decay = 1e-2;
   bool amsgrad = false;
   bool maximize = false;
+  TENSORLIB_FIELDS(lr, betas, eps, weight_decay, amsgrad, maximize)
 };
 
 namespace detail {
@@ -97,6 +100,7 @@ struct AdamFamilyRule {
     int64_t step = 0;
     Tensor<T> exp_avg, exp_avg_sq, max_exp_avg_sq;  // the last only with amsgrad
     auto tensors() { return std::tie(exp_avg, exp_avg_sq, max_exp_avg_sq); }
+    TENSORLIB_FIELDS(step, exp_avg, exp_avg_sq, max_exp_avg_sq)
   };
 
   static void check(const Options& o) {

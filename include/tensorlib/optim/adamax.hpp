@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/core/named_fields.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/math/primitives.hpp"
 #include "tensorlib/ops/factories.hpp"
@@ -26,6 +27,7 @@ struct AdamaxOptions {
   double eps = 1e-8;
   double weight_decay = 0;
   bool maximize = false;
+  TENSORLIB_FIELDS(lr, betas, eps, weight_decay, maximize)
 };
 
 namespace detail {
@@ -65,6 +67,7 @@ struct AdamaxRule {
     int64_t step = 0;
     Tensor<T> exp_avg, exp_inf;
     auto tensors() { return std::tie(exp_avg, exp_inf); }
+    TENSORLIB_FIELDS(step, exp_avg, exp_inf)
   };
 
   static void check(const Options& o) {

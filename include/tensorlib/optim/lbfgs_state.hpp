@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tensorlib/core/named_fields.hpp"
 #include "tensorlib/core/tensor.hpp"
 
 namespace tensorlib::optim {
@@ -25,6 +26,7 @@ struct LBFGSOptions {
   double tolerance_change = 1e-9;
   int64_t history_size = 100;
   std::optional<std::string> line_search_fn{};
+  TENSORLIB_FIELDS(lr, max_iter, max_eval, tolerance_grad, tolerance_change, history_size, line_search_fn)
 };
 
 /// What LBFGS carries from one step to the next (PyTorch's `state` of the
@@ -41,6 +43,7 @@ struct LBFGSState {
   double H_diag = 1;                ///< scale of the initial inverse Hessian
   Tensor<T> prev_flat_grad;         ///< the gradient the last direction started from
   double prev_loss = 0;
+  TENSORLIB_FIELDS(func_evals, n_iter, d, t, old_dirs, old_stps, ro, H_diag, prev_flat_grad, prev_loss)
 };
 
 /// PyTorch's `param_groups[0]` of a state dict: the options and the indices

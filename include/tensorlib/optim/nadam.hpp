@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/core/named_fields.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/math/primitives.hpp"
 #include "tensorlib/ops/factories.hpp"
@@ -30,6 +31,7 @@ struct NAdamOptions {
   double momentum_decay = 4e-3;
   bool decoupled_weight_decay = false;
   bool maximize = false;
+  TENSORLIB_FIELDS(lr, betas, eps, weight_decay, momentum_decay, decoupled_weight_decay, maximize)
 };
 
 namespace detail {
@@ -75,6 +77,7 @@ struct NAdamRule {
     T mu_product = T(1);
     Tensor<T> exp_avg, exp_avg_sq;
     auto tensors() { return std::tie(exp_avg, exp_avg_sq); }
+    TENSORLIB_FIELDS(step, mu_product, exp_avg, exp_avg_sq)
   };
 
   static void check(const Options& o) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/core/named_fields.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/math/primitives.hpp"
 #include "tensorlib/ops/factories.hpp"
@@ -28,6 +29,7 @@ struct RAdamOptions {
   double weight_decay = 0;
   bool decoupled_weight_decay = false;
   bool maximize = false;
+  TENSORLIB_FIELDS(lr, betas, eps, weight_decay, decoupled_weight_decay, maximize)
 };
 
 namespace detail {
@@ -75,6 +77,7 @@ struct RAdamRule {
     int64_t step = 0;
     Tensor<T> exp_avg, exp_avg_sq;
     auto tensors() { return std::tie(exp_avg, exp_avg_sq); }
+    TENSORLIB_FIELDS(step, exp_avg, exp_avg_sq)
   };
 
   static void check(const Options& o) {

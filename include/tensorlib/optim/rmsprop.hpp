@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/core/named_fields.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/math/primitives.hpp"
 #include "tensorlib/ops/factories.hpp"
@@ -27,6 +28,7 @@ struct RMSpropOptions {
   double momentum = 0;
   bool centered = false;
   bool maximize = false;
+  TENSORLIB_FIELDS(lr, alpha, eps, weight_decay, momentum, centered, maximize)
 };
 
 namespace detail {
@@ -89,6 +91,7 @@ struct RMSpropRule {
     int64_t step = 0;
     Tensor<T> square_avg, momentum_buffer, grad_avg;  // the last two only when used
     auto tensors() { return std::tie(square_avg, momentum_buffer, grad_avg); }
+    TENSORLIB_FIELDS(step, square_avg, momentum_buffer, grad_avg)
   };
 
   static void check(const Options& o) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tensorlib/core/config.hpp"
+#include "tensorlib/core/named_fields.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/expr/math/primitives.hpp"
 #include "tensorlib/ops/factories.hpp"
@@ -29,6 +30,7 @@ struct RpropOptions {
   Betas etas{0.5, 1.2};
   Betas step_sizes{1e-6, 50};
   bool maximize = false;
+  TENSORLIB_FIELDS(lr, etas, step_sizes, maximize)
 };
 
 /// ASGD's options, PyTorch's names and defaults.
@@ -39,6 +41,7 @@ struct ASGDOptions {
   double t0 = 1e6;
   double weight_decay = 0;
   bool maximize = false;
+  TENSORLIB_FIELDS(lr, lambd, alpha, t0, weight_decay, maximize)
 };
 
 namespace detail {
@@ -99,6 +102,7 @@ struct RpropRule {
     int64_t step = 0;
     Tensor<T> prev, step_size;
     auto tensors() { return std::tie(prev, step_size); }
+    TENSORLIB_FIELDS(step, prev, step_size)
   };
 
   static void check(const Options& o) {
@@ -130,6 +134,7 @@ struct ASGDRule {
     T eta = T(0), mu = T(1);
     Tensor<T> ax;
     auto tensors() { return std::tie(ax); }
+    TENSORLIB_FIELDS(step, eta, mu, ax)
   };
 
   static void check(const Options& o) {

@@ -11,6 +11,7 @@
 
 #include "tensorlib/core/config.hpp"
 #include "tensorlib/core/error.hpp"
+#include "tensorlib/core/named_fields.hpp"
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/optim/fused_update.hpp"
@@ -27,6 +28,7 @@ struct SGDOptions {
   double weight_decay = 0;
   bool nesterov = false;
   bool maximize = false;
+  TENSORLIB_FIELDS(lr, momentum, dampening, weight_decay, nesterov, maximize)
 };
 
 namespace detail {
@@ -72,6 +74,7 @@ struct SGDRule {
     /// Undefined until the first step with momentum (PyTorch's None).
     Tensor<T> momentum_buffer;
     auto tensors() { return std::tie(momentum_buffer); }
+    TENSORLIB_FIELDS(momentum_buffer)
   };
 
   static void check(const Options& o) {
