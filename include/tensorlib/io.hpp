@@ -14,6 +14,7 @@
 #include "tensorlib/io/pickler.hpp"
 #include "tensorlib/io/pt.hpp"
 #include "tensorlib/io/safetensors.hpp"
+#include "tensorlib/io/scheduler_state.hpp"
 #include "tensorlib/io/unpickler.hpp"
 #include "tensorlib/io/zip_reader.hpp"
 #include "tensorlib/io/zip_writer.hpp"

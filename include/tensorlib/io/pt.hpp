@@ -21,7 +21,8 @@
 /// persistent id ('storage', torch.FloatStorage, key, location, numel); an
 /// `nn.Parameter` as `_rebuild_parameter(tensor, requires_grad, hooks)`; a
 /// state dict as an `OrderedDict` whose `_metadata` attribute (module
-/// versions) is dropped. The reader allows those globals, the dtypes and
+/// versions) is dropped; a `collections.Counter` (a MultiStepLR's
+/// milestones) as the dict it counts. The reader allows those globals, the dtypes and
 /// `torch.device` (read as its string) only (Note [restricted unpickling]),
 /// a subset of what `torch.load(f, weights_only=True)` accepts, without its
 /// `map_location`: tensors are loaded on the CPU, and tensors of one storage
@@ -101,8 +102,8 @@ inline std::string_view torch_storage_name(ScalarType t) {
 /// The globals a torch.save file may name (Note [torch.save layout]).
 inline bool torch_global_allowed(const std::string& name) {
   static constexpr std::string_view calls[] = {
-      "collections.OrderedDict", "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_parameter",
-      "torch._utils._rebuild_parameter_with_state", "torch.Size", "torch.device",
+      "collections.OrderedDict", "collections.Counter", "torch._utils._rebuild_tensor_v2",
+      "torch._utils._rebuild_parameter", "torch._utils._rebuild_parameter_with_state", "torch.Size", "torch.device",
       // Read only to say what is not supported (call() refuses them):
       "torch._utils._rebuild_qtensor", "torch._utils._rebuild_sparse_tensor", "torch._utils._rebuild_nested_tensor",
       "torch._utils._rebuild_tensor_v3", "torch._utils._rebuild_wrapper_subclass",
@@ -259,6 +260,11 @@ class TorchFileReader {
     if (name == "collections.OrderedDict") {
       check(args.empty(), "OrderedDict called with arguments");
       return PickleValue::dict();
+    }
+    if (name == "collections.Counter") {  // a dict of counts (MultiStepLR's milestones)
+      check(args.empty() || (args.size() == 1 && args[0].kind() == PickleValue::Kind::Dict),
+            "Counter called with arguments other than one dict");
+      return args.empty() ? PickleValue::dict() : args[0];
     }
     if (name == "torch._utils._rebuild_tensor_v2") return rebuild_tensor(args);
     if (name == "torch._utils._rebuild_parameter" || name == "torch._utils._rebuild_parameter_with_state") {

@@ -19,8 +19,11 @@
 /// give PyTorch's values; `chained()` says which one is in use. A scheduler
 /// resumed with `last_epoch != -1` follows the recursion from the start, as
 /// PyTorch's first step there keeps the optimizer's lr (`_is_initial`);
-/// `load_state_dict` restores the form that was in use.
+/// `load_state_dict` restores the form that was in use, and takes a state
+/// whose last lrs are not the closed form's (one PyTorch saved, which has no
+/// such flag, of a chained scheduler) as chained.
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -75,6 +78,7 @@ class LRScheduler : public LRSchedulerBase {
     last_lrs_ = state.last_lrs;
     chained_ = state.chained || !has_closed_form();
     load_values(state);
+    if (!chained_) chained_ = last_lrs_differ_from_closed_form();
   }
 
  protected:
@@ -155,6 +159,20 @@ class LRScheduler : public LRSchedulerBase {
   friend class SequentialLR;
 
   /// Whether a group's lr is not the one this scheduler last wrote.
+  // A loaded state whose last lrs are not the closed form's was chained: a
+  // state PyTorch saved has no `chained` flag, and PyTorch's ChainedScheduler
+  // members (or stacked schedulers) multiply each other's factors in
+  // (Note [closed form or chained]). The tolerance passes PyTorch's rounding
+  // drift of a scheduler used alone.
+  bool last_lrs_differ_from_closed_form() const {
+    if (last_epoch_ < 0) return false;
+    for (std::size_t g = 0; g < last_lrs_.size(); ++g) {
+      const double closed = closed_form_lr(g, last_epoch_);
+      if (!(std::abs(closed - last_lrs_[g]) <= 1e-9 * std::abs(closed))) return true;
+    }
+    return false;
+  }
+
   bool lr_changed_elsewhere() const {
     const std::size_t groups = optimizer_->group_count();
     if (groups != last_lrs_.size()) return true;
