@@ -12,12 +12,18 @@
 //
 // fashion_mnist [--data DIR] [--model mlp|cnn] [--epochs N] [--train-images N]
 //               [--threads N] [--min-accuracy A] [--save FILE] [--load FILE]
+//               [--checkpoint FILE] [--resume FILE]
 // --train-images trains on the first N images only (default: all). Exits 1
 // when the final test accuracy is below A (default 0: never). --save writes
 // the trained weights as a torch.save file (tl::io::pt), which PyTorch loads
 // into the same layers (torch.nn.Sequential(nn.Linear(784, 256), nn.ReLU(),
 // nn.Linear(256, 10)) for mlp); --load evaluates such a file, from PyTorch
-// or from --save, instead of training.
+// or from --save, instead of training. --checkpoint writes, after each
+// epoch, a training checkpoint as PyTorch scripts write one:
+// {'epoch': e, 'model': model.state_dict(), 'optimizer': opt.state_dict()};
+// --resume continues from one (from --checkpoint or from PyTorch) up to
+// --epochs. Epoch e shuffles with seed e - 1, so a resumed run matches an
+// uninterrupted one.
 //
 // Shapes: N batch, D = 784 pixels, H = 256 hidden units, C = 10 classes.
 
@@ -162,6 +168,7 @@ struct Args {
   int threads = 0;           // 0: the library's default
   double min_accuracy = 0;
   std::string save, load;  // torch.save files; empty: none
+  std::string checkpoint, resume;
 };
 
 // The whole of `text` as a number, or an error naming the flag.
@@ -177,12 +184,13 @@ N number(const std::string& flag, std::string_view text) {
 Args parse(int argc, char** argv) {
   const std::string usage =
       "usage: fashion_mnist [--data DIR] [--model mlp|cnn] [--epochs N] [--train-images N] [--threads N] "
-      "[--min-accuracy A] [--save FILE] [--load FILE]";
+      "[--min-accuracy A] [--save FILE] [--load FILE] [--checkpoint FILE] [--resume FILE]";
   Args args;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag != "--data" && flag != "--model" && flag != "--epochs" && flag != "--train-images" &&
-        flag != "--threads" && flag != "--min-accuracy" && flag != "--save" && flag != "--load")
+        flag != "--threads" && flag != "--min-accuracy" && flag != "--save" && flag != "--load" &&
+        flag != "--checkpoint" && flag != "--resume")
       throw tl::ValueError("fashion_mnist: unknown argument '" + flag + "'; " + usage);
     if (i + 1 >= argc) throw tl::ValueError("fashion_mnist: " + flag + " needs a value; " + usage);
     const std::string_view value = argv[++i];
@@ -194,6 +202,8 @@ Args parse(int argc, char** argv) {
     if (flag == "--min-accuracy") args.min_accuracy = number<double>(flag, value);
     if (flag == "--save") args.save = value;
     if (flag == "--load") args.load = value;
+    if (flag == "--checkpoint") args.checkpoint = value;
+    if (flag == "--resume") args.resume = value;
   }
   if (args.epochs < 1 || args.threads < 0 || args.train_images < 0)
     throw tl::ValueError("fashion_mnist: --epochs must be at least 1, --threads and --train-images at least 0");
@@ -215,9 +225,21 @@ double train_and_test(const Args& args, const Split& train, const Split& test, t
   tl::data::DataLoader loader(
       tl::data::TensorDataset{train.images.slice(0, 0, images), train.labels.slice(0, 0, images)},
       {.batch_size = 64, .shuffle = true, .generator = &gen});
-  double test_accuracy = 0;
-  for (int epoch = 1; epoch <= args.epochs; ++epoch) {
+  int first_epoch = 1;
+  if (!args.resume.empty()) {
+    const tl::io::PickleValue ckpt = tl::io::pt::load(args.resume);
+    model.load_state_dict(ckpt["model"].to_state_dict());
+    tl::io::pt::load_optimizer_state(opt, ckpt["optimizer"]);
+    const int64_t done = ckpt["epoch"].to_int();
+    if (done < 0 || done > 1000000)
+      throw tl::ValueError("fashion_mnist: the checkpoint's epoch is " + std::to_string(done));
+    first_epoch = static_cast<int>(done) + 1;
+    std::printf("resumed from %s after epoch %d\n", args.resume.c_str(), first_epoch - 1);
+  }
+  double test_accuracy = first_epoch > args.epochs ? accuracy(model, test) : 0;  // nothing left to train
+  for (int epoch = first_epoch; epoch <= args.epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
+    gen.manual_seed(static_cast<uint64_t>(epoch - 1));  // this epoch's order, whatever ran before
     double loss_sum = 0;
     int64_t steps = 0;
     for (const auto& [x, y] : loader) {
@@ -232,6 +254,13 @@ double train_and_test(const Args& args, const Split& train, const Split& test, t
     test_accuracy = accuracy(model, test);
     std::printf("epoch %d (%s): %.2f s, mean training loss %.4f, test accuracy %.4f\n", epoch, args.model.c_str(),
                 seconds, loss_sum / static_cast<double>(steps), test_accuracy);
+    if (!args.checkpoint.empty()) {
+      tl::io::PickleValue ckpt = tl::io::PickleValue::dict();
+      ckpt.set("epoch", tl::io::PickleValue::integer(epoch));
+      ckpt.set("model", tl::io::PickleValue::state_dict(model.state_dict()));
+      ckpt.set("optimizer", tl::io::pt::optimizer_state(opt));
+      tl::io::pt::save(ckpt, args.checkpoint);
+    }
   }
   if (!args.save.empty()) {
     tl::io::pt::save(model.state_dict(), args.save);
