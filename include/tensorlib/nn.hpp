@@ -30,4 +30,5 @@
 #include "tensorlib/nn/modules/rnn.hpp"
 #include "tensorlib/nn/modules/sparse.hpp"
 #include "tensorlib/nn/modules/transformer.hpp"
+#include "tensorlib/nn/modules/transformer_decoder.hpp"
 #include "tensorlib/nn/state_dict.hpp"

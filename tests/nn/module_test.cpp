@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <typeinfo>
@@ -282,6 +283,62 @@ TEST_CASE("nn attention and transformer layers: values and gradients against PyT
       nn::TransformerEncoder<double>(nn::TransformerEncoderLayer<double>(4, 2, {.dim_feedforward = 8, .dropout = 0}), 2,
                                      nn::LayerNorm<double>({4})),
       1, [](auto& m, const V& in, const C&) { return V{m(in[0])}; });
+  run_attention_case("transformer_decoder_layer",
+                     nn::TransformerDecoderLayer<double>(8, 2, {.dim_feedforward = 16, .dropout = 0}), 2,
+                     [](auto& m, const V& in, const C& c) {
+                       return V{m(in[0], in[1], tl::AnyTensor(c.get<double>("mask:tgt_mask")), std::nullopt,
+                                  std::nullopt, tl::AnyTensor(c.get<bool>("mask:memory_key_padding_mask")))};
+                     });
+  run_attention_case(
+      "transformer_decoder_layer_norm_first_gelu",
+      nn::TransformerDecoderLayer<double>(
+          6, 2, {.dim_feedforward = 12, .dropout = 0, .activation = "gelu", .batch_first = true, .norm_first = true}),
+      2, [](auto& m, const V& in, const C& c) {
+        return V{m(in[0], in[1], std::nullopt, tl::AnyTensor(c.get<double>("mask:memory_mask")),
+                   tl::AnyTensor(c.get<bool>("mask:tgt_key_padding_mask")))};
+      });
+  run_attention_case(
+      "transformer_decoder",
+      nn::TransformerDecoder<double>(nn::TransformerDecoderLayer<double>(4, 2, {.dim_feedforward = 8, .dropout = 0}), 2,
+                                     nn::LayerNorm<double>({4})),
+      2, [](auto& m, const V& in, const C&) { return V{m(in[0], in[1])}; });
+  run_attention_case("transformer",
+                     nn::Transformer<double>({.d_model = 4,
+                                              .nhead = 2,
+                                              .num_encoder_layers = 2,
+                                              .num_decoder_layers = 1,
+                                              .dim_feedforward = 8,
+                                              .dropout = 0}),
+                     2, [](auto& m, const V& in, const C& c) {
+                       const tl::AnyTensor padding(c.get<bool>("mask:src_key_padding_mask"));
+                       return V{m(in[0], in[1], std::nullopt, tl::AnyTensor(c.get<double>("mask:tgt_mask")),
+                                  std::nullopt, padding, std::nullopt, padding)};
+                     });
+}
+
+TEST_CASE("nn.Transformer: PyTorch's mask, initialization and errors") {
+  const tl::Tensor<float> mask = nn::Transformer<float>::generate_square_subsequent_mask(3);
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(mask.to_vector() == std::vector<float>{0, -inf, -inf, 0, 0, -inf, 0, 0, 0});
+  CHECK(nn::Transformer<float>::generate_square_subsequent_mask(0).numel() == 0);
+  nn::Transformer<float> t(
+      {.d_model = 8, .nhead = 2, .num_encoder_layers = 1, .num_decoder_layers = 1, .dim_feedforward = 16});
+  // _reset_parameters: xavier_uniform_ on every matrix, so the feed-forward
+  // weights are bounded by sqrt(6 / (fan_in + fan_out)), not Linear's default.
+  const auto& linear1 = t.encoder.layers[0].linear1.weight;
+  CHECK(linear1.abs().max().item() <= std::sqrt(6.0f / (8 + 16)));
+  CHECK(linear1.abs().max().item() > 1 / std::sqrt(8.0f));  // beyond kaiming_uniform_'s bound (whp)
+  CHECK(t.state_dict().size() == 12 + 2 + 18 + 2);          // an encoder layer, its norm, a decoder layer, its norm
+  const auto src = tl::zeros<float>({5, 2, 8});
+  CHECK(fixtures::error_message([&] {
+          t(src, tl::zeros<float>({3, 3, 8}));
+        }) == "the batch number of src and tgt must be equal");
+  CHECK(fixtures::error_message([&] {
+          t(src, tl::zeros<float>({3, 2, 4}));
+        }) == "the feature number of src and tgt must be equal to d_model");
+  CHECK(fixtures::error_message([] { nn::TransformerDecoderLayer<float>(8, 2, {.activation = "tanh"}); }) ==
+        "activation should be relu/gelu, not tanh");
+  CHECK(t(src, tl::zeros<float>({3, 2, 8})).sizes() == tl::Shape{3, 2, 8});
 }
 
 TEST_CASE("nn attention: PyTorch's initialization and errors") {
