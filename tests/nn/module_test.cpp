@@ -268,6 +268,28 @@ TEST_CASE("nn attention and transformer layers: values and gradients against PyT
                        CHECK_FALSE(weights.defined());
                        return V{out};
                      });
+  run_attention_case(
+      "mha_kdim_vdim_bias_kv_zero_attn",
+      nn::MultiheadAttention<double>(8, 2, {.add_bias_kv = true, .add_zero_attn = true, .kdim = 5, .vdim = 3}), 3,
+      [](auto& m, const V& in, const C& c) {
+        const auto [out, weights] = m(in[0], in[1], in[2], tl::AnyTensor(c.get<bool>("mask:key_padding_mask")), true,
+                                      tl::AnyTensor(c.get<double>("mask:attn_mask")));
+        return V{out, weights};
+      });
+  run_attention_case(
+      "mha_bias_kv_batch_first", nn::MultiheadAttention<double>(6, 3, {.add_bias_kv = true, .batch_first = true}), 3,
+      [](auto& m, const V& in, const C& c) {
+        const auto [out, weights] =
+            m(in[0], in[1], in[2], std::nullopt, true, tl::AnyTensor(c.get<bool>("mask:attn_mask")), false);
+        return V{out, weights};
+      });
+  run_attention_case("mha_unbatched_zero_attn",
+                     nn::MultiheadAttention<double>(4, 2, {.bias = false, .add_zero_attn = true, .kdim = 3, .vdim = 3}),
+                     3, [](auto& m, const V& in, const C& c) {
+                       const auto [out, weights] =
+                           m(in[0], in[1], in[2], tl::AnyTensor(c.get<bool>("mask:key_padding_mask")));
+                       return V{out, weights};
+                     });
   run_attention_case("transformer_layer",
                      nn::TransformerEncoderLayer<double>(8, 2, {.dim_feedforward = 16, .dropout = 0}), 1,
                      [](auto& m, const V& in, const C& c) {
@@ -314,6 +336,29 @@ TEST_CASE("nn attention and transformer layers: values and gradients against PyT
                        return V{m(in[0], in[1], std::nullopt, tl::AnyTensor(c.get<double>("mask:tgt_mask")),
                                   std::nullopt, padding, std::nullopt, padding)};
                      });
+}
+
+TEST_CASE("nn attention: kdim, vdim and add_bias_kv take PyTorch's parameters and checks") {
+  nn::MultiheadAttention<float> mha(8, 2, {.add_bias_kv = true, .kdim = 5, .vdim = 3});
+  CHECK(mha.state_dict().keys() == std::vector<std::string>{"q_proj_weight", "k_proj_weight", "v_proj_weight",
+                                                            "in_proj_bias", "bias_k", "bias_v", "out_proj.weight",
+                                                            "out_proj.bias"});
+  CHECK(mha.k_proj_weight.sizes() == tl::Shape{8, 5});
+  CHECK(mha.bias_k.sizes() == tl::Shape{1, 1, 8});
+  CHECK(fixtures::error_message([&] {
+          mha(tl::zeros<float>({2, 1, 8}), tl::zeros<float>({3, 1, 5}), tl::zeros<float>({4, 1, 3}));
+        }) == "key's sequence and batch dims [3, 1, 5] do not match value's [4, 1, 3]");
+  CHECK(fixtures::error_message([&] {
+          mha(tl::zeros<float>({2, 1, 8}), tl::zeros<float>({3, 1, 8}), tl::zeros<float>({3, 1, 3}));
+        }) ==
+        "MultiheadAttention: key and value must be (S, N, kdim) and (S, N, vdim) with the query's N, kdim 5 "
+        "and vdim 3, got [3, 1, 8] and [3, 1, 3]");
+  // The masks are checked against the given source length, before bias_k's row.
+  const auto [out, weights] = mha(tl::zeros<float>({2, 1, 8}), tl::zeros<float>({3, 1, 5}), tl::zeros<float>({3, 1, 3}),
+                                  tl::AnyTensor(tl::zeros<bool>({1, 3})));
+  CHECK(weights.sizes() == tl::Shape{1, 2, 4});
+  CHECK(fixtures::error_message([] { nn::MultiheadAttention<float>(8, 2, {.kdim = -1}); }) ==
+        "MultiheadAttention: kdim and vdim must be positive, got -1 and 8");
 }
 
 TEST_CASE("nn.Transformer: PyTorch's mask, initialization and errors") {

@@ -31,7 +31,9 @@
 #include "tensorlib/nn/modules/linear.hpp"
 #include "tensorlib/nn/modules/normalization.hpp"
 #include "tensorlib/ops/factories.hpp"
+#include "tensorlib/ops/join.hpp"
 #include "tensorlib/ops/linalg.hpp"
+#include "tensorlib/ops/pad.hpp"
 #include "tensorlib/ops/softmax.hpp"
 
 namespace tensorlib::nn {
@@ -62,48 +64,85 @@ Tensor<T> additive_mask(const AnyTensor& mask, const char* what) {
 
 }  // namespace detail
 
-/// The options of MultiheadAttention.
+/// The options of MultiheadAttention, PyTorch's names and defaults; a
+/// kdim or vdim of 0 means embed_dim.
 struct MultiheadAttentionOptions {
   double dropout = 0.0;
   bool bias = true;
+  /// Learned key and value rows appended to every sequence (`bias_k`, `bias_v`).
+  bool add_bias_kv = false;
+  /// A zero key and value row appended after the projections.
+  bool add_zero_attn = false;
+  int64_t kdim = 0;
+  int64_t vdim = 0;
   bool batch_first = false;
 };
 
-/// `nn.MultiheadAttention(embed_dim, num_heads, dropout, bias, batch_first)`
-/// (query, key and value of embed_dim features). forward(query, key, value,
+/// `nn.MultiheadAttention(embed_dim, num_heads, dropout, bias, add_bias_kv,
+/// add_zero_attn, kdim, vdim, batch_first)`. forward(query, key, value,
 /// key_padding_mask, need_weights, attn_mask, average_attn_weights) gives
 /// (output, weights); weights are undefined when need_weights is false.
-/// Masks are bool (true: not attended) or additive floats.
+/// Masks are bool (true: not attended) or additive floats. Keys and values
+/// of other widths than the query's (kdim, vdim) have projections of their
+/// own (`q_proj_weight`, `k_proj_weight`, `v_proj_weight` instead of
+/// `in_proj_weight`), as in PyTorch.
 template <Element T = float>
 class MultiheadAttention : public Module<MultiheadAttention<T>, T> {
  public:
   int64_t embed_dim;
+  int64_t kdim;
+  int64_t vdim;
   int64_t num_heads;
   double dropout;
   bool batch_first;
+  bool add_zero_attn;
   int64_t head_dim;
-  Tensor<T> in_proj_weight;
-  Tensor<T> in_proj_bias;
+  Tensor<T> in_proj_weight;                               // (3 E, E) when kdim == vdim == E
+  Tensor<T> q_proj_weight, k_proj_weight, v_proj_weight;  // (E, E), (E, kdim), (E, vdim) otherwise
+  Tensor<T> in_proj_bias;                                 // (3 E)
+  Tensor<T> bias_k, bias_v;                               // (1, 1, E) with add_bias_kv
   detail::OutProjection<T> out_proj;
-  TENSORLIB_PARAMETERS(in_proj_weight, in_proj_bias)
+  // Undefined members are skipped, so the keys are PyTorch's in either form.
+  TENSORLIB_PARAMETERS(in_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, in_proj_bias, bias_k, bias_v)
   TENSORLIB_MODULES(out_proj)
 
   MultiheadAttention(int64_t embed, int64_t heads, const MultiheadAttentionOptions& options = {})
       : embed_dim(embed),
+        kdim(options.kdim != 0 ? options.kdim : embed),
+        vdim(options.vdim != 0 ? options.vdim : embed),
         num_heads(heads),
         dropout(options.dropout),
         batch_first(options.batch_first),
+        add_zero_attn(options.add_zero_attn),
         head_dim(heads > 0 ? embed / heads : 0),
         out_proj(embed, embed, options.bias) {
     tensorlib::detail::check<ValueError>(heads > 0 && head_dim * heads == embed,
                                          "embed_dim must be divisible by num_heads");
-    in_proj_weight = empty<T>({3 * embed, embed});
-    init::xavier_uniform_(in_proj_weight);
-    in_proj_weight.requires_grad_();
+    tensorlib::detail::check<ValueError>(kdim > 0 && vdim > 0, "MultiheadAttention: kdim and vdim must be positive, ",
+                                         "got ", kdim, " and ", vdim);
+    const auto parameter = [](Shape sizes) {
+      Tensor<T> w = empty<T>(sizes);
+      init::xavier_uniform_(w);
+      return w.requires_grad_();
+    };
+    if (kdim == embed && vdim == embed) {
+      in_proj_weight = parameter({3 * embed, embed});
+    } else {
+      q_proj_weight = parameter({embed, embed});
+      k_proj_weight = parameter({embed, kdim});
+      v_proj_weight = parameter({embed, vdim});
+    }
     if (options.bias) {
       in_proj_bias = zeros<T>({3 * embed}).requires_grad_();
       NoGradGuard no_grad;
       out_proj.bias.zero_();
+    }
+    if (options.add_bias_kv) {
+      for (Tensor<T>* b : {&bias_k, &bias_v}) {
+        *b = empty<T>({1, 1, embed});
+        init::xavier_normal_(*b);
+        b->requires_grad_();
+      }
     }
   }
 
@@ -126,35 +165,74 @@ class MultiheadAttention : public Module<MultiheadAttention<T>, T> {
     };
     const Tensor<T> q_in = time_major(query), k_in = time_major(key), v_in = time_major(value);
     const int64_t l = q_in.size(0), n = q_in.size(1), s = k_in.size(0);
-    check<ValueError>(k_in.sizes() == v_in.sizes(), "key shape ", key.sizes(), " does not match value shape ",
-                      value.sizes());
-    check<ValueError>(k_in.size(1) == n && k_in.size(2) == embed_dim,
-                      "MultiheadAttention: key and value must be (S, N, E) with the query's N and E, got ",
-                      key.sizes());
-    // (len, N, E) -> (N H, len, hd)
-    const auto heads = [&](const Tensor<T>& x, int64_t part, int64_t len) {
-      const Tensor<T> w = in_proj_weight.narrow(0, part * embed_dim, embed_dim);
-      const Tensor<T> projected = functional::linear(
-          x, w,
-          in_proj_bias.defined() ? std::optional(in_proj_bias.narrow(0, part * embed_dim, embed_dim)) : std::nullopt);
-      return projected.reshape({len, n * num_heads, head_dim}).transpose(0, 1);
-    };
-    const Tensor<T> q = heads(q_in, 0, l), k = heads(k_in, 1, s), v = heads(v_in, 2, s);
-    Tensor<T> logits = bmm(Tensor<T>(q * static_cast<T>(1 / std::sqrt(static_cast<double>(head_dim)))),
-                           k.transpose(1, 2));  // (N H, L, S)
+    const bool separate = !in_proj_weight.defined();
+    if (separate) {
+      check<ValueError>(k_in.size(0) == v_in.size(0) && k_in.size(1) == v_in.size(1), "key's sequence and batch dims ",
+                        key.sizes(), " do not match value's ", value.sizes());
+    } else {
+      check<ValueError>(k_in.sizes() == v_in.sizes(), "key shape ", key.sizes(), " does not match value shape ",
+                        value.sizes());
+    }
+    check<ValueError>(k_in.size(1) == n && k_in.size(2) == kdim && v_in.size(2) == vdim,
+                      "MultiheadAttention: key and value must be (S, N, kdim) and (S, N, vdim) with the query's N, ",
+                      "kdim ", kdim, " and vdim ", vdim, ", got ", key.sizes(), " and ", value.sizes());
+    // Masks as additive (L, S) or (N H, L, S) and (N, S) tensors, checked
+    // against the sequence lengths before any appended row (PyTorch's order).
+    std::optional<Tensor<T>> attn, padding;
     if (attn_mask) {
-      Tensor<T> mask = detail::additive_mask<T>(*attn_mask, "attn_mask");
+      attn = detail::additive_mask<T>(*attn_mask, "attn_mask");
       const Shape two_d{l, s}, three_d{n * num_heads, l, s};
-      check<ValueError>(mask.sizes() == two_d || mask.sizes() == three_d, "The shape of the attn_mask should be ",
-                        two_d, " or ", three_d, ", but got ", mask.sizes());
-      logits = logits + mask;
+      check<ValueError>(attn->sizes() == two_d || attn->sizes() == three_d, "The shape of the attn_mask should be ",
+                        two_d, " or ", three_d, ", but got ", attn->sizes());
     }
     if (key_padding_mask) {
-      const Tensor<T> mask = detail::additive_mask<T>(*key_padding_mask, "key_padding_mask");
+      padding = detail::additive_mask<T>(*key_padding_mask, "key_padding_mask");
       const Shape expected = unbatched ? Shape{s} : Shape{n, s};
-      check<ValueError>(mask.sizes() == expected, "expecting key_padding_mask shape of ", expected, ", but got ",
-                        mask.sizes());
-      logits = Tensor<T>(logits.view({n, num_heads, l, s}) + mask.view({n, 1, 1, s})).view({n * num_heads, l, s});
+      check<ValueError>(padding->sizes() == expected, "expecting key_padding_mask shape of ", expected, ", but got ",
+                        padding->sizes());
+      padding = padding->view({n, s});
+    }
+    // One more key position, attended by every query: a zero column in the masks.
+    int64_t source = s;
+    const auto append_position = [&] {
+      ++source;
+      if (attn) attn = pad(*attn, {0, 1});
+      if (padding) padding = pad(*padding, {0, 1});
+    };
+    // (len, N, width) -> (len, N, E)
+    const auto project = [&](const Tensor<T>& x, int64_t part) {
+      const Tensor<T> w = separate ? (part == 0   ? q_proj_weight
+                                      : part == 1 ? k_proj_weight
+                                                  : v_proj_weight)
+                                   : in_proj_weight.narrow(0, part * embed_dim, embed_dim);
+      return functional::linear(
+          x, w,
+          in_proj_bias.defined() ? std::optional(in_proj_bias.narrow(0, part * embed_dim, embed_dim)) : std::nullopt);
+    };
+    Tensor<T> kp = project(k_in, 1), vp = project(v_in, 2);
+    if (bias_k.defined()) {
+      kp = cat({kp, bias_k.expand({1, n, embed_dim})}, 0);
+      vp = cat({vp, bias_v.expand({1, n, embed_dim})}, 0);
+      append_position();
+    }
+    // (len, N, E) -> (N H, len, hd)
+    const auto heads = [&](const Tensor<T>& x) {
+      return x.reshape({x.size(0), n * num_heads, head_dim}).transpose(0, 1);
+    };
+    const Tensor<T> q = heads(project(q_in, 0));
+    Tensor<T> k = heads(kp), v = heads(vp);
+    if (add_zero_attn) {
+      const Tensor<T> zero = zeros<T>({n * num_heads, 1, head_dim}, {.device = k.device()});
+      k = cat({k, zero}, 1);
+      v = cat({v, zero}, 1);
+      append_position();
+    }
+    Tensor<T> logits = bmm(Tensor<T>(q * static_cast<T>(1 / std::sqrt(static_cast<double>(head_dim)))),
+                           k.transpose(1, 2));  // (N H, L, S)
+    if (attn) logits = logits + *attn;
+    if (padding) {
+      logits = Tensor<T>(logits.view({n, num_heads, l, source}) + padding->view({n, 1, 1, source}))
+                   .view({n * num_heads, l, source});
     }
     Tensor<T> weights = softmax(logits, -1);
     if (dropout > 0 && this->training) weights = functional::dropout(weights, dropout, true);
@@ -162,7 +240,7 @@ class MultiheadAttention : public Module<MultiheadAttention<T>, T> {
     Tensor<T> out = out_proj(attended.transpose(0, 1).contiguous().view({l * n, embed_dim})).view({l, n, embed_dim});
     out = unbatched ? out.squeeze(1) : batch_first ? out.transpose(0, 1) : out;
     if (!need_weights) return {out, Tensor<T>()};
-    weights = weights.view({n, num_heads, l, s});
+    weights = weights.view({n, num_heads, l, source});
     if (average_attn_weights) weights = weights.mean(1);
     return {out, unbatched ? weights.squeeze(0) : weights};
   }
