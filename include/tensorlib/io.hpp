@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The io layer over the tensor layers: JSON, safetensors, .npy and torch.save
+/// The io layer over the tensor layers: JSON, safetensors, .npy, .npz and torch.save
 /// files (models' and optimizers' state).
 /// A layer header: it only includes (STYLE 3). Each one includes tensor.hpp
 /// first, so that every Tensor method a layer's code calls is defined.
@@ -9,6 +9,7 @@
 
 #include "tensorlib/io/json.hpp"
 #include "tensorlib/io/npy.hpp"
+#include "tensorlib/io/npz.hpp"
 #include "tensorlib/io/optimizer_state.hpp"
 #include "tensorlib/io/pickle_value.hpp"
 #include "tensorlib/io/pickler.hpp"
