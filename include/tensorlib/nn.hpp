@@ -31,4 +31,5 @@
 #include "tensorlib/nn/modules/sparse.hpp"
 #include "tensorlib/nn/modules/transformer.hpp"
 #include "tensorlib/nn/modules/transformer_decoder.hpp"
+#include "tensorlib/nn/packed_sequence.hpp"
 #include "tensorlib/nn/state_dict.hpp"

@@ -216,6 +216,86 @@ TEST_CASE("nn recurrent layers: values and gradients against PyTorch") {
   run_rnn_case("rnn_tanh", nn::RNN<double>(2, 3), gru);
 }
 
+TEST_CASE("nn recurrent layers on packed sequences: values and gradients against PyTorch") {
+  namespace rnn = nn::utils::rnn;
+  using C = fixtures::Case;
+  // Packs the padded input, runs the layer, checks the packed output and
+  // its batch sizes, and gives the padded output and the final states.
+  const auto packed = [](bool batch_first, bool enforce_sorted) {
+    return [=](auto& m, const D& x, const C& c) {
+      const rnn::PackedSequence<double> in =
+          rnn::pack_padded_sequence(x, c.get<int64_t>("lengths"), batch_first, enforce_sorted);
+      CHECK(in.sorted_indices.defined() == !enforce_sorted);
+      const bool states = c.tensors.count("state0") != 0;
+      const auto results = [&] {
+        if constexpr (std::tuple_size_v<decltype(m(in))> == 3)  // LSTM: h0 and c0
+          return states ? m(in, c.get<double>("state0"), c.get<double>("state1")) : m(in);
+        else
+          return states ? m(in, c.get<double>("state0")) : m(in);
+      }();
+      const rnn::PackedSequence<double>& out = std::get<0>(results);
+      fixtures::check_close(out.data, c.get<double>("packed"), 1e-10, 1e-12, "packed");
+      CHECK(out.batch_sizes == c.get<int64_t>("batch_sizes").to_vector());
+      const auto [padded, lengths] = rnn::pad_packed_sequence(out, batch_first);
+      CHECK(tl::equal(lengths, c.get<int64_t>("lengths")));
+      std::vector<D> v{padded, std::get<1>(results)};
+      if constexpr (std::tuple_size_v<std::remove_cvref_t<decltype(results)>> == 3) v.push_back(std::get<2>(results));
+      return v;
+    };
+  };
+  run_rnn_case("lstm_packed_unsorted", nn::LSTM<double>(3, 4, {.num_layers = 2, .bidirectional = true}),
+               packed(false, false));
+  run_rnn_case("gru_packed_batch_first", nn::GRU<double>(2, 3, {.batch_first = true}), packed(true, true));
+  run_rnn_case("rnn_packed_bidirectional", nn::RNN<double>(2, 3, {.bidirectional = true}), packed(false, false));
+}
+
+TEST_CASE("nn::utils::rnn: PyTorch's packing, padding and errors") {
+  namespace rnn = nn::utils::rnn;
+  const tl::Tensor<float> a = tl::tensor({1.f, 2.f, 3.f}), b = tl::tensor({4.f}), c = tl::tensor({5.f, 6.f});
+  // pad_sequence: (L, N) by default, (N, L) batch_first, with the padding value.
+  CHECK(
+      tl::equal(rnn::pad_sequence<float>({a, b, c}), tl::tensor({{1.f, 4.f, 5.f}, {2.f, 0.f, 6.f}, {3.f, 0.f, 0.f}})));
+  CHECK(tl::equal(rnn::pad_sequence<float>({a, b}, true, -1.f), tl::tensor({{1.f, 2.f, 3.f}, {4.f, -1.f, -1.f}})));
+  // pack_sequence of unsorted lengths 3, 1, 2: sorted 3, 2, 1 (sequences a, c, b).
+  const rnn::PackedSequence<float> p = rnn::pack_sequence<float>({a, b, c}, false);
+  CHECK(p.data.to_vector() == std::vector<float>{1, 5, 4, 2, 6, 3});
+  CHECK(p.batch_sizes == std::vector<int64_t>{3, 2, 1});
+  CHECK(p.sorted_indices.to_vector() == std::vector<int64_t>{0, 2, 1});
+  CHECK(p.unsorted_indices.to_vector() == std::vector<int64_t>{0, 2, 1});
+  const auto [padded, lengths] = rnn::pad_packed_sequence(p, true, 0.f, 4);
+  CHECK(tl::equal(padded, tl::tensor({{1.f, 2.f, 3.f, 0.f}, {4.f, 0.f, 0.f, 0.f}, {5.f, 6.f, 0.f, 0.f}})));
+  CHECK(lengths.to_vector() == std::vector<int64_t>{3, 1, 2});
+  CHECK(fixtures::error_message([&] {
+          rnn::pack_sequence<float>({a, b, c});
+        }).find("`lengths` array must be sorted in decreasing order") == 0);
+  CHECK(fixtures::error_message([&] { rnn::pad_packed_sequence(p, false, 0.f, 2); }) ==
+        "Expected total_length to be at least the length of the longest sequence in input, but got total_length=2 "
+        "and max sequence length being 3");
+  const tl::Tensor<float> x = tl::zeros<float>({3, 2, 1});
+  CHECK(fixtures::error_message([&] {
+          rnn::pack_padded_sequence(x, std::vector<int64_t>{3, 0});
+        }) == "Length of all samples has to be greater than 0, but found an element in 'lengths' that is <= 0");
+  CHECK(fixtures::error_message([&] {
+          rnn::pack_padded_sequence(x, std::vector<int64_t>{4, 1});
+        }) == "pack_padded_sequence: a sequence of length 4 in a padded batch of 3 steps");
+  CHECK(fixtures::error_message([&] { rnn::pack_padded_sequence(x, std::vector<int64_t>{3}); }) ==
+        "pack_padded_sequence: expected one length per sequence (2), got lengths of shape [1]");
+  // A layer refuses a packed batch of the wrong width, and an h0 of the wrong batch.
+  nn::GRU<float> gru(2, 3);
+  const rnn::PackedSequence<float> one = rnn::pack_padded_sequence(x, std::vector<int64_t>{3, 1});
+  CHECK(fixtures::error_message([&] { gru(one); }) == "input.size(-1) must be equal to input_size. Expected 2, got 1");
+  nn::GRU<float> narrow(1, 3);
+  CHECK(fixtures::error_message([&] {
+          narrow(one, tl::zeros<float>({1, 3, 3}));
+        }) == "Expected hx size (1, 2, 3), got [1, 3, 3]");
+  // Sequences of one length packed give the padded layer's results.
+  const tl::Tensor<float> full = tl::randn<float>({4, 2, 1});
+  const auto [packed_out, packed_h] = narrow(rnn::pack_padded_sequence(full, std::vector<int64_t>{4, 4}));
+  const auto [padded_out, padded_h] = narrow(full);
+  CHECK(tl::allclose(packed_out.data, padded_out.reshape({8, 3})));
+  CHECK(tl::allclose(packed_h, padded_h));
+}
+
 // Runs an attention fixture case: `call(m, inputs, c)` gives the outputs,
 // checked with their gradients for the inputs and parameters, then again in
 // evaluation mode without grad.

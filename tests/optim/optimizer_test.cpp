@@ -281,6 +281,7 @@ TEST_CASE("clip_grad_norm_ and clip_grad_value_") {
   CHECK(b.grad().to_vector() == std::vector<float>{0, 4 * s});
   // Below the bound nothing changes (the factor is clamped to 1).
   CHECK(o::clip_grad_norm_(params, 10.0).item() == doctest::Approx(1.0));
+  CHECK(tl::nn::utils::clip_grad_norm_(params, 10.0).item() == doctest::Approx(1.0));  // PyTorch's name
   CHECK(b.grad().to_vector() == std::vector<float>{0, 4 * s});
   // The inf-norm is the largest magnitude, the 1-norm the sum.
   a.set_grad(tl::tensor({-3.f, 1.f}));

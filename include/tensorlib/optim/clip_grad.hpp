@@ -1,8 +1,11 @@
 #pragma once
 /// \file
 /// Gradient clipping over a set of parameters (PyTorch's
-/// `torch.nn.utils.clip_grad_norm_` / `clip_grad_value_`). They live in
-/// optim until nn exists; nn will re-export them as `tl::nn::utils`.
+/// `torch.nn.utils.clip_grad_norm_` / `clip_grad_value_`), under PyTorch's
+/// names `tl::nn::utils::clip_grad_norm_` and `clip_grad_value_` and as
+/// `tl::optim::clip_grad_norm_`. They are defined here, not in nn/, because
+/// the clipping is a fused update (optim/fused_update.hpp), and optim comes
+/// after nn in the data flow.
 
 #include <algorithm>
 #include <cmath>
@@ -91,3 +94,10 @@ void clip_grad_value_(const std::vector<Tensor<T>>& params, double clip_value) {
 }
 
 }  // namespace tensorlib::optim
+
+namespace tensorlib::nn::utils {
+
+using optim::clip_grad_norm_;
+using optim::clip_grad_value_;
+
+}  // namespace tensorlib::nn::utils

@@ -4,7 +4,8 @@
 /// and `GRU`, with layers, bidirectionality, batch_first, dropout between
 /// layers and unbatched input; parameters named and ordered as PyTorch's
 /// (`weight_ih_l0`, `weight_hh_l0`, `bias_ih_l0`, `bias_hh_l0`, then
-/// `..._l0_reverse`, then layer 1).
+/// `..._l0_reverse`, then layer 1); packed batches of sequences of
+/// different lengths (nn/packed_sequence.hpp).
 ///
 /// Note [recurrent layers by recorded ops]
 /// A layer runs as recorded ops, so autograd differentiates it with no
@@ -34,6 +35,7 @@
 #include "tensorlib/nn/functional/layers.hpp"
 #include "tensorlib/nn/module.hpp"
 #include "tensorlib/nn/modules/linear.hpp"
+#include "tensorlib/nn/packed_sequence.hpp"
 #include "tensorlib/ops/factories.hpp"
 #include "tensorlib/ops/join.hpp"
 
@@ -169,9 +171,26 @@ class RNNBase : public Module<Derived, T> {
   /// Runs every layer and direction over `x` (L, N, in) from the initial
   /// states (one tensor per kind of state, each (D num_layers, N, H));
   /// returns the output (L, N, D H) and the final states.
-  std::pair<Tensor<T>, std::vector<Tensor<T>>> run(Tensor<T> x, const std::vector<Tensor<T>>& initial) const {
-    const int64_t directions = bidirectional ? 2 : 1, steps = x.size(0);
+  std::pair<Tensor<T>, std::vector<Tensor<T>>> run(const Tensor<T>& x, const std::vector<Tensor<T>>& initial) const {
+    const int64_t steps = x.size(0), batch = x.size(1);
+    auto [out, finals] = run_packed(x.reshape({steps * batch, x.size(2)}),
+                                    std::vector<int64_t>(static_cast<std::size_t>(steps), batch), initial);
+    return {out.view({steps, batch, out.size(1)}), std::move(finals)};
+  }
+
+  /// The same over a packed batch (Note [packed sequences]): `x` is (sum of
+  /// lengths, in), step t's rows its first `batch_sizes[t]` sequences. At a
+  /// step only that prefix of the states advances: in the forward direction
+  /// the sequences that ended keep their last states, in the reverse one the
+  /// sequences that have not begun keep their initial states. Returns the
+  /// packed output (sum of lengths, D H) and the final states.
+  std::pair<Tensor<T>, std::vector<Tensor<T>>> run_packed(Tensor<T> x, const std::vector<int64_t>& batch_sizes,
+                                                          const std::vector<Tensor<T>>& initial) const {
+    const int64_t directions = bidirectional ? 2 : 1, steps = static_cast<int64_t>(batch_sizes.size());
+    const int64_t batch = initial[0].size(1);
     const std::size_t per_direction = bias ? 4 : 2;
+    std::vector<int64_t> offsets(batch_sizes.size() + 1, 0);
+    for (std::size_t t = 0; t < batch_sizes.size(); ++t) offsets[t + 1] = offsets[t] + batch_sizes[t];
     std::vector<std::vector<Tensor<T>>> finals(initial.size());
     for (int64_t layer = 0; layer < num_layers; ++layer) {
       std::vector<Tensor<T>> outputs;
@@ -187,21 +206,54 @@ class RNNBase : public Module<Derived, T> {
         for (const auto& s : initial) state.push_back(s.select(0, k));
         std::vector<Tensor<T>> hs(static_cast<std::size_t>(steps));
         for (int64_t i = 0; i < steps; ++i) {
-          const int64_t t = dir ? steps - 1 - i : i;
-          Tensor<T> hw = matmul(state[0], w_hh.t());
+          const auto t = static_cast<std::size_t>(dir ? steps - 1 - i : i);
+          const int64_t active = batch_sizes[t];
+          std::vector<Tensor<T>> advancing = state;
+          if (active < batch)
+            for (auto& s : advancing) s = s.narrow(0, 0, active);
+          Tensor<T> hw = matmul(advancing[0], w_hh.t());
           if (bias) hw = hw + flat_weights[w + 3].second;
-          static_cast<const Derived&>(*this).cell(xw.select(0, t), hw, state);
-          hs[static_cast<std::size_t>(t)] = state[0];
+          static_cast<const Derived&>(*this).cell(xw.narrow(0, offsets[t], active), hw, advancing);
+          for (std::size_t s = 0; s < state.size(); ++s)
+            state[s] =
+                active < batch ? cat({advancing[s], state[s].narrow(0, active, batch - active)}, 0) : advancing[s];
+          hs[t] = advancing[0];
         }
-        outputs.push_back(stack(hs, 0));
+        outputs.push_back(cat(hs, 0));
         for (std::size_t s = 0; s < state.size(); ++s) finals[s].push_back(state[s]);
       }
-      x = directions == 1 ? outputs[0] : cat(outputs, 2);
+      x = directions == 1 ? outputs[0] : cat(outputs, 1);
       if (dropout > 0 && this->training && layer + 1 < num_layers) x = functional::dropout(x, dropout, true);
     }
     std::vector<Tensor<T>> out;
     for (auto& f : finals) out.push_back(stack(f, 0));
     return {x, out};
+  }
+
+  /// Runs a packed batch from the given initial states (in the caller's
+  /// batch order, or zeros) and returns the packed output and the final
+  /// states in the caller's order (PyTorch's permute_hidden).
+  std::pair<utils::rnn::PackedSequence<T>, std::vector<Tensor<T>>> run_sequence(
+      const utils::rnn::PackedSequence<T>& input, const std::vector<std::optional<Tensor<T>>>& given,
+      const char* op) const {
+    using tensorlib::detail::check;
+    check<ValueError>(input.data.dim() == 2 && !input.batch_sizes.empty(), op,
+                      ": a PackedSequence's data must be 2-D (sum of lengths, input_size), got ", input.data.sizes());
+    check<ValueError>(input.data.size(1) == input_size, "input.size(-1) must be equal to input_size. Expected ",
+                      input_size, ", got ", input.data.size(1));
+    const int64_t batch = input.batch_sizes.front();
+    std::vector<Tensor<T>> initial;
+    for (std::size_t s = 0; s < given.size(); ++s) {
+      const char* what = given.size() == 1 ? "hx" : s == 0 ? "hidden[0]" : "hidden[1]";
+      Tensor<T> h = initial_state(given[s], batch, false, input.data, what);
+      if (given[s] && input.sorted_indices.defined()) h = h.index_select(1, input.sorted_indices.to(h.device()));
+      initial.push_back(h);
+    }
+    auto [data, finals] = run_packed(input.data, input.batch_sizes, initial);
+    if (input.unsorted_indices.defined())
+      for (auto& f : finals) f = f.index_select(1, input.unsorted_indices.to(f.device()));
+    return {utils::rnn::PackedSequence<T>{data, input.batch_sizes, input.sorted_indices, input.unsorted_indices},
+            std::move(finals)};
   }
 
   /// The output in the caller's layout.
@@ -231,6 +283,12 @@ class RNN : public detail::RNNBase<RNN<T>, T, 1> {
     const auto [out, states] = this->run(x, {this->initial_state(h0, x.size(1), unbatched, input, "hx")});
     return {this->caller_layout(out, unbatched), unbatched ? states[0].squeeze(1) : states[0]};
   }
+  /// A packed batch (Note [packed sequences]): (packed output, h_n).
+  std::tuple<utils::rnn::PackedSequence<T>, Tensor<T>> forward(const utils::rnn::PackedSequence<T>& input,
+                                                               const std::optional<Tensor<T>>& h0 = {}) const {
+    auto [out, states] = this->run_sequence(input, {h0}, "RNN");
+    return {std::move(out), states[0]};
+  }
   void cell(const Tensor<T>& xw, const Tensor<T>& hw, std::vector<Tensor<T>>& state) const {
     state[0] = nonlinearity == "tanh" ? Tensor<T>(tanh(xw + hw)) : Tensor<T>(relu(xw + hw));
   }
@@ -252,6 +310,14 @@ class LSTM : public detail::RNNBase<LSTM<T>, T, 4> {
                                              this->initial_state(c0, x.size(1), unbatched, input, "hidden[1]")});
     if (unbatched) return {this->caller_layout(out, true), states[0].squeeze(1), states[1].squeeze(1)};
     return {this->caller_layout(out, false), states[0], states[1]};
+  }
+  /// A packed batch (Note [packed sequences]): (packed output, h_n, c_n).
+  std::tuple<utils::rnn::PackedSequence<T>, Tensor<T>, Tensor<T>> forward(
+      const utils::rnn::PackedSequence<T>& input, const std::optional<Tensor<T>>& h0 = {},
+      const std::optional<Tensor<T>>& c0 = {}) const {
+    tensorlib::detail::check<ValueError>(h0.has_value() == c0.has_value(), "LSTM: give both h0 and c0, or neither");
+    auto [out, states] = this->run_sequence(input, {h0, c0}, "LSTM");
+    return {std::move(out), states[0], states[1]};
   }
   void cell(const Tensor<T>& xw, const Tensor<T>& hw, std::vector<Tensor<T>>& state) const {
     const int64_t h = this->hidden_size;
@@ -275,6 +341,12 @@ class GRU : public detail::RNNBase<GRU<T>, T, 3> {
     const Tensor<T> x = this->time_major(input, "GRU", unbatched);
     const auto [out, states] = this->run(x, {this->initial_state(h0, x.size(1), unbatched, input, "hx")});
     return {this->caller_layout(out, unbatched), unbatched ? states[0].squeeze(1) : states[0]};
+  }
+  /// A packed batch (Note [packed sequences]): (packed output, h_n).
+  std::tuple<utils::rnn::PackedSequence<T>, Tensor<T>> forward(const utils::rnn::PackedSequence<T>& input,
+                                                               const std::optional<Tensor<T>>& h0 = {}) const {
+    auto [out, states] = this->run_sequence(input, {h0}, "GRU");
+    return {std::move(out), states[0]};
   }
   void cell(const Tensor<T>& xw, const Tensor<T>& hw, std::vector<Tensor<T>>& state) const {
     const int64_t h = this->hidden_size;
