@@ -214,6 +214,7 @@ TEST_CASE("nn recurrent layers: values and gradients against PyTorch") {
                nn::GRU<double>(2, 3, {.bias = false, .batch_first = true, .bidirectional = true}), gru);
   run_rnn_case("rnn_relu", nn::RNN<double>(3, 4, {.num_layers = 2, .nonlinearity = "relu"}), gru);
   run_rnn_case("rnn_tanh", nn::RNN<double>(2, 3), gru);
+  run_rnn_case("lstm_proj", nn::LSTM<double>(3, 5, {.num_layers = 2, .bidirectional = true, .proj_size = 2}), lstm);
 }
 
 TEST_CASE("nn recurrent layers on packed sequences: values and gradients against PyTorch") {
@@ -247,6 +248,7 @@ TEST_CASE("nn recurrent layers on packed sequences: values and gradients against
                packed(false, false));
   run_rnn_case("gru_packed_batch_first", nn::GRU<double>(2, 3, {.batch_first = true}), packed(true, true));
   run_rnn_case("rnn_packed_bidirectional", nn::RNN<double>(2, 3, {.bidirectional = true}), packed(false, false));
+  run_rnn_case("lstm_proj_packed", nn::LSTM<double>(2, 4, {.bias = false, .proj_size = 3}), packed(false, false));
 }
 
 TEST_CASE("nn::utils::rnn: PyTorch's packing, padding and errors") {
@@ -280,6 +282,16 @@ TEST_CASE("nn::utils::rnn: PyTorch's packing, padding and errors") {
         }) == "pack_padded_sequence: a sequence of length 4 in a padded batch of 3 steps");
   CHECK(fixtures::error_message([&] { rnn::pack_padded_sequence(x, std::vector<int64_t>{3}); }) ==
         "pack_padded_sequence: expected one length per sequence (2), got lengths of shape [1]");
+  // proj_size: LSTM only, smaller than hidden_size; h0 has its width.
+  CHECK(fixtures::error_message([] { nn::GRU<float>(2, 3, {.proj_size = 1}); }) ==
+        "proj_size argument is only supported for LSTM, not RNN or GRU");
+  CHECK(fixtures::error_message([] { nn::LSTM<float>(2, 3, {.proj_size = 3}); }) ==
+        "proj_size has to be smaller than hidden_size");
+  nn::LSTM<float> projected(1, 3, {.proj_size = 2});
+  CHECK(fixtures::error_message([&] {
+          projected(tl::zeros<float>({3, 2, 1}), tl::zeros<float>({1, 2, 3}), tl::zeros<float>({1, 2, 3}));
+        }) == "Expected hidden[0] size (1, 2, 2), got [1, 2, 3]");
+  CHECK(std::get<0>(projected(tl::zeros<float>({3, 2, 1}))).sizes() == tl::Shape{3, 2, 2});
   // A layer refuses a packed batch of the wrong width, and an h0 of the wrong batch.
   nn::GRU<float> gru(2, 3);
   const rnn::PackedSequence<float> one = rnn::pack_padded_sequence(x, std::vector<int64_t>{3, 1});

@@ -51,6 +51,8 @@ struct RNNOptions {
   bool bidirectional = false;
   /// RNN only: "tanh" or "relu".
   std::string_view nonlinearity = "tanh";
+  /// LSTM only: project each step's h to this size (`weight_hr`); 0: none.
+  int64_t proj_size = 0;
 };
 
 namespace detail {
@@ -77,6 +79,7 @@ class RNNBase : public Module<Derived, T> {
   bool batch_first;
   double dropout;
   bool bidirectional;
+  int64_t proj_size;
   /// The parameters in PyTorch's order, with their names (`_flat_weights`).
   std::vector<std::pair<std::string, Tensor<T>>> flat_weights;
 
@@ -94,25 +97,32 @@ class RNNBase : public Module<Derived, T> {
         bias(options.bias),
         batch_first(options.batch_first),
         dropout(options.dropout),
-        bidirectional(options.bidirectional) {
+        bidirectional(options.bidirectional),
+        proj_size(options.proj_size) {
     using tensorlib::detail::check;
     check<ValueError>(dropout >= 0 && dropout <= 1,
                       "dropout should be a number in range [0, 1] representing the probability of an element being "
                       "zeroed");
     check<ValueError>(hidden > 0, "hidden_size must be greater than zero");
     check<ValueError>(num_layers > 0, "num_layers must be greater than zero");
+    check<ValueError>(proj_size >= 0, "proj_size should be a positive integer or zero to disable projections");
+    check<ValueError>(proj_size < hidden, "proj_size has to be smaller than hidden_size");
+    check<ValueError>(proj_size == 0 || Gates == 4, "proj_size argument is only supported for LSTM, not RNN or GRU");
+    const int64_t real_hidden = output_size();
     const double bound = 1 / std::sqrt(static_cast<double>(hidden));
     const int64_t directions = bidirectional ? 2 : 1;
     for (int64_t layer = 0; layer < num_layers; ++layer) {
       for (int64_t dir = 0; dir < directions; ++dir) {
         const std::string suffix = "_l" + std::to_string(layer) + (dir ? "_reverse" : "");
-        const int64_t layer_in = layer == 0 ? in : hidden * directions;
+        const int64_t layer_in = layer == 0 ? in : real_hidden * directions;
         flat_weights.emplace_back("weight_ih" + suffix, uniform_parameter<T>({Gates * hidden, layer_in}, bound));
-        flat_weights.emplace_back("weight_hh" + suffix, uniform_parameter<T>({Gates * hidden, hidden}, bound));
+        flat_weights.emplace_back("weight_hh" + suffix, uniform_parameter<T>({Gates * hidden, real_hidden}, bound));
         if (bias) {
           flat_weights.emplace_back("bias_ih" + suffix, uniform_parameter<T>({Gates * hidden}, bound));
           flat_weights.emplace_back("bias_hh" + suffix, uniform_parameter<T>({Gates * hidden}, bound));
         }
+        if (proj_size > 0)
+          flat_weights.emplace_back("weight_hr" + suffix, uniform_parameter<T>({proj_size, hidden}, bound));
       }
     }
   }
@@ -128,6 +138,7 @@ class RNNBase : public Module<Derived, T> {
 
   std::string extra_repr() const {
     std::string s = std::to_string(input_size) + ", " + std::to_string(hidden_size);
+    if (proj_size != 0) s += ", proj_size=" + std::to_string(proj_size);
     if (num_layers != 1) s += ", num_layers=" + std::to_string(num_layers);
     if (!bias) s += ", bias=False";
     if (batch_first) s += ", batch_first=True";
@@ -135,6 +146,9 @@ class RNNBase : public Module<Derived, T> {
     if (bidirectional) s += ", bidirectional=True";
     return s;
   }
+
+  /// The size of h and of each direction's output: proj_size, or hidden_size.
+  int64_t output_size() const { return proj_size > 0 ? proj_size : hidden_size; }
 
  protected:
   /// The input as (L, N, in), with `unbatched` set for 2-d input.
@@ -148,11 +162,13 @@ class RNNBase : public Module<Derived, T> {
     if (unbatched) return input.unsqueeze(1);
     return batch_first ? input.transpose(0, 1) : input;
   }
-  /// A given initial state checked against (D num_layers, N, H), or zeros.
+  /// A given initial state checked against (D num_layers, N, width), or
+  /// zeros; `width` is H, or the projection's size for an LSTM's h.
   Tensor<T> initial_state(const std::optional<Tensor<T>>& given, int64_t batch, bool unbatched, const Tensor<T>& input,
-                          const char* what) const {
+                          const char* what, int64_t width = 0) const {
     const int64_t layers = num_layers * (bidirectional ? 2 : 1);
-    if (!given) return zeros<T>({layers, batch, hidden_size}, {.device = input.device()});
+    const int64_t size = width > 0 ? width : hidden_size;
+    if (!given) return zeros<T>({layers, batch, size}, {.device = input.device()});
     const Tensor<T>& h = *given;
     if (unbatched) {
       tensorlib::detail::check<ValueError>(h.dim() == 2, "For unbatched 2-D input, ", what,
@@ -162,9 +178,9 @@ class RNNBase : public Module<Derived, T> {
                                            " should also be 3-D but got ", h.dim(), "-D tensor");
     }
     const Tensor<T> state = unbatched ? h.unsqueeze(1) : h;
-    const Shape expected{layers, batch, hidden_size};
+    const Shape expected{layers, batch, size};
     tensorlib::detail::check<ValueError>(state.sizes() == expected, "Expected ", what, " size (", layers, ", ", batch,
-                                         ", ", hidden_size, "), got ", h.sizes());
+                                         ", ", size, "), got ", h.sizes());
     return state;
   }
 
@@ -188,7 +204,7 @@ class RNNBase : public Module<Derived, T> {
                                                           const std::vector<Tensor<T>>& initial) const {
     const int64_t directions = bidirectional ? 2 : 1, steps = static_cast<int64_t>(batch_sizes.size());
     const int64_t batch = initial[0].size(1);
-    const std::size_t per_direction = bias ? 4 : 2;
+    const std::size_t per_direction = (bias ? 4 : 2) + (proj_size > 0 ? 1 : 0);
     std::vector<int64_t> offsets(batch_sizes.size() + 1, 0);
     for (std::size_t t = 0; t < batch_sizes.size(); ++t) offsets[t + 1] = offsets[t] + batch_sizes[t];
     std::vector<std::vector<Tensor<T>>> finals(initial.size());
@@ -214,6 +230,7 @@ class RNNBase : public Module<Derived, T> {
           Tensor<T> hw = matmul(advancing[0], w_hh.t());
           if (bias) hw = hw + flat_weights[w + 3].second;
           static_cast<const Derived&>(*this).cell(xw.narrow(0, offsets[t], active), hw, advancing);
+          if (proj_size > 0) advancing[0] = matmul(advancing[0], flat_weights[w + per_direction - 1].second.t());
           for (std::size_t s = 0; s < state.size(); ++s)
             state[s] =
                 active < batch ? cat({advancing[s], state[s].narrow(0, active, batch - active)}, 0) : advancing[s];
@@ -245,7 +262,7 @@ class RNNBase : public Module<Derived, T> {
     std::vector<Tensor<T>> initial;
     for (std::size_t s = 0; s < given.size(); ++s) {
       const char* what = given.size() == 1 ? "hx" : s == 0 ? "hidden[0]" : "hidden[1]";
-      Tensor<T> h = initial_state(given[s], batch, false, input.data, what);
+      Tensor<T> h = initial_state(given[s], batch, false, input.data, what, s == 0 ? output_size() : hidden_size);
       if (given[s] && input.sorted_indices.defined()) h = h.index_select(1, input.sorted_indices.to(h.device()));
       initial.push_back(h);
     }
@@ -294,7 +311,8 @@ class RNN : public detail::RNNBase<RNN<T>, T, 1> {
   }
 };
 
-/// `nn.LSTM(input_size, hidden_size, ...)`: gates i, f, g, o.
+/// `nn.LSTM(input_size, hidden_size, ...)`: gates i, f, g, o; with
+/// proj_size, h' = W_hr (sigmoid(o) tanh(c')), of proj_size features.
 /// forward(input, h0, c0) gives (output, h_n, c_n).
 template <Element T = float>
 class LSTM : public detail::RNNBase<LSTM<T>, T, 4> {
@@ -306,8 +324,9 @@ class LSTM : public detail::RNNBase<LSTM<T>, T, 4> {
     tensorlib::detail::check<ValueError>(h0.has_value() == c0.has_value(), "LSTM: give both h0 and c0, or neither");
     bool unbatched = false;
     const Tensor<T> x = this->time_major(input, "LSTM", unbatched);
-    const auto [out, states] = this->run(x, {this->initial_state(h0, x.size(1), unbatched, input, "hidden[0]"),
-                                             this->initial_state(c0, x.size(1), unbatched, input, "hidden[1]")});
+    const auto [out, states] =
+        this->run(x, {this->initial_state(h0, x.size(1), unbatched, input, "hidden[0]", this->output_size()),
+                      this->initial_state(c0, x.size(1), unbatched, input, "hidden[1]")});
     if (unbatched) return {this->caller_layout(out, true), states[0].squeeze(1), states[1].squeeze(1)};
     return {this->caller_layout(out, false), states[0], states[1]};
   }
