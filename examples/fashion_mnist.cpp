@@ -259,7 +259,12 @@ double train_and_test(const Args& args, const Split& train, const Split& test, t
       ckpt.set("epoch", tl::io::PickleValue::integer(epoch));
       ckpt.set("model", tl::io::PickleValue::state_dict(model.state_dict()));
       ckpt.set("optimizer", tl::io::pt::optimizer_state(opt));
-      tl::io::pt::save(ckpt, args.checkpoint);
+      // Written aside and renamed over the last one, so that a crash mid-write
+      // leaves the previous epoch's checkpoint whole.
+      const std::string partial = args.checkpoint + ".partial";
+      tl::io::pt::save(ckpt, partial);
+      if (std::rename(partial.c_str(), args.checkpoint.c_str()) != 0)
+        throw tl::Error("fashion_mnist: cannot rename " + partial + " to " + args.checkpoint);
     }
   }
   if (!args.save.empty()) {

@@ -13,6 +13,7 @@
 #include <concepts>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -399,6 +400,10 @@ TEST_CASE("load_optimizer_state refuses states that do not fit, with PyTorch's m
         "load_optimizer_state(AdamW): state[0]['exp_avg']: expected a tensor or None, got str");
   CHECK(load(PickleValue::list()).find("expected a dict with 'state' and 'param_groups', got list") !=
         std::string::npos);
+  CHECK(load(edited([](PickleValue&, PickleValue& s) {
+          s.set("step", PickleValue::floating(std::numeric_limits<double>::infinity()));
+        })) == "load_optimizer_state(AdamW): state[0]['step']: expected an integer, got inf");
+  CHECK(load(PickleValue::dict()) == "load_optimizer_state(AdamW): the state dict has no 'param_groups'");
   // Nothing of a refused state was taken.
   CHECK(opt.param_groups()[0].lr == 0.5);
   CHECK(opt.state(p.W) != nullptr);

@@ -278,7 +278,29 @@ TEST_CASE("load_scheduler_state refuses malformed states") {
   groups.set("base_lrs", PickleValue::list({PickleValue::floating(0.1)}));
   groups.set("_last_lr", PickleValue::list({PickleValue::floating(0.1)}));
   CHECK(error(groups).find("expected a state for 2 param groups") != std::string::npos);
-  CHECK(s.last_epoch() == 0);  // nothing taken
+  CHECK(s.last_epoch() == 0);                 // nothing taken
+  PickleValue counter = PickleValue::dict();  // a counter that no int64 holds
+  counter.set("T_i", PickleValue::floating(1e300));
+  sch::CosineAnnealingWarmRestarts restarts(setup.opt, 3);
+  const auto restarts_error = [&](const PickleValue& v) {
+    try {
+      pt::load_scheduler_state(restarts, v);
+    } catch (const tl::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(restarts_error(counter) == "load_scheduler_state['T_i']: expected an integer, got 1e+300");
+  // All or nothing: a state without T_cur is refused after the common part
+  // was read, and the scheduler keeps its own progress.
+  PickleValue partial = pt::scheduler_state(restarts);
+  for (int i = 0; i < 4; ++i) restarts.step();
+  PickleValue without = PickleValue::dict();
+  for (const auto& [k, v] : partial.dict_items())
+    if (k.to_string() != "T_cur") without.set_item(k, v);
+  CHECK(restarts_error(without).find("the state has no T_cur") != std::string::npos);
+  CHECK(restarts.last_epoch() == 4);
+  CHECK(restarts.T_i() == 3);
 }
 
 }  // namespace scheduler_state_test

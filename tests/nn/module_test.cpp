@@ -300,6 +300,13 @@ TEST_CASE("nn::utils::rnn: PyTorch's packing, padding and errors") {
   CHECK(fixtures::error_message([&] {
           narrow(one, tl::zeros<float>({1, 3, 3}));
         }) == "Expected hx size (1, 2, 3), got [1, 3, 3]");
+  rnn::PackedSequence<float> growing = one;
+  growing.batch_sizes = {1, 2, 1};
+  CHECK(fixtures::error_message([&] { narrow(growing); }) ==
+        "GRU: a PackedSequence's batch_sizes must be positive and non-increasing, got 2 at step 1");
+  growing.batch_sizes = {2, 1};
+  CHECK(fixtures::error_message([&] { narrow(growing); }) ==
+        "GRU: a PackedSequence's batch_sizes add up to 3 rows, its data has 4");
   // Sequences of one length packed give the padded layer's results.
   const tl::Tensor<float> full = tl::randn<float>({4, 2, 1});
   const auto [packed_out, packed_h] = narrow(rnn::pack_padded_sequence(full, std::vector<int64_t>{4, 4}));

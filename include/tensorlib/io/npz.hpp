@@ -27,7 +27,9 @@ inline nn::StateDict from_bytes(std::string_view bytes, const std::string& what 
     try {
       return ZipReader(bytes, what);
     } catch (const NotImplementedError& e) {
-      throw NotImplementedError(std::string(e.what()) + " (np.savez_compressed archives are not read; np.savez's are)");
+      const std::string message = e.what();
+      if (message.find("is compressed") == std::string::npos) throw;  // encrypted, ...
+      throw NotImplementedError(message + " (np.savez_compressed archives are not read; np.savez's are)");
     }
   }();
   nn::StateDict out;

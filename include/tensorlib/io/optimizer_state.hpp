@@ -49,7 +49,15 @@
 // starts from the rule's `init` with the saved group's options, and the saved
 // entries replace its members; a state key the rule lacks is a `ValueError`,
 // since it means the state of another rule. LBFGS keeps its state under its
-// first parameter and ignores `al` (scratch space PyTorch saves).
+// first parameter and ignores `al` (scratch space PyTorch saves). State
+// tensors go to their parameters' device, as in PyTorch.
+// Not written: group keys a scheduler adds. PyTorch's OneCycleLR and
+// CyclicLR keep `max_lr`, `min_lr`, `max_momentum`, `base_momentum` in
+// `param_groups` and read them each step, and PyTorch's load_state_dict
+// replaces the groups by the saved ones; so PyTorch resuming such a
+// scheduler from a tensorlib checkpoint must build the scheduler after
+// loading the optimizer (tensorlib's schedulers keep these values
+// themselves).
 
 namespace tensorlib::io {
 
@@ -80,7 +88,9 @@ inline double number_of(const PickleValue& v, const std::string& where) {
 inline int64_t integer_of(const PickleValue& v, const std::string& where) {
   if (v.kind() == PickleValue::Kind::Int) return v.to_int();
   const double x = number_of(v, where);
-  check<ValueError>(x == static_cast<double>(static_cast<int64_t>(x)), where, ": expected an integer, got ", x);
+  // The range first: casting NaN, an infinity or 1e300 is undefined.
+  check<ValueError>(x >= -0x1p63 && x < 0x1p63 && x == static_cast<double>(static_cast<int64_t>(x)), where,
+                    ": expected an integer, got ", x);
   return static_cast<int64_t>(x);
 }
 
@@ -200,7 +210,9 @@ inline const std::vector<PickleValue>& saved_groups(const PickleValue& state, co
                                                     std::string_view who) {
   check<TypeError>(state.kind() == PickleValue::Kind::Dict, who,
                    ": expected a dict with 'state' and 'param_groups', got ", state.kind_name());
-  const PickleValue& groups = state["param_groups"];
+  const PickleValue* found = state.find("param_groups");
+  check<KeyError>(found != nullptr, who, ": the state dict has no 'param_groups'");
+  const PickleValue& groups = *found;
   check<TypeError>(groups.kind() == PickleValue::Kind::List || groups.kind() == PickleValue::Kind::Tuple, who,
                    ": 'param_groups' is a ", groups.kind_name(), ", not a list");
   check<ValueError>(groups.items().size() == sizes.size(), who,
@@ -210,7 +222,9 @@ inline const std::vector<PickleValue>& saved_groups(const PickleValue& state, co
     const PickleValue& g = groups.items()[i];
     check<TypeError>(g.kind() == PickleValue::Kind::Dict, who, ": param_groups[", i, "] is a ", g.kind_name(),
                      ", not a dict");
-    const PickleValue& params = g["params"];
+    const PickleValue* listed = g.find("params");
+    check<KeyError>(listed != nullptr, who, ": param_groups[", i, "] has no 'params'");
+    const PickleValue& params = *listed;
     check<TypeError>(params.kind() == PickleValue::Kind::List || params.kind() == PickleValue::Kind::Tuple, who,
                      ": param_groups[", i, "]['params'] is a ", params.kind_name(), ", not a list");
     check<ValueError>(params.items().size() == sizes[i], who,
@@ -242,7 +256,9 @@ inline std::unordered_map<int64_t, int64_t> saved_ids(const std::vector<PickleVa
 
 /// The saved state dict's 'state' entry: a dict keyed by parameter id.
 inline const PickleValue& saved_state(const PickleValue& state, std::string_view who) {
-  const PickleValue& s = state["state"];
+  const PickleValue* found = state.find("state");
+  check<KeyError>(found != nullptr, who, ": the state dict has no 'state'");
+  const PickleValue& s = *found;
   check<TypeError>(s.kind() == PickleValue::Kind::Dict, who, ": 'state' is a ", s.kind_name(), ", not a dict");
   for (const auto& [key, value] : s.dict_items())
     check<TypeError>(key.kind() == PickleValue::Kind::Int, who, ": 'state' is keyed by ", key.kind_name(),
@@ -262,10 +278,20 @@ inline PickleValue state_and_groups(PickleValue state, PickleValue groups) {
 
 namespace pt {
 
+/// A rule whose options and state name their members (`TENSORLIB_FIELDS`),
+/// which PyTorch's format keys by.
+template <class R, class T>
+concept RuleWithNamedFields = requires(const typename R::Options& o, const typename R::template State<T>& s) {
+  o.tensorlib_fields();
+  s.tensorlib_fields();
+};
+
 /// `opt.state_dict()` as PyTorch's `optimizer.state_dict()` (Note [optimizer
 /// state in PyTorch's format]): what to put in a checkpoint for `save`.
 template <class R, Element T>
 PickleValue optimizer_state(const optim::Optimizer<R, T>& opt) {
+  static_assert(RuleWithNamedFields<R, T>,
+                "pt::optimizer_state: name the rule's option and state members with TENSORLIB_FIELDS(...)");
   using detail::Scalars;
   const typename optim::Optimizer<R, T>::StateDict sd = opt.state_dict();
   PickleValue state = PickleValue::dict();
@@ -306,6 +332,8 @@ PickleValue optimizer_state(const optim::LBFGS<T>& opt) {
 /// which is then unchanged.
 template <class R, Element T>
 void load_optimizer_state(optim::Optimizer<R, T>& opt, const PickleValue& state) {
+  static_assert(RuleWithNamedFields<R, T>,
+                "pt::load_optimizer_state: name the rule's option and state members with TENSORLIB_FIELDS(...)");
   using StateDict = typename optim::Optimizer<R, T>::StateDict;
   const std::string who = "load_optimizer_state(" + std::string(R::name) + ")";
   std::vector<std::size_t> sizes;
@@ -367,6 +395,12 @@ void load_optimizer_state(optim::LBFGS<T>& opt, const PickleValue& state) {
       if (!(key.kind() == PickleValue::Kind::String && key.to_string() == "al")) entries.set_item(key, value);
     detail::read_fields<T>(s.tensorlib_fields(), entries, who + ": state[" + std::to_string(first) + "]", false,
                            "LBFGS");
+    // Onto the parameters' device, as PyTorch's load_state_dict casts state.
+    const Device device = opt.params().front().device();
+    for (Tensor<T>* t : {&s.d, &s.prev_flat_grad})
+      if (t->defined()) *t = t->to(device);
+    for (auto* list : {&s.old_dirs, &s.old_stps})
+      for (Tensor<T>& t : *list) t = t.to(device);
     if (!entries.dict_items().empty()) dict.state = std::move(s);
   }
   opt.load_state_dict(dict);

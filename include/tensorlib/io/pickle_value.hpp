@@ -225,8 +225,8 @@ class PickleValue {
         return "n";
       case Kind::Float: {
         const double x = k.data_->floating;
-        if (x == static_cast<double>(static_cast<int64_t>(x)) && x > -9.2e18 && x < 9.2e18)
-          return "i" + std::to_string(static_cast<int64_t>(x));  // 1.0 is the key 1
+        if (x > -9.2e18 && x < 9.2e18 && x == static_cast<double>(static_cast<int64_t>(x)))  // range first: no UB
+          return "i" + std::to_string(static_cast<int64_t>(x));                              // 1.0 is the key 1
         return "f" + std::to_string(std::bit_cast<uint64_t>(x));
       }
       default: {

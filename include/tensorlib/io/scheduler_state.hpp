@@ -72,7 +72,8 @@ inline std::vector<double> numbers_of(const PickleValue& v, const std::string& w
 inline PickleValue scheduler_value(const optim::lr_scheduler::LRSchedulerState& s) {
   PickleValue out = PickleValue::dict();
   for (const auto& [key, value] : s.values)
-    out.set(key, is_counter(key) && value == static_cast<double>(static_cast<int64_t>(value))
+    out.set(key, is_counter(key) && value >= -0x1p63 && value < 0x1p63 &&
+                         value == static_cast<double>(static_cast<int64_t>(value))
                      ? PickleValue::integer(static_cast<int64_t>(value))
                      : PickleValue::floating(value));
   if (!s.base_lrs.empty()) out.set("base_lrs", number_list(s.base_lrs));
@@ -118,6 +119,8 @@ inline optim::lr_scheduler::LRSchedulerState scheduler_state_of(const PickleValu
                        value.kind_name());
       for (std::size_t i = 0; i < value.items().size(); ++i)
         s.schedulers.push_back(scheduler_state_of(value.items()[i], at + "[" + std::to_string(i) + "]", depth + 1));
+    } else if (k != "T_cur" && is_counter(k)) {                  // T_cur may be fractional (step(epoch))
+      s.values[k] = static_cast<double>(integer_of(value, at));  // checked: schedulers cast it back
     } else if (value.kind() == K::Int || value.kind() == K::Float) {
       s.values[k] = value.to_double();  // options and scheduler-specific progress
     }

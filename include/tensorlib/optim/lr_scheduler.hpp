@@ -72,13 +72,16 @@ class LRScheduler : public LRSchedulerBase {
                                          "LRScheduler.load_state_dict: expected a state for ", groups,
                                          " param groups, got base_lrs for ", state.base_lrs.size(),
                                          " and last_lrs for ", state.last_lrs.size());
-    last_epoch_ = state.last_epoch;
-    step_count_ = state.step_count;
-    base_lrs_ = state.base_lrs;
-    last_lrs_ = state.last_lrs;
-    chained_ = state.chained || !has_closed_form();
-    load_values(state);
-    if (!chained_) chained_ = last_lrs_differ_from_closed_form();
+    // All or nothing: a state that load_values refuses (or whose closed form
+    // throws) leaves the scheduler as it was.
+    const LRSchedulerState before = state_dict();
+    try {
+      assign(state);
+      if (!chained_) chained_ = last_lrs_differ_from_closed_form();
+    } catch (...) {
+      assign(before);
+      throw;
+    }
   }
 
  protected:
@@ -158,7 +161,6 @@ class LRScheduler : public LRSchedulerBase {
  private:
   friend class SequentialLR;
 
-  /// Whether a group's lr is not the one this scheduler last wrote.
   // A loaded state whose last lrs are not the closed form's was chained: a
   // state PyTorch saved has no `chained` flag, and PyTorch's ChainedScheduler
   // members (or stacked schedulers) multiply each other's factors in
@@ -173,6 +175,17 @@ class LRScheduler : public LRSchedulerBase {
     return false;
   }
 
+  // Takes `state` as it is (load_state_dict checks it).
+  void assign(const LRSchedulerState& state) {
+    last_epoch_ = state.last_epoch;
+    step_count_ = state.step_count;
+    base_lrs_ = state.base_lrs;
+    last_lrs_ = state.last_lrs;
+    chained_ = state.chained || !has_closed_form();
+    load_values(state);
+  }
+
+  /// Whether a group's lr is not the one this scheduler last wrote.
   bool lr_changed_elsewhere() const {
     const std::size_t groups = optimizer_->group_count();
     if (groups != last_lrs_.size()) return true;

@@ -127,9 +127,19 @@ class LRSchedulerBase {
     tensorlib::detail::check<ValueError>(state.schedulers.size() == schedulers.size(), name,
                                          ".load_state_dict: expected the states of ", schedulers.size(),
                                          " schedulers, got ", state.schedulers.size());
+    // All or nothing: when scheduler i refuses its state, those before it
+    // get their own states back.
+    std::vector<LRSchedulerState> before;
+    for (const auto& s : schedulers) before.push_back(s.get().state_dict());
+    std::size_t loaded = 0;
+    try {
+      for (; loaded < schedulers.size(); ++loaded) schedulers[loaded].get().load_state_dict(state.schedulers[loaded]);
+    } catch (...) {
+      for (std::size_t i = 0; i < loaded; ++i) schedulers[i].get().load_state_dict(before[i]);
+      throw;
+    }
     last_epoch_ = state.last_epoch;
     last_lrs_ = state.last_lrs;
-    for (std::size_t i = 0; i < schedulers.size(); ++i) schedulers[i].get().load_state_dict(state.schedulers[i]);
   }
 
   OptimizerBase* optimizer_;

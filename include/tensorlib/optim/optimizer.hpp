@@ -22,6 +22,7 @@
 #include "tensorlib/autograd/tensor_methods.hpp"
 #include "tensorlib/core/error.hpp"
 #include "tensorlib/core/grad_mode.hpp"
+#include "tensorlib/core/named_fields.hpp"  // TENSORLIB_FIELDS in a rule
 #include "tensorlib/core/tensor.hpp"
 #include "tensorlib/ops/copy.hpp"
 #include "tensorlib/ops/inplace.hpp"

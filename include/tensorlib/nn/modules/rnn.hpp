@@ -259,6 +259,19 @@ class RNNBase : public Module<Derived, T> {
     check<ValueError>(input.data.size(1) == input_size, "input.size(-1) must be equal to input_size. Expected ",
                       input_size, ", got ", input.data.size(1));
     const int64_t batch = input.batch_sizes.front();
+    int64_t rows = 0;
+    for (std::size_t t = 0; t < input.batch_sizes.size(); ++t) {
+      const int64_t active = input.batch_sizes[t];
+      check<ValueError>(active > 0 && (t == 0 || active <= input.batch_sizes[t - 1]), op,
+                        ": a PackedSequence's batch_sizes must be positive and non-increasing, got ", active,
+                        " at step ", t);
+      rows += active;
+    }
+    check<ValueError>(rows == input.data.size(0), op, ": a PackedSequence's batch_sizes add up to ", rows,
+                      " rows, its data has ", input.data.size(0));
+    for (const Tensor<int64_t>* indices : {&input.sorted_indices, &input.unsorted_indices})
+      check<ValueError>(!indices->defined() || (indices->dim() == 1 && indices->numel() == batch), op,
+                        ": a PackedSequence's sorted and unsorted indices must hold ", batch, " entries");
     std::vector<Tensor<T>> initial;
     for (std::size_t s = 0; s < given.size(); ++s) {
       const char* what = given.size() == 1 ? "hx" : s == 0 ? "hidden[0]" : "hidden[1]";

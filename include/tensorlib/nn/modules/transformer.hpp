@@ -97,10 +97,10 @@ class MultiheadAttention : public Module<MultiheadAttention<T>, T> {
   bool batch_first;
   bool add_zero_attn;
   int64_t head_dim;
-  Tensor<T> in_proj_weight;                               // (3 E, E) when kdim == vdim == E
-  Tensor<T> q_proj_weight, k_proj_weight, v_proj_weight;  // (E, E), (E, kdim), (E, vdim) otherwise
-  Tensor<T> in_proj_bias;                                 // (3 E)
-  Tensor<T> bias_k, bias_v;                               // (1, 1, E) with add_bias_kv
+  Tensor<T> in_proj_weight;                               ///< (3 E, E) when kdim == vdim == E
+  Tensor<T> q_proj_weight, k_proj_weight, v_proj_weight;  ///< (E, E), (E, kdim), (E, vdim) otherwise
+  Tensor<T> in_proj_bias;                                 ///< (3 E)
+  Tensor<T> bias_k, bias_v;                               ///< (1, 1, E) with add_bias_kv
   detail::OutProjection<T> out_proj;
   // Undefined members are skipped, so the keys are PyTorch's in either form.
   TENSORLIB_PARAMETERS(in_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, in_proj_bias, bias_k, bias_v)
