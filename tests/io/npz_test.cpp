@@ -17,16 +17,6 @@ namespace npz_test {
 
 namespace npz = tl::io::npz;
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const tl::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 // What tensorlib_written.npz holds (generate_npz.py checks it with np.load).
 tl::nn::StateDict written_arrays() {
   tl::nn::StateDict arrays;
@@ -64,7 +54,7 @@ TEST_CASE("npz: our archives read back, and the committed one is what we write")
 }
 
 TEST_CASE("npz: compressed, damaged and foreign archives are errors that say so") {
-  CHECK(error_of([] { npz::load(fixtures::io_path("compressed.npz")); })
+  CHECK(fixtures::error_message([] { npz::load(fixtures::io_path("compressed.npz")); })
             .find("np.savez_compressed archives are "
                   "not read") != std::string::npos);
   CHECK_THROWS_AS(npz::load(fixtures::io_path("compressed.npz")), tl::NotImplementedError);
@@ -73,11 +63,13 @@ TEST_CASE("npz: compressed, damaged and foreign archives are errors that say so"
   for (std::size_t n = 0; n < good.size(); n += 7)
     CHECK_THROWS_AS(npz::from_bytes(std::string_view(good).substr(0, n)), tl::Error);
   // An entry that is not an .npy array (a torch.save file is a ZIP too).
-  CHECK(error_of([] { npz::load(fixtures::io_path("net.pt")); }).find("' is not an .npy array") != std::string::npos);
+  CHECK(fixtures::error_message([] { npz::load(fixtures::io_path("net.pt")); }).find("' is not an .npy array") !=
+        std::string::npos);
   tl::nn::StateDict unnamed;
   unnamed.insert("", tl::zeros<float>({1}));
-  CHECK(error_of([&] { (void)npz::to_bytes(unnamed); }) == "npz: an array needs a name");
-  CHECK(error_of([] { npz::load("/nonexistent/x.npz"); }).find("/nonexistent/x.npz") != std::string::npos);
+  CHECK(fixtures::error_message([&] { (void)npz::to_bytes(unnamed); }) == "npz: an array needs a name");
+  CHECK(fixtures::error_message([] { npz::load("/nonexistent/x.npz"); }).find("/nonexistent/x.npz") !=
+        std::string::npos);
 }
 
 }  // namespace npz_test

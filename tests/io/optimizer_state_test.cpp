@@ -219,16 +219,6 @@ PickleValue tensorlib_adam_checkpoint() {
   return ckpt;
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const tl::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 TEST_CASE("load_optimizer_state continues PyTorch's trajectory for every rule") {
   check_continues<o::SGD<float>>("sgd_plain");
   check_continues<o::SGD<float>>("sgd_momentum");
@@ -351,7 +341,9 @@ TEST_CASE("load_optimizer_state refuses states that do not fit, with PyTorch's m
   Problem p(ckpt);
   o::AdamW<float> opt(Params{p.W, p.b}, {.lr = 0.5});
   const PickleValue& good = ckpt["optimizer"];
-  const auto load = [&](const PickleValue& v) { return error_of([&] { pt::load_optimizer_state(opt, v); }); };
+  const auto load = [&](const PickleValue& v) {
+    return fixtures::error_message([&] { pt::load_optimizer_state(opt, v); });
+  };
   // A state dict with its entries replaced: f(state, group 0, state of parameter 0).
   const auto edited = [&](auto&& edit) {
     PickleValue group = PickleValue::dict();
@@ -409,7 +401,7 @@ TEST_CASE("load_optimizer_state refuses states that do not fit, with PyTorch's m
   CHECK(opt.state(p.W) != nullptr);
 
   o::LBFGS<float> lbfgs(Params{p.W, p.b});
-  CHECK(error_of([&] {
+  CHECK(fixtures::error_message([&] {
           pt::load_optimizer_state(lbfgs, two);
         }).find("loaded state dict has a different number of parameter groups") != std::string::npos);
   PickleValue wrong = PickleValue::dict();
@@ -419,7 +411,7 @@ TEST_CASE("load_optimizer_state refuses states that do not fit, with PyTorch's m
   PickleValue lbfgs_state = PickleValue::dict();
   lbfgs_state.set("state", wrong);
   lbfgs_state.set("param_groups", checkpoint("lbfgs")["optimizer"]["param_groups"]);
-  CHECK(error_of([&] { pt::load_optimizer_state(lbfgs, lbfgs_state); }) ==
+  CHECK(fixtures::error_message([&] { pt::load_optimizer_state(lbfgs, lbfgs_state); }) ==
         "load_optimizer_state(LBFGS): state[0]: 'exp_avg' is not part of LBFGS's state (a state dict of another "
         "optimizer?)");
 }

@@ -260,12 +260,7 @@ TEST_CASE("load_scheduler_state refuses malformed states") {
   Setup setup;
   sch::StepLR s(setup.opt, 3);
   const auto error = [&](const PickleValue& v) {
-    try {
-      pt::load_scheduler_state(s, v);
-    } catch (const tl::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return fixtures::error_message([&] { pt::load_scheduler_state(s, v); });
   };
   CHECK(error(PickleValue::list()) == "load_scheduler_state: expected a scheduler's state dict, got list");
   PickleValue bad = PickleValue::dict();
@@ -283,12 +278,7 @@ TEST_CASE("load_scheduler_state refuses malformed states") {
   counter.set("T_i", PickleValue::floating(1e300));
   sch::CosineAnnealingWarmRestarts restarts(setup.opt, 3);
   const auto restarts_error = [&](const PickleValue& v) {
-    try {
-      pt::load_scheduler_state(restarts, v);
-    } catch (const tl::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return fixtures::error_message([&] { pt::load_scheduler_state(restarts, v); });
   };
   CHECK(restarts_error(counter) == "load_scheduler_state['T_i']: expected an integer, got 1e+300");
   // All or nothing: a state without T_cur is refused after the common part
